@@ -1,0 +1,115 @@
+/* bspline-geometry.h: the geometry contract of the bsplinewarp element, as
+ * pure functions that build the matrices the engines run.
+ *
+ * Contract (all in luma pixel coordinates: pixel (i, j) covers
+ * [i, i+1) x [j, j+1), x right, y down):
+ *
+ *  1. The input frame (src_width x src_height) is reoriented exactly by
+ *     `orientation` (90-degree steps and flips; no interpolation).
+ *  2. The caps' scaling maps the reoriented frame's extent onto the
+ *     rectangle `rect` of the output frame: the whole output frame, or the
+ *     part of it left between the borders that keep the display aspect
+ *     ratio (add-borders).
+ *  3. The geometry transform is applied about the pivot
+ *     P = (pivot_x * dst_width, pivot_y * dst_height):
+ *       q = P + t + zoom * R(rotation) (p - P)
+ *     with R the rotation by `rotation` degrees, clockwise on screen (y
+ *     down), and t = (translate_x, translate_y) in output pixels; or, when
+ *     use_matrix is set, q = P + M (p - P) in homogeneous coordinates with
+ *     the 3x3 row-major forward matrix M (rotation, zoom and translation are
+ *     then ignored).
+ *
+ * The forward map (2 after 3, "the warp") therefore takes reoriented input
+ * pixel coordinates to output pixel coordinates; the output pixel centred
+ * at (u + 0.5, v + 0.5) is the input sampled at the inverse image of that
+ * centre.
+ *
+ * Planes with subsampled chroma have their own pixel grid.  A plane pixel
+ * coordinate c maps to the luma pixel coordinate s * c + o on each axis,
+ * with s the subsampling factor and o the siting offset below; a plane's
+ * matrix is the frame's matrix conjugated by that map.
+ */
+#ifndef BSPLINE_GEOMETRY_H
+#define BSPLINE_GEOMETRY_H
+
+#include "bspline.h"
+#include "bspline-orient.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  int src_width, src_height;    /* input frame, luma samples */
+  int dst_width, dst_height;    /* output frame, luma samples */
+  bspline_orientation orientation;      /* step 1 */
+  double rect_x, rect_y, rect_width, rect_height;       /* step 2 */
+  double rotation;              /* degrees, positive = clockwise */
+  double zoom;
+  double translate_x, translate_y;      /* output pixels */
+  double pivot_x, pivot_y;      /* fractions of the output frame */
+  int use_matrix;
+  double matrix[9];             /* forward, row-major, about the pivot */
+} bspline_geometry;
+
+/* How the samples of one plane sit on the luma grid: plane pixel coordinate
+ * c maps to luma pixel coordinate sub * c + offset on each axis. */
+typedef struct
+{
+  int sub_x, sub_y;             /* subsampling factors: 1, 2, 4 */
+  double offset_x, offset_y;    /* luma pixels */
+} bspline_plane_grid;
+
+/* The identity geometry between the two frames: no reorientation, the whole
+ * output frame as the scaling rectangle, rotation 0, zoom 1, no translation,
+ * pivot at the centre, no matrix. */
+void bspline_geometry_init (bspline_geometry * geometry, int src_width,
+    int src_height, int dst_width, int dst_height);
+
+/* Size of the input frame after step 1. */
+void bspline_geometry_oriented_size (const bspline_geometry * geometry,
+    int *width, int *height);
+
+/* The warp (steps 2 and 3): reoriented input pixel coordinates -> output
+ * pixel coordinates.  Fails with BSPLINE_ERROR_INVALID_TRANSFORM when it is
+ * not finite or not invertible. */
+bspline_status bspline_geometry_warp (const bspline_geometry * geometry,
+    double warp[9], char *msg, size_t msg_len);
+
+/* 1 when the warp is exactly the identity and the reoriented input has the
+ * output's size: the output is the input reoriented (or copied), with no
+ * interpolation. */
+int bspline_geometry_is_pure_orientation (const bspline_geometry * geometry);
+
+/* Siting offset of a plane axis subsampled by `factor` (1 for no
+ * subsampling): with sample i of the plane centred on plane coordinate
+ * i + 0.5,
+ *  - centred siting (JPEG, GStreamer's chroma-site "jpeg" or unknown): the
+ *    sample is the centre of its factor luma samples, luma coordinate
+ *    factor * (i + 0.5): offset 0;
+ *  - co-sited (GStreamer's H_COSITED / V_COSITED flags; MPEG-2 "left" is
+ *    H_COSITED): the sample sits on the centre of the first luma sample,
+ *    luma coordinate factor * i + 0.5: offset -(factor - 1) / 2, e.g. -0.5
+ *    for 4:2:0 and 4:2:2 horizontally. */
+double bspline_plane_grid_offset (int factor, int cosited);
+
+/* 1 when step 1 moves this plane's samples exactly, plane by plane (always
+ * unless the orientation swaps the axes of a plane subsampled differently
+ * along x and y, e.g. 4:2:2 chroma rotated by 90 degrees). */
+int bspline_geometry_plane_orients_exactly (const bspline_geometry *
+    geometry, const bspline_plane_grid * grid);
+
+/* The inverse matrix of one plane: output plane pixel coordinates -> input
+ * plane pixel coordinates, for bspline_plan_new.  Step 1 is taken plane by
+ * plane where bspline_geometry_plane_orients_exactly (as videoflip does: the
+ * siting flags keep their meaning in the reoriented frame), and through the
+ * luma grid otherwise. */
+bspline_status bspline_geometry_plane_inverse (const bspline_geometry *
+    geometry, const bspline_plane_grid * grid, double inverse[9], char *msg,
+    size_t msg_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_GEOMETRY_H */

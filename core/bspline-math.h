@@ -1,0 +1,504 @@
+/* bspline-math.h: the maths of B-spline and bicubic resampling, once.
+ *
+ * Poles, normalisation gains, truncation indices, kernel weights and
+ * boundary index maps.  Everything here is a static inline function on plain
+ * C types so that the same text is compiled by cc for the CPU engine (core/)
+ * and by nvcc for the GPU engine (cuda/): BSPLINE_HD expands to
+ * __host__ __device__ under __CUDACC__.
+ *
+ * Coordinates (used everywhere in the project): pixel (i, j) covers
+ * [i, i+1) x [j, j+1) and its centre is (i + 0.5, j + 0.5); x grows to the
+ * right and y down.  Inside the engines a "sample coordinate" is the pixel
+ * coordinate minus 0.5, so that sample k sits at sample coordinate k (this is
+ * also scipy.ndimage's convention).
+ *
+ * References:
+ *  [BD19] T. Briand, A. Davy, "Optimization of Image B-spline Interpolation
+ *         for GPU Architectures", IPOL 9 (2019) (seed 001).
+ *  [BM18] T. Briand, P. Monasse, "Theory and Practice of Image B-Spline
+ *         Interpolation", IPOL 8 (2018).
+ *  [U99]  M. Unser, "Splines: a perfect fit for signal and image processing",
+ *         IEEE Signal Processing Magazine 16(6), 1999.
+ *  [K81]  R. Keys, "Cubic convolution interpolation for digital image
+ *         processing", IEEE Trans. ASSP 29(6), 1981.
+ */
+#ifndef BSPLINE_MATH_H
+#define BSPLINE_MATH_H
+
+#include <math.h>
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define BSPLINE_HD __host__ __device__
+#else
+#define BSPLINE_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSPLINE_MAX_ORDER 11
+#define BSPLINE_MAX_POLES (BSPLINE_MAX_ORDER / 2)
+#define BSPLINE_MAX_TAPS (BSPLINE_MAX_ORDER + 1)
+
+typedef enum
+{
+  BSPLINE_METHOD_BSPLINE = 0,   /* prefilter + B-spline of order n */
+  BSPLINE_METHOD_BICUBIC = 1    /* Keys cubic convolution, no prefilter */
+} bspline_method;
+
+/* Boundary extensions of the signal abcde (both for the prefilter and for
+ * samples outside the frame). */
+typedef enum
+{
+  BSPLINE_BOUNDARY_REFLECT = 0, /* cba|abcde|edc  half-symmetric, period 2K */
+  BSPLINE_BOUNDARY_MIRROR = 1,  /* dcb|abcde|dcb  whole-symmetric, 2K-2 */
+  BSPLINE_BOUNDARY_WRAP = 2,    /* cde|abcde|abc  periodic, period K */
+  BSPLINE_BOUNDARY_CLAMP = 3,   /* aaa|abcde|eee  edge replicate */
+  BSPLINE_BOUNDARY_CONSTANT = 4 /* vvv|abcde|vvv  fill value v */
+} bspline_boundary;
+
+/* Number of poles of the B-spline of order n: floor(n / 2) ([BD19] eq. 6). */
+BSPLINE_HD static inline int
+bspline_n_poles (int order)
+{
+  return order / 2;
+}
+
+/* Pole i (0-based, most negative first: -1 < z_0 < z_1 < ... < 0) of the
+ * B-spline of order n: the roots inside the unit circle of
+ * sum_k beta^n(k) z^k ([U99], [BD19] eq. 6).  Computed with 50-digit
+ * arithmetic (mpmath.polyroots on the exact rational sampled B-spline, see
+ * scripts/poles.py) and rounded to double; tests/core prove them by the
+ * interpolation identity and by the residual of the polynomial. */
+BSPLINE_HD static inline double
+bspline_pole (int order, int i)
+{
+  switch (order * 8 + i) {
+    case 2 * 8 + 0: return -0.1715728752538099023966;
+    case 3 * 8 + 0: return -0.2679491924311227064726;
+    case 4 * 8 + 0: return -0.3613412259002201770922;
+    case 4 * 8 + 1: return -0.01372542929733912136033;
+    case 5 * 8 + 0: return -0.4305753470999737918514;
+    case 5 * 8 + 1: return -0.04309628820326465382271;
+    case 6 * 8 + 0: return -0.4882945893030447551301;
+    case 6 * 8 + 1: return -0.08167927107623751259794;
+    case 6 * 8 + 2: return -0.001414151808325817751087;
+    case 7 * 8 + 0: return -0.5352804307964381655424;
+    case 7 * 8 + 1: return -0.1225546151923266905153;
+    case 7 * 8 + 2: return -0.009148694809608276928593;
+    case 8 * 8 + 0: return -0.5746869092487654305301;
+    case 8 * 8 + 1: return -0.1630352692972809352406;
+    case 8 * 8 + 2: return -0.0236322946948448500234;
+    case 8 * 8 + 3: return -0.0001538213106416909117394;
+    case 9 * 8 + 0: return -0.6079973891686257790077;
+    case 9 * 8 + 1: return -0.2017505201931532387961;
+    case 9 * 8 + 2: return -0.04322260854048175213332;
+    case 9 * 8 + 3: return -0.002121306903180818420305;
+    case 10 * 8 + 0: return -0.636550663969423858758;
+    case 10 * 8 + 1: return -0.2381827983775732848875;
+    case 10 * 8 + 2: return -0.0657270332283085515382;
+    case 10 * 8 + 3: return -0.00752819467554869064377;
+    case 10 * 8 + 4: return -0.00001698276282327466423073;
+    case 11 * 8 + 0: return -0.6612660689007347069101;
+    case 11 * 8 + 1: return -0.2721803492947858856863;
+    case 11 * 8 + 2: return -0.08975959979371330994414;
+    case 11 * 8 + 3: return -0.01666962736623465609659;
+    case 11 * 8 + 4: return -0.0005105575344465020571359;
+    default: return 0.0;
+  }
+}
+
+/* Normalisation constant gamma^(n) of the cascade of exponential filters:
+ * 2^n n! for even n, n! for odd n ([BD19] eq. 10).  Exact integers. */
+BSPLINE_HD static inline double
+bspline_prefilter_gain (int order)
+{
+  double g = 1.0;
+  int k;
+  for (k = 2; k <= order; k++)
+    g *= k;
+  if (order % 2 == 0)
+    g *= ldexp (1.0, order);
+  return g;
+}
+
+/* rho^(n) = (prod_j (1 + z_j) / (1 - z_j))^2 ([BD19] eq. 23). */
+BSPLINE_HD static inline double
+bspline_prefilter_rho (int order)
+{
+  double rho = 1.0;
+  int j;
+  for (j = 0; j < bspline_n_poles (order); j++) {
+    double z = bspline_pole (order, j);
+    rho *= (1.0 + z) / (1.0 - z);
+  }
+  return rho * rho;
+}
+
+/* Truncation index N^(i, eps) of pole i for a relative precision eps
+ * ([BD19] eqs. 21-22, from [BM18] Theorem 1): with these indices the
+ * prefilter of a line has an error below eps * max|f|.  For images, [BD19]
+ * Theorem 2 asks for eps' = eps * rho / 2 on both axes; callers pass that. */
+BSPLINE_HD static inline int
+bspline_truncation_index (int order, int i, double eps)
+{
+  int np = bspline_n_poles (order), j;
+  double rho = bspline_prefilter_rho (order);
+  double mu[BSPLINE_MAX_POLES], prod = 1.0, sum_inv = 0.0;
+  double zi = bspline_pole (order, i), v;
+  for (j = 0; j < np; j++) {
+    double lz = log (fabs (bspline_pole (order, j)));
+    mu[j] = (j == 0) ? 0.0 : 1.0 / (1.0 + 1.0 / (lz * sum_inv));
+    sum_inv += 1.0 / lz;
+  }
+  for (j = i + 1; j < np; j++)
+    prod *= mu[j];
+  v = log (eps * rho * (1.0 - zi) * (1.0 - mu[i]) * prod) / log (fabs (zi));
+  return (int) ceil (v) + 1;
+}
+
+/* Map an integer sample index k (any value) of a signal of length len onto
+ * the stored coefficients, for the folding extensions (reflect, mirror,
+ * wrap): the result lies in [0, len).  For clamp and constant the stored
+ * coefficient line is padded by pad values on each side, holding the edge
+ * (clamp) or fill (constant) extension, and indices beyond the padding take
+ * the outermost stored value: this is exact to the prefilter's precision
+ * because the padding is as long as the largest truncation index. */
+BSPLINE_HD static inline int
+bspline_boundary_index (int k, int len, int pad, int boundary)
+{
+  int period, m;
+  switch (boundary) {
+    case BSPLINE_BOUNDARY_REFLECT:
+      period = 2 * len;
+      m = k % period;
+      if (m < 0)
+        m += period;
+      return m < len ? m : period - 1 - m;
+    case BSPLINE_BOUNDARY_MIRROR:
+      if (len == 1)
+        return 0;
+      period = 2 * len - 2;
+      m = k % period;
+      if (m < 0)
+        m += period;
+      return m < len ? m : period - m;
+    case BSPLINE_BOUNDARY_WRAP:
+      m = k % len;
+      return m < 0 ? m + len : m;
+    default:                   /* clamp, constant: padded storage */
+      m = k + pad;
+      if (m < 0)
+        return 0;
+      if (m > len + 2 * pad - 1)
+        return len + 2 * pad - 1;
+      return m;
+  }
+}
+
+/* Period of a folding extension, 0 for clamp/constant (not periodic). */
+BSPLINE_HD static inline int
+bspline_boundary_period (int len, int boundary)
+{
+  switch (boundary) {
+    case BSPLINE_BOUNDARY_REFLECT:
+      return 2 * len;
+    case BSPLINE_BOUNDARY_MIRROR:
+      return len > 1 ? 2 * len - 2 : 1;
+    case BSPLINE_BOUNDARY_WRAP:
+      return len;
+    default:
+      return 0;
+  }
+}
+
+/* Bring a sample coordinate into a range where integer tap indices cannot
+ * overflow without changing the interpolated value: folding extensions are
+ * periodic, and for clamp/constant every tap beyond the padded storage
+ * already reads the outermost value, so x may be clamped at reach samples
+ * past it. */
+BSPLINE_HD static inline double
+bspline_reduce_coordinate (double x, int len, int pad, int boundary,
+    double reach)
+{
+  int period = bspline_boundary_period (len, boundary);
+  if (period > 0) {
+    if (x < -reach || x > len + reach)
+      x -= period * floor (x / period);
+    return x;
+  }
+  if (x < -pad - reach)
+    return -pad - reach;
+  if (x > len - 1 + pad + reach)
+    return len - 1 + pad + reach;
+  return x;
+}
+
+/* First tap of the centred B-spline of order n at sample coordinate x, and
+ * the fractional position t in [0, 1) that feeds bspline_weights: the taps
+ * are origin .. origin + n.  Derivation: beta^n(x - k) = N_{0,n}(u - k) with
+ * u = x + (n + 1) / 2 and N the uniform B-spline starting at 0; with
+ * i0 = floor(u) the nonzero terms are k = i0 - n .. i0. */
+#define BSPLINE_DEFINE_ORIGIN(SUFFIX, T) \
+BSPLINE_HD static inline int \
+bspline_origin_##SUFFIX (int order, T x, T *t) \
+{ \
+  T u = x + (T) (order + 1) * (T) 0.5; \
+  T f = floor (u); \
+  *t = u - f; \
+  return (int) f - order; \
+}
+
+/* The n + 1 weights w[j] = beta^n(x - (origin + j)) for t = frac(x + (n+1)/2),
+ * by the Cox-de Boor recursion on the uniform knots
+ * ([U99] eq. 2 in its recursive form):
+ *   N_{i,k}(t) = (t - i) / k N_{i,k-1}(t) + (i + k + 1 - t) / k N_{i+1,k-1}(t)
+ * with w_k[j] = N_{j-k,k}(t).  Every step is a convex combination, so the
+ * weights are exact to rounding for all orders in float as in double, and
+ * sum to one. */
+#define BSPLINE_DEFINE_WEIGHTS(SUFFIX, T) \
+BSPLINE_HD static inline void \
+bspline_weights_##SUFFIX (int order, T t, T *w) \
+{ \
+  int k, j; \
+  w[0] = (T) 1; \
+  for (k = 1; k <= order; k++) { \
+    T inv_k = (T) 1 / (T) k; \
+    T prev = (T) 0; \
+    for (j = 0; j < k; j++) { \
+      T wj = w[j]; \
+      w[j] = prev + ((T) (j + 1) - t) * inv_k * wj; \
+      prev = (t + (T) (k - 1 - j)) * inv_k * wj; \
+    } \
+    w[k] = prev; \
+  } \
+}
+
+/* Keys cubic convolution kernel with parameter a ([K81] eq. 15;
+ * a = -0.5 is Catmull-Rom). */
+#define BSPLINE_DEFINE_KEYS(SUFFIX, T) \
+BSPLINE_HD static inline T \
+bspline_keys_##SUFFIX (T a, T x) \
+{ \
+  T ax = fabs (x); \
+  if (ax <= (T) 1) \
+    return ((a + (T) 2) * ax - (a + (T) 3)) * ax * ax + (T) 1; \
+  if (ax < (T) 2) \
+    return ((a * ax - (T) 5 * a) * ax + (T) 8 * a) * ax - (T) 4 * a; \
+  return (T) 0; \
+} \
+\
+/* The 4 Keys weights for the taps floor(x) - 1 .. floor(x) + 2, t = frac(x). */ \
+BSPLINE_HD static inline void \
+bspline_keys_weights_##SUFFIX (T a, T t, T *w) \
+{ \
+  w[0] = bspline_keys_##SUFFIX (a, t + (T) 1); \
+  w[1] = bspline_keys_##SUFFIX (a, t); \
+  w[2] = bspline_keys_##SUFFIX (a, (T) 1 - t); \
+  w[3] = bspline_keys_##SUFFIX (a, (T) 2 - t); \
+}
+
+BSPLINE_DEFINE_ORIGIN (d, double)
+BSPLINE_DEFINE_ORIGIN (f, float)
+BSPLINE_DEFINE_WEIGHTS (d, double)
+BSPLINE_DEFINE_WEIGHTS (f, float)
+BSPLINE_DEFINE_KEYS (d, double)
+BSPLINE_DEFINE_KEYS (f, float)
+
+/* The centred B-spline beta^n(x) at any x, from the same recursion: the
+ * value is weight number n - (floor(u) - 0) of the weight vector at
+ * t = frac(u), u = x + (n + 1) / 2.  Used for widened (antialiasing)
+ * kernels, whose taps are not at unit spacing. */
+BSPLINE_HD static inline double
+bspline_kernel_d (int order, double x)
+{
+  double w[BSPLINE_MAX_TAPS], t;
+  double u = x + (order + 1) * 0.5;
+  double f = floor (u);
+  int i0 = (int) f;
+  if (u <= 0.0 || i0 > order)
+    return 0.0;
+  t = u - f;
+  bspline_weights_d (order, t, w);
+  return w[order - i0];
+}
+
+/* Half-width of the support of the resampling kernel, in samples. */
+BSPLINE_HD static inline double
+bspline_kernel_radius (int method, int order)
+{
+  return method == BSPLINE_METHOD_BICUBIC ? 2.0 : (order + 1) * 0.5;
+}
+
+/* Value of the resampling kernel (B-spline or Keys) at x, for widened
+ * kernels. */
+BSPLINE_HD static inline double
+bspline_kernel_value_d (int method, int order, double bicubic_a, double x)
+{
+  return method == BSPLINE_METHOD_BICUBIC ? bspline_keys_d (bicubic_a, x) :
+      bspline_kernel_d (order, x);
+}
+
+/* ---- the prefilter's initialisations ([BD19] Algorithm 1, Table 3) ----
+ *
+ * For one line of len samples p[k * step] filtered by the exponential
+ * filter of pole z with truncation index N.  A padded line (clamp,
+ * constant) is extended beyond its ends by its end values, which the
+ * padding makes constant to the target precision: eqs. 14, 16 and 17 then
+ * have closed forms. */
+
+/* Causal initialisation s_0 = sum_{i>=0} z^i s_{-i} ([BD19] eq. 14, 19).
+ * For the folding extensions the sum runs over min(N + 1, period) terms;
+ * a whole period summed makes the geometric series over all periods
+ * exact. */
+#define BSPLINE_DEFINE_CAUSAL_INIT(SUFFIX, T) \
+BSPLINE_HD static inline T \
+bspline_causal_init_##SUFFIX (const T * p, ptrdiff_t step, int len, T z, \
+    int truncation, int boundary, int padded) \
+{ \
+  int period, terms, i; \
+  T acc = (T) 0, zi = (T) 1; \
+  if (padded) \
+    return p[0] / ((T) 1 - z); \
+  period = bspline_boundary_period (len, boundary); \
+  terms = truncation + 1 < period ? truncation + 1 : period; \
+  for (i = 0; i < terms; i++) { \
+    acc += zi * p[(ptrdiff_t) bspline_boundary_index (-i, len, 0, boundary) \
+        * step]; \
+    zi *= z; \
+  } \
+  return terms == period ? acc / ((T) 1 - zi) : acc; \
+}
+
+/* Anticausal initialisation (h * s)_{K-1}, given the causally filtered
+ * line p and, for a padded line, the original last sample `last`
+ * ([BD19] eq. 16 with eq. 17 summed in closed form, or Table 3). */
+#define BSPLINE_DEFINE_ANTICAUSAL_INIT(SUFFIX, T) \
+BSPLINE_HD static inline T \
+bspline_anticausal_init_##SUFFIX (const T * p, ptrdiff_t step, int len, \
+    T z, int truncation, int boundary, int padded, T last) \
+{ \
+  const T end = p[(ptrdiff_t) (len - 1) * step]; \
+  int terms, i; \
+  T acc = (T) 0, zi = (T) 1; \
+  if (padded) \
+    return z / (z * z - (T) 1) * (end + last / ((T) 1 - z) - last); \
+  if (boundary == BSPLINE_BOUNDARY_REFLECT \
+      || (boundary == BSPLINE_BOUNDARY_MIRROR && len == 1)) \
+    return z / (z - (T) 1) * end; \
+  if (boundary == BSPLINE_BOUNDARY_MIRROR) \
+    return z / (z * z - (T) 1) * (end + z * p[(ptrdiff_t) (len - 2) * step]); \
+  /* periodic: -z (s_{K-1} + z sum_{i>=0} z^i s_{i mod K}) */ \
+  terms = truncation < len ? truncation : len; \
+  for (i = 0; i < terms; i++) { \
+    acc += zi * p[(ptrdiff_t) i * step]; \
+    zi *= z; \
+  } \
+  if (terms == len) \
+    acc /= (T) 1 - zi; \
+  return -z * (end + z * acc); \
+}
+
+BSPLINE_DEFINE_CAUSAL_INIT (d, double)
+BSPLINE_DEFINE_CAUSAL_INIT (f, float)
+BSPLINE_DEFINE_ANTICAUSAL_INIT (d, double)
+BSPLINE_DEFINE_ANTICAUSAL_INIT (f, float)
+
+/* ---- evaluation ---- */
+
+/* Largest number of taps per axis: the general path widens kernels by at
+ * most BSPLINE_MAX_WARP_WIDENING (bspline.h), so 2 * 6 * 8 + 1 = 97. */
+#define BSPLINE_MAX_POINT_TAPS 128
+
+/* What the evaluation of one axis needs to know. */
+typedef struct
+{
+  int method, order, boundary;
+  double bicubic_a;
+  int len;                      /* samples of the source on this axis */
+  int pad;                      /* padding of the stored coefficients */
+} bspline_axis;
+
+/* Taps of one axis at sample coordinate x for a kernel widened by `widen`
+ * (1 = plain interpolation): fills index[] (stored coefficient indices,
+ * boundary applied) and w[], returns the count.  Origins and fractions are
+ * computed in double whatever T is, so that a float engine loses no
+ * position accuracy on large frames. */
+#define BSPLINE_DEFINE_AXIS_TAPS(SUFFIX, T) \
+BSPLINE_HD static inline int \
+bspline_axis_taps_##SUFFIX (const bspline_axis * ax, double x, double widen, \
+    int *index, T * w) \
+{ \
+  const double radius = bspline_kernel_radius (ax->method, ax->order); \
+  int origin, n, k; \
+  x = bspline_reduce_coordinate (x, ax->len, ax->pad, ax->boundary, \
+      radius * widen + 2.0); \
+  if (widen > 1.0) { \
+    double sum = 0.0; \
+    n = (int) ceil (2.0 * radius * widen) + 1; \
+    origin = (int) floor (x - radius * widen) + 1; \
+    for (k = 0; k < n; k++) { \
+      double v = bspline_kernel_value_d (ax->method, ax->order, \
+          ax->bicubic_a, (x - (origin + k)) / widen); \
+      w[k] = (T) v; \
+      sum += v; \
+    } \
+    for (k = 0; k < n; k++) \
+      w[k] = (T) (w[k] / sum); \
+  } else if (ax->method == BSPLINE_METHOD_BICUBIC) { \
+    double f = floor (x); \
+    n = 4; \
+    origin = (int) f - 1; \
+    bspline_keys_weights_##SUFFIX ((T) ax->bicubic_a, (T) (x - f), w); \
+  } else { \
+    double t; \
+    n = ax->order + 1; \
+    origin = bspline_origin_d (ax->order, x, &t); \
+    bspline_weights_##SUFFIX (ax->order, (T) t, w); \
+  } \
+  for (k = 0; k < n; k++) \
+    index[k] = bspline_boundary_index (origin + k, ax->len, ax->pad, \
+        ax->boundary); \
+  return n; \
+}
+
+BSPLINE_DEFINE_AXIS_TAPS (d, double)
+BSPLINE_DEFINE_AXIS_TAPS (f, float)
+
+/* Maps the output pixel centre (u, v) through the inverse homography m to
+ * input pixel coordinates; returns 0 where there is no input point (the
+ * horizon of a perspective map, or a non-finite result). */
+BSPLINE_HD static inline int
+bspline_map_point (const double *m, double u, double v, double *x, double *y)
+{
+  double X = m[0] * u + m[1] * v + m[2];
+  double Y = m[3] * u + m[4] * v + m[5];
+  double W = m[6] * u + m[7] * v + m[8];
+  *x = X / W;
+  *y = Y / W;
+  return isfinite (*x) && isfinite (*y);
+}
+
+/* Kernel widening at input point (x, y) = m(u, v) for antialiasing: the
+ * rows of the Jacobian of (u, v) -> (x, y) say how far x and y move per
+ * output pixel; a footprint wider than one input pixel widens the kernel
+ * of that axis by its length, up to max_widen. */
+BSPLINE_HD static inline void
+bspline_footprint (const double *m, double u, double v, double x, double y,
+    double max_widen, double *widen_x, double *widen_y)
+{
+  double W = m[6] * u + m[7] * v + m[8];
+  double dxdu = (m[0] - x * m[6]) / W, dxdv = (m[1] - x * m[7]) / W;
+  double dydu = (m[3] - y * m[6]) / W, dydv = (m[4] - y * m[7]) / W;
+  double sx = sqrt (dxdu * dxdu + dxdv * dxdv);
+  double sy = sqrt (dydu * dydu + dydv * dydv);
+  *widen_x = sx > 1.0 + 1e-6 ? (sx < max_widen ? sx : max_widen) : 1.0;
+  *widen_y = sy > 1.0 + 1e-6 ? (sy < max_widen ? sy : max_widen) : 1.0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_MATH_H */

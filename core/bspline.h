@@ -1,0 +1,154 @@
+/* bspline.h: public API of the gst-bspline core (pure C99, no GLib).
+ *
+ * Data flows one way: parameters + a geometric transform + image geometry
+ * make a plan (bspline_plan_new); an engine runs the plan on images
+ * (bspline_cpu_execute here, the CUDA engine in cuda/).
+ *
+ * Coordinates: pixel (i, j) covers [i, i+1) x [j, j+1), centre
+ * (i + 0.5, j + 0.5), x right, y down.  A transform is given as the 3x3
+ * row-major matrix that maps OUTPUT pixel coordinates (u, v, 1) to INPUT
+ * pixel coordinates (x, y, w) -> (x / w, y / w): the inverse map, which is
+ * what resampling evaluates at every output pixel centre.
+ */
+#ifndef BSPLINE_H
+#define BSPLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bspline-math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  BSPLINE_OK = 0,
+  BSPLINE_ERROR_INVALID_ARGUMENT = 1,   /* bad parameter, size or pointer */
+  BSPLINE_ERROR_INVALID_TRANSFORM = 2,  /* non-finite or singular matrix */
+  BSPLINE_ERROR_NO_MEMORY = 3,          /* allocation failed or too large */
+  BSPLINE_ERROR_BACKEND = 4             /* engine failure (threads, GPU) */
+} bspline_status;
+
+typedef enum
+{
+  BSPLINE_PRECISION_FLOAT = 0,  /* float coefficients and arithmetic */
+  BSPLINE_PRECISION_DOUBLE = 1, /* double: the reference */
+  BSPLINE_PRECISION_FAST = 2    /* GPU texture path; float on the CPU */
+} bspline_precision;
+
+typedef enum
+{
+  BSPLINE_SAMPLE_U8 = 0,
+  BSPLINE_SAMPLE_U16 = 1,
+  BSPLINE_SAMPLE_F32 = 2,
+  BSPLINE_SAMPLE_F64 = 3
+} bspline_sample_type;
+
+#define BSPLINE_MAX_CHANNELS 4
+/* Largest frame side accepted (GStreamer's caps allow up to G_MAXINT; the
+ * engine refuses sides whose index arithmetic could overflow). */
+#define BSPLINE_MAX_SIDE (1 << 24)
+
+/* One image plane: width x height pixels of `channels` interleaved samples.
+ * Integer samples hold code values 0 .. 2^bits - 1, stored shifted left by
+ * `shift` bits (P010: bits 10, shift 6); results are rounded to nearest and
+ * clamped to that range.  Float samples are used as they are. */
+typedef struct
+{
+  void *data;
+  ptrdiff_t stride;             /* bytes from one row to the next */
+  int width, height;
+  int channels;                 /* 1 .. 4 */
+  bspline_sample_type type;
+  int bits;                     /* U8: 8; U16: 1 .. 16 */
+  int shift;                    /* U16 only: 0 .. 16 - bits */
+} bspline_image;
+
+typedef struct
+{
+  bspline_method method;
+  int order;                    /* 0 .. 11 for bspline */
+  double bicubic_a;             /* Keys parameter, -0.5 = Catmull-Rom */
+  bspline_boundary boundary;
+  double fill[BSPLINE_MAX_CHANNELS];    /* constant boundary, code values */
+  bspline_precision precision;
+  int antialias;                /* widen the kernel where the map shrinks */
+} bspline_params;
+
+/* The largest kernel widening used by the general (warp) sampler: a
+ * perspective map can shrink without bound near its horizon, and the cost
+ * of a pixel grows with the square of the widening. */
+#define BSPLINE_MAX_WARP_WIDENING 8.0
+
+/* Target relative precision of the prefilter ([BD19] Theorem 2). */
+#define BSPLINE_EPSILON_DOUBLE 1e-16
+#define BSPLINE_EPSILON_FLOAT 1e-8
+
+typedef struct bspline_plan bspline_plan;
+typedef struct bspline_cpu bspline_cpu;
+
+/* Defaults: bspline order 3, a = -0.5, reflect, fill 0, float, antialias. */
+void bspline_params_init (bspline_params * params);
+
+/* Checks params; on error writes a message into msg (may be NULL). */
+bspline_status bspline_params_validate (const bspline_params * params,
+    char *msg, size_t msg_len);
+
+const char *bspline_status_string (bspline_status status);
+
+/* Checks an image description (sizes, channels, strides, pointer). */
+bspline_status bspline_image_validate (const bspline_image * image,
+    int need_data, char *msg, size_t msg_len);
+
+/* ---- transforms (3x3 row-major) ---- */
+void bspline_matrix_identity (double m[9]);
+/* r = a * b */
+void bspline_matrix_multiply (const double a[9], const double b[9],
+    double r[9]);
+/* Returns 0 when m is singular or not finite. */
+int bspline_matrix_invert (const double m[9], double inv[9]);
+int bspline_matrix_is_finite (const double m[9]);
+
+/* ---- plans ---- */
+/* A plan for resampling a src_width x src_height plane into a
+ * dst_width x dst_height plane with `inverse` (output pixel coords ->
+ * input pixel coords).  Precomputes truncation indices, padding and, when
+ * the map is an axis-aligned scale + offset, the per-row and per-column
+ * taps and weights of the separable path. */
+bspline_status bspline_plan_new (const bspline_params * params,
+    const double inverse[9], int src_width, int src_height,
+    int dst_width, int dst_height, int channels, bspline_plan ** plan,
+    char *msg, size_t msg_len);
+void bspline_plan_free (bspline_plan * plan);
+/* 1 when the plan uses the separable (axis-aligned) path. */
+int bspline_plan_is_separable (const bspline_plan * plan);
+const bspline_params *bspline_plan_params (const bspline_plan * plan);
+/* Padding of the coefficient planes for clamp/constant, 0 otherwise. */
+int bspline_plan_padding (const bspline_plan * plan);
+
+/* ---- the CPU engine ---- */
+/* n_threads: 0 = all online cores. */
+bspline_cpu *bspline_cpu_new (int n_threads);
+void bspline_cpu_free (bspline_cpu * cpu);
+int bspline_cpu_n_threads (const bspline_cpu * cpu);
+/* Message of the last failure of this engine. */
+const char *bspline_cpu_last_error (const bspline_cpu * cpu);
+
+/* Resamples src into dst as planned.  src and dst must match the plan's
+ * sizes and channel count; they may have different sample types. */
+bspline_status bspline_cpu_execute (bspline_cpu * cpu,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_image * dst);
+
+/* General sampler: the interpolated value of src at n_points arbitrary
+ * input pixel coordinates xy[2 i], xy[2 i + 1]; out[i * channels + c].
+ * Widening (antialias) is not applied: this is the plain interpolant. */
+bspline_status bspline_cpu_sample_points (bspline_cpu * cpu,
+    const bspline_params * params, const bspline_image * src,
+    const double *xy, size_t n_points, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_H */

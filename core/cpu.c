@@ -1,0 +1,191 @@
+/* cpu.c: the CPU engine, which runs plans on images with a thread pool and
+ * keeps its coefficient and scratch buffers from frame to frame. */
+#include "internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bspline_cpu
+{
+  bspline_pool *pool;
+  void *coef;
+  size_t coef_size;
+  void *scratch;
+  size_t scratch_size;
+  char error[256];
+};
+
+bspline_cpu *
+bspline_cpu_new (int n_threads)
+{
+  bspline_cpu *cpu = calloc (1, sizeof (*cpu));
+  if (!cpu)
+    return NULL;
+  cpu->pool = bspline_pool_new (n_threads);
+  if (!cpu->pool) {
+    free (cpu);
+    return NULL;
+  }
+  return cpu;
+}
+
+void
+bspline_cpu_free (bspline_cpu * cpu)
+{
+  if (!cpu)
+    return;
+  bspline_pool_free (cpu->pool);
+  free (cpu->coef);
+  free (cpu->scratch);
+  free (cpu);
+}
+
+int
+bspline_cpu_n_threads (const bspline_cpu * cpu)
+{
+  return bspline_pool_size (cpu->pool);
+}
+
+const char *
+bspline_cpu_last_error (const bspline_cpu * cpu)
+{
+  return cpu->error;
+}
+
+/* Grows *buf to at least size bytes; 0 on failure (the old buffer stays). */
+static int
+ensure (void **buf, size_t * have, size_t size)
+{
+  void *p;
+  if (size <= *have)
+    return 1;
+  p = malloc (size);
+  if (!p)
+    return 0;
+  free (*buf);
+  *buf = p;
+  *have = size;
+  return 1;
+}
+
+/* Describes and allocates the coefficient planes of plan's source. */
+static bspline_status
+prepare_coefficients (bspline_cpu * cpu, const bspline_plan * plan,
+    bspline_coefficients * coef)
+{
+  size_t real = plan->use_double ? sizeof (double) : sizeof (float);
+  uint64_t w = (uint64_t) plan->src_width + 2 * (uint64_t) plan->pad;
+  uint64_t h = (uint64_t) plan->src_height + 2 * (uint64_t) plan->pad;
+  uint64_t bytes = w * h * (uint64_t) plan->channels * real;
+
+  if (bytes > (uint64_t) PTRDIFF_MAX / 2 || !ensure (&cpu->coef,
+          &cpu->coef_size, (size_t) bytes)) {
+    snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %llu MiB "
+        "of coefficients for a %dx%d frame",
+        (unsigned long long) (bytes >> 20), plan->src_width,
+        plan->src_height);
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  coef->data = cpu->coef;
+  coef->width = plan->src_width;
+  coef->height = plan->src_height;
+  coef->pad = plan->pad;
+  coef->channels = plan->channels;
+  coef->row_len = (ptrdiff_t) w * plan->channels;
+  return BSPLINE_OK;
+}
+
+static bspline_status
+check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
+    int width, int height, int channels)
+{
+  char msg[200];
+  bspline_status status = bspline_image_validate (img, 1, msg, sizeof (msg));
+  if (status != BSPLINE_OK) {
+    snprintf (cpu->error, sizeof (cpu->error), "%s: %s", what, msg);
+    return status;
+  }
+  if (img->width != width || img->height != height
+      || img->channels != channels) {
+    snprintf (cpu->error, sizeof (cpu->error), "%s is %dx%d with %d "
+        "channels, the plan expects %dx%d with %d", what, img->width,
+        img->height, img->channels, width, height, channels);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst)
+{
+  bspline_coefficients coef;
+  bspline_status status;
+  size_t scratch;
+
+  if (!cpu)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cpu->error[0] = '\0';
+  if (!plan) {
+    snprintf (cpu->error, sizeof (cpu->error), "no plan given");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  status = check_image (cpu, src, "source image", plan->src_width,
+      plan->src_height, plan->channels);
+  if (status == BSPLINE_OK)
+    status = check_image (cpu, dst, "destination image", plan->dst_width,
+        plan->dst_height, plan->channels);
+  if (status != BSPLINE_OK)
+    return status;
+  status = prepare_coefficients (cpu, plan, &coef);
+  if (status != BSPLINE_OK)
+    return status;
+  scratch = bspline_resample_scratch_size (plan);
+  if (!ensure (&cpu->scratch, &cpu->scratch_size, scratch)) {
+    snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %zu MiB of "
+        "scratch for a %dx%d output", scratch >> 20, plan->dst_width,
+        plan->dst_height);
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  bspline_prefilter_image (cpu->pool, plan, src, &coef);
+  bspline_resample_image (cpu->pool, plan, &coef, dst, cpu->scratch);
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_cpu_sample_points (bspline_cpu * cpu, const bspline_params * params,
+    const bspline_image * src, const double *xy, size_t n_points,
+    double *out)
+{
+  static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+  bspline_coefficients coef;
+  bspline_plan *plan;
+  bspline_status status;
+  char msg[200];
+
+  if (!cpu)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cpu->error[0] = '\0';
+  if (!src || (n_points > 0 && (!xy || !out))) {
+    snprintf (cpu->error, sizeof (cpu->error), "missing image, coordinates "
+        "or output");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  status = bspline_image_validate (src, 1, msg, sizeof (msg));
+  if (status == BSPLINE_OK)
+    status = bspline_plan_new (params, identity, src->width, src->height, 1,
+        1, src->channels, &plan, msg, sizeof (msg));
+  if (status != BSPLINE_OK) {
+    snprintf (cpu->error, sizeof (cpu->error), "%s", msg);
+    return status;
+  }
+  status = prepare_coefficients (cpu, plan, &coef);
+  if (status == BSPLINE_OK) {
+    bspline_prefilter_image (cpu->pool, plan, src, &coef);
+    bspline_sample_points_coef (plan, &coef, xy, n_points, out);
+  }
+  bspline_plan_free (plan);
+  return status;
+}

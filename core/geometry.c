@@ -1,0 +1,223 @@
+/* geometry.c: the element's geometry contract (see bspline-geometry.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bspline-geometry.h"
+
+#define GEOMETRY_PI 3.14159265358979323846
+
+void
+bspline_geometry_init (bspline_geometry * geometry, int src_width,
+    int src_height, int dst_width, int dst_height)
+{
+  memset (geometry, 0, sizeof (*geometry));
+  geometry->src_width = src_width;
+  geometry->src_height = src_height;
+  geometry->dst_width = dst_width;
+  geometry->dst_height = dst_height;
+  geometry->orientation = BSPLINE_ORIENT_IDENTITY;
+  geometry->rect_width = dst_width;
+  geometry->rect_height = dst_height;
+  geometry->zoom = 1.0;
+  geometry->pivot_x = 0.5;
+  geometry->pivot_y = 0.5;
+  bspline_matrix_identity (geometry->matrix);
+}
+
+void
+bspline_geometry_oriented_size (const bspline_geometry * geometry,
+    int *width, int *height)
+{
+  int swap = bspline_orientation_swaps_axes (geometry->orientation);
+
+  *width = swap ? geometry->src_height : geometry->src_width;
+  *height = swap ? geometry->src_width : geometry->src_height;
+}
+
+/* sin and cos of an angle in degrees, exact at multiples of 90 degrees so
+ * that rotation=90 or 180 gives a matrix of 0 and +-1 (sin (pi) is 1.2e-16
+ * in double, which would turn an exact quarter turn into an
+ * interpolation). */
+static void
+geometry_sin_cos_degrees (double degrees, double *s, double *c)
+{
+  double r = fmod (degrees, 360.0);
+
+  if (r < 0.0)
+    r += 360.0;
+  if (r == 0.0) {
+    *s = 0.0;
+    *c = 1.0;
+  } else if (r == 90.0) {
+    *s = 1.0;
+    *c = 0.0;
+  } else if (r == 180.0) {
+    *s = 0.0;
+    *c = -1.0;
+  } else if (r == 270.0) {
+    *s = -1.0;
+    *c = 0.0;
+  } else {
+    *s = sin (r * (GEOMETRY_PI / 180.0));
+    *c = cos (r * (GEOMETRY_PI / 180.0));
+  }
+}
+
+static void
+geometry_translation (double tx, double ty, double m[9])
+{
+  bspline_matrix_identity (m);
+  m[2] = tx;
+  m[5] = ty;
+}
+
+bspline_status
+bspline_geometry_warp (const bspline_geometry * geometry, double warp[9],
+    char *msg, size_t msg_len)
+{
+  double scaling[9], transform[9], to_pivot[9], from_pivot[9], tmp[9];
+  double about_pivot[9], warp_inv[9];
+  double px = geometry->pivot_x * geometry->dst_width;
+  double py = geometry->pivot_y * geometry->dst_height;
+  int ow, oh;
+
+  bspline_geometry_oriented_size (geometry, &ow, &oh);
+  if (ow <= 0 || oh <= 0 || geometry->dst_width <= 0
+      || geometry->dst_height <= 0) {
+    if (msg)
+      snprintf (msg, msg_len, "frame sizes must be positive (%dx%d -> %dx%d)",
+          geometry->src_width, geometry->src_height, geometry->dst_width,
+          geometry->dst_height);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+
+  /* Step 2: the reoriented extent [0, ow] x [0, oh] onto the rectangle. */
+  bspline_matrix_identity (scaling);
+  scaling[0] = geometry->rect_width / ow;
+  scaling[2] = geometry->rect_x;
+  scaling[4] = geometry->rect_height / oh;
+  scaling[5] = geometry->rect_y;
+
+  /* Step 3: q = P + t + A (p - P), A = zoom R or the user's matrix. */
+  if (geometry->use_matrix) {
+    memcpy (transform, geometry->matrix, sizeof (transform));
+    geometry_translation (px, py, to_pivot);
+  } else {
+    double s, c;
+
+    geometry_sin_cos_degrees (geometry->rotation, &s, &c);
+    bspline_matrix_identity (transform);
+    /* y down: (1, 0) turns towards (c, s), i.e. clockwise on screen */
+    transform[0] = geometry->zoom * c;
+    transform[1] = -geometry->zoom * s;
+    transform[3] = geometry->zoom * s;
+    transform[4] = geometry->zoom * c;
+    geometry_translation (px + geometry->translate_x,
+        py + geometry->translate_y, to_pivot);
+  }
+  geometry_translation (-px, -py, from_pivot);
+
+  bspline_matrix_multiply (transform, from_pivot, tmp);
+  bspline_matrix_multiply (to_pivot, tmp, about_pivot);
+  bspline_matrix_multiply (about_pivot, scaling, warp);
+
+  if (!bspline_matrix_is_finite (warp)) {
+    if (msg)
+      snprintf (msg, msg_len, "the geometry gives a matrix with an infinite "
+          "or NaN entry (check the matrix, zoom, translation and pivot)");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  if (!bspline_matrix_invert (warp, warp_inv)) {
+    if (msg)
+      snprintf (msg, msg_len, "the geometry is not invertible: the matrix "
+          "maps the frame onto a line or a point (singular 3x3 matrix)");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  return BSPLINE_OK;
+}
+
+int
+bspline_geometry_is_pure_orientation (const bspline_geometry * geometry)
+{
+  double warp[9], identity[9];
+  int ow, oh;
+
+  bspline_geometry_oriented_size (geometry, &ow, &oh);
+  if (ow != geometry->dst_width || oh != geometry->dst_height)
+    return 0;
+  if (bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
+    return 0;
+  bspline_matrix_identity (identity);
+  return memcmp (warp, identity, sizeof (warp)) == 0;
+}
+
+double
+bspline_plane_grid_offset (int factor, int cosited)
+{
+  return cosited ? -0.5 * (factor - 1) : 0.0;
+}
+
+int
+bspline_geometry_plane_orients_exactly (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid)
+{
+  return grid->sub_x == grid->sub_y
+      || !bspline_orientation_swaps_axes (geometry->orientation);
+}
+
+static void
+geometry_grid_matrix (const bspline_plane_grid * grid, double m[9])
+{
+  bspline_matrix_identity (m);
+  m[0] = grid->sub_x;
+  m[2] = grid->offset_x;
+  m[4] = grid->sub_y;
+  m[5] = grid->offset_y;
+}
+
+bspline_status
+bspline_geometry_plane_inverse (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid, double inverse[9], char *msg,
+    size_t msg_len)
+{
+  double warp[9], warp_inv[9], to_luma[9], to_plane[9];
+  double orient[9], orient_inv[9], tmp[9], tmp2[9];
+  bspline_status status;
+
+  if (grid->sub_x <= 0 || grid->sub_y <= 0) {
+    if (msg)
+      snprintf (msg, msg_len, "plane subsampling factors must be positive");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  status = bspline_geometry_warp (geometry, warp, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  bspline_matrix_invert (warp, warp_inv);
+
+  geometry_grid_matrix (grid, to_luma);
+  bspline_matrix_invert (to_luma, to_plane);
+
+  /* output plane -> output luma -> reoriented input luma */
+  bspline_matrix_multiply (warp_inv, to_luma, tmp);
+  if (bspline_geometry_plane_orients_exactly (geometry, grid)) {
+    /* -> reoriented input plane -> input plane: the plane is reoriented as
+     * an image of its own size, like videoflip does. */
+    int plane_w = (geometry->src_width + grid->sub_x - 1) / grid->sub_x;
+    int plane_h = (geometry->src_height + grid->sub_y - 1) / grid->sub_y;
+
+    bspline_orientation_matrix (geometry->orientation, plane_w, plane_h,
+        orient);
+    bspline_matrix_invert (orient, orient_inv);
+    bspline_matrix_multiply (to_plane, tmp, tmp2);
+    bspline_matrix_multiply (orient_inv, tmp2, inverse);
+  } else {
+    /* -> input luma -> input plane */
+    bspline_orientation_matrix (geometry->orientation, geometry->src_width,
+        geometry->src_height, orient);
+    bspline_matrix_invert (orient, orient_inv);
+    bspline_matrix_multiply (orient_inv, tmp, tmp2);
+    bspline_matrix_multiply (to_plane, tmp2, inverse);
+  }
+  return BSPLINE_OK;
+}

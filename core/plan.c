@@ -1,0 +1,392 @@
+/* plan.c: parameters, image checks and resampling plans.
+ *
+ * A plan holds everything that depends only on the parameters, the
+ * transform and the frame geometry: the prefilter's poles and truncation
+ * indices, the padding of the coefficient planes and, for axis-aligned
+ * maps, the taps and weights of every output row and column. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest separable weight table (entries per axis): an extreme shrink of
+ * a large output would otherwise ask for gigabytes of taps. */
+#define MAX_TABLE_ENTRIES (1 << 24)
+
+void
+bspline_set_error (char *msg, size_t msg_len, const char *fmt, ...)
+{
+  va_list args;
+  if (!msg || msg_len == 0)
+    return;
+  va_start (args, fmt);
+  vsnprintf (msg, msg_len, fmt, args);
+  va_end (args);
+}
+
+const char *
+bspline_status_string (bspline_status status)
+{
+  switch (status) {
+    case BSPLINE_OK:
+      return "success";
+    case BSPLINE_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case BSPLINE_ERROR_INVALID_TRANSFORM:
+      return "invalid transform";
+    case BSPLINE_ERROR_NO_MEMORY:
+      return "out of memory";
+    case BSPLINE_ERROR_BACKEND:
+      return "engine failure";
+  }
+  return "unknown error";
+}
+
+void
+bspline_params_init (bspline_params * params)
+{
+  memset (params, 0, sizeof (*params));
+  params->method = BSPLINE_METHOD_BSPLINE;
+  params->order = 3;
+  params->bicubic_a = -0.5;
+  params->boundary = BSPLINE_BOUNDARY_REFLECT;
+  params->precision = BSPLINE_PRECISION_FLOAT;
+  params->antialias = 1;
+}
+
+bspline_status
+bspline_params_validate (const bspline_params * p, char *msg, size_t msg_len)
+{
+  int c;
+  if (!p) {
+    bspline_set_error (msg, msg_len, "no parameters given");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (p->method != BSPLINE_METHOD_BSPLINE
+      && p->method != BSPLINE_METHOD_BICUBIC) {
+    bspline_set_error (msg, msg_len, "unknown method %d", (int) p->method);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (p->method == BSPLINE_METHOD_BSPLINE
+      && (p->order < 0 || p->order > BSPLINE_MAX_ORDER)) {
+    bspline_set_error (msg, msg_len,
+        "B-spline order %d is out of range (0 to %d)", p->order,
+        BSPLINE_MAX_ORDER);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (p->method == BSPLINE_METHOD_BICUBIC && !(isfinite (p->bicubic_a)
+          && p->bicubic_a >= -3.0 && p->bicubic_a <= 0.0)) {
+    bspline_set_error (msg, msg_len,
+        "bicubic parameter a = %g is out of range (-3 to 0)", p->bicubic_a);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if ((int) p->boundary < BSPLINE_BOUNDARY_REFLECT
+      || (int) p->boundary > BSPLINE_BOUNDARY_CONSTANT) {
+    bspline_set_error (msg, msg_len, "unknown boundary %d", (int) p->boundary);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if ((int) p->precision < BSPLINE_PRECISION_FLOAT
+      || (int) p->precision > BSPLINE_PRECISION_FAST) {
+    bspline_set_error (msg, msg_len, "unknown precision %d",
+        (int) p->precision);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  for (c = 0; c < BSPLINE_MAX_CHANNELS; c++)
+    if (!isfinite (p->fill[c])) {
+      bspline_set_error (msg, msg_len, "fill value of channel %d is not "
+          "finite", c);
+      return BSPLINE_ERROR_INVALID_ARGUMENT;
+    }
+  return BSPLINE_OK;
+}
+
+static size_t
+sample_size (bspline_sample_type type)
+{
+  switch (type) {
+    case BSPLINE_SAMPLE_U8:
+      return 1;
+    case BSPLINE_SAMPLE_U16:
+      return 2;
+    case BSPLINE_SAMPLE_F32:
+      return 4;
+    case BSPLINE_SAMPLE_F64:
+      return 8;
+  }
+  return 0;
+}
+
+bspline_status
+bspline_image_validate (const bspline_image * img, int need_data, char *msg,
+    size_t msg_len)
+{
+  size_t size;
+  if (!img) {
+    bspline_set_error (msg, msg_len, "no image given");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  size = sample_size (img->type);
+  if (size == 0) {
+    bspline_set_error (msg, msg_len, "unknown sample type %d",
+        (int) img->type);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (img->width < 1 || img->height < 1 || img->width > BSPLINE_MAX_SIDE
+      || img->height > BSPLINE_MAX_SIDE) {
+    bspline_set_error (msg, msg_len, "image size %dx%d is out of range "
+        "(1 to %d per side)", img->width, img->height, BSPLINE_MAX_SIDE);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (img->channels < 1 || img->channels > BSPLINE_MAX_CHANNELS) {
+    bspline_set_error (msg, msg_len, "%d channels per pixel is out of range "
+        "(1 to %d)", img->channels, BSPLINE_MAX_CHANNELS);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (img->type == BSPLINE_SAMPLE_U8 && img->bits != 8) {
+    bspline_set_error (msg, msg_len, "8-bit samples must have bits = 8");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (img->type == BSPLINE_SAMPLE_U16 && (img->bits < 1 || img->bits > 16
+          || img->shift < 0 || img->shift > 16 - img->bits)) {
+    bspline_set_error (msg, msg_len, "16-bit samples with %d bits shifted "
+        "by %d do not fit", img->bits, img->shift);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (need_data && !img->data) {
+    bspline_set_error (msg, msg_len, "image has no data");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (img->stride < 0
+      || (size_t) img->stride < size * img->channels * (size_t) img->width) {
+    bspline_set_error (msg, msg_len, "row stride %td is smaller than a row "
+        "of %dx%d samples of %zu bytes", img->stride, img->width,
+        img->channels, size);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  return BSPLINE_OK;
+}
+
+/* The prefilter of the plan: poles and truncation indices for the plan's
+ * precision, with eps' = eps rho / 2 for a 2-D image ([BD19] Theorem 2). */
+static void
+setup_prefilter (bspline_plan * plan)
+{
+  const bspline_params *p = &plan->params;
+  double eps = plan->use_double ? BSPLINE_EPSILON_DOUBLE :
+      BSPLINE_EPSILON_FLOAT;
+  int i, largest = 0;
+
+  plan->prefilter = p->method == BSPLINE_METHOD_BSPLINE && p->order >= 2;
+  plan->setup.boundary = p->boundary;
+  plan->setup.n_poles = plan->prefilter ? bspline_n_poles (p->order) : 0;
+  plan->gain = plan->prefilter ? bspline_prefilter_gain (p->order) : 1.0;
+  eps *= bspline_prefilter_rho (p->order) / 2.0;
+  for (i = 0; i < plan->setup.n_poles; i++) {
+    plan->setup.poles[i] = bspline_pole (p->order, i);
+    plan->setup.truncation[i] = bspline_truncation_index (p->order, i, eps);
+    if (plan->setup.truncation[i] < 1)
+      plan->setup.truncation[i] = 1;
+    if (plan->setup.truncation[i] > largest)
+      largest = plan->setup.truncation[i];
+  }
+  /* clamp and constant are not transmitted by the exponential filters
+   * ([BD19] section 2.2, approach 1): the line is extended by `pad` samples
+   * of the extension, long enough for every intermediate signal to be
+   * constant beyond it to the target precision; constant needs at least one
+   * sample of fill even without a prefilter. */
+  plan->pad = 0;
+  if (p->boundary == BSPLINE_BOUNDARY_CLAMP
+      || p->boundary == BSPLINE_BOUNDARY_CONSTANT) {
+    if (plan->prefilter)
+      plan->pad = largest + p->order + 1;
+    else if (p->boundary == BSPLINE_BOUNDARY_CONSTANT)
+      plan->pad = 1;
+  }
+}
+
+static void
+axis_table_clear (bspline_axis_table * t)
+{
+  free (t->index);
+  free (t->weight_d);
+  free (t->weight_f);
+  memset (t, 0, sizeof (*t));
+}
+
+/* Taps and weights of output samples j = 0 .. n_out - 1 of one axis whose
+ * input sample coordinate is scale * (j + 0.5) + offset - 0.5.  Where the
+ * map shrinks (|scale| > 1) and antialiasing is on, the kernel is widened
+ * by |scale| and its weights renormalised to sum to one, as zimg and
+ * videoscale do for downscaling. */
+static bspline_status
+build_axis_table (const bspline_plan * plan, const bspline_axis * axis,
+    bspline_axis_table * t, int n_out, double scale, double offset)
+{
+  const bspline_params *p = &plan->params;
+  const int len = axis->len;
+  double radius = bspline_kernel_radius (p->method, p->order);
+  double widen = 1.0;
+  int j, k;
+
+  if (p->antialias && fabs (scale) > 1.0 + 1e-9)
+    widen = fabs (scale);
+  if (widen > 1.0) {
+    double most = (double) MAX_TABLE_ENTRIES / n_out;
+    /* Past the whole source there is nothing more to average; past the
+     * table limit the kernel is kept at the largest affordable width. */
+    if (widen > len + 2.0)
+      widen = len + 2.0;
+    if (2.0 * radius * widen + 1.0 > most)
+      widen = (most - 1.0) / (2.0 * radius);
+    if (widen < 1.0)
+      widen = 1.0;
+  }
+  t->n_out = n_out;
+  if (widen > 1.0)
+    t->n_taps = (int) ceil (2.0 * radius * widen) + 1;
+  else
+    t->n_taps = p->method == BSPLINE_METHOD_BICUBIC ? 4 : p->order + 1;
+  t->index = malloc (sizeof (int) * (size_t) n_out * t->n_taps);
+  t->weight_d = malloc (sizeof (double) * (size_t) n_out * t->n_taps);
+  t->weight_f = malloc (sizeof (float) * (size_t) n_out * t->n_taps);
+  if (!t->index || !t->weight_d || !t->weight_f)
+    return BSPLINE_ERROR_NO_MEMORY;
+
+  for (j = 0; j < n_out; j++) {
+    double x = scale * (j + 0.5) + offset - 0.5;
+    double *w = t->weight_d + (size_t) j * t->n_taps;
+    bspline_axis_taps_d (axis, x, widen, t->index + (size_t) j * t->n_taps,
+        w);
+    for (k = 0; k < t->n_taps; k++)
+      t->weight_f[(size_t) j * t->n_taps + k] = (float) w[k];
+  }
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_plan_new (const bspline_params * params, const double inverse[9],
+    int src_width, int src_height, int dst_width, int dst_height,
+    int channels, bspline_plan ** out, char *msg, size_t msg_len)
+{
+  bspline_plan *plan;
+  bspline_status status;
+  const double *m = inverse;
+
+  if (!out) {
+    bspline_set_error (msg, msg_len, "no plan pointer given");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  status = bspline_params_validate (params, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  if (src_width < 1 || src_height < 1 || dst_width < 1 || dst_height < 1
+      || src_width > BSPLINE_MAX_SIDE || src_height > BSPLINE_MAX_SIDE
+      || dst_width > BSPLINE_MAX_SIDE || dst_height > BSPLINE_MAX_SIDE) {
+    bspline_set_error (msg, msg_len, "frame sizes %dx%d -> %dx%d are out of "
+        "range (1 to %d per side)", src_width, src_height, dst_width,
+        dst_height, BSPLINE_MAX_SIDE);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (channels < 1 || channels > BSPLINE_MAX_CHANNELS) {
+    bspline_set_error (msg, msg_len, "%d channels is out of range (1 to %d)",
+        channels, BSPLINE_MAX_CHANNELS);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (!inverse || !bspline_matrix_is_finite (inverse)) {
+    bspline_set_error (msg, msg_len, "the transform matrix is missing or "
+        "has NaN or infinite entries");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  {
+    double check[9];
+    if (!bspline_matrix_invert (inverse, check)) {
+      bspline_set_error (msg, msg_len, "the transform matrix is singular: "
+          "it maps the frame onto a line or a point");
+      return BSPLINE_ERROR_INVALID_TRANSFORM;
+    }
+  }
+
+  plan = calloc (1, sizeof (*plan));
+  if (!plan) {
+    bspline_set_error (msg, msg_len, "out of memory for a plan");
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  plan->params = *params;
+  memcpy (plan->inverse, inverse, sizeof (plan->inverse));
+  plan->src_width = src_width;
+  plan->src_height = src_height;
+  plan->dst_width = dst_width;
+  plan->dst_height = dst_height;
+  plan->channels = channels;
+  plan->use_double = params->precision == BSPLINE_PRECISION_DOUBLE;
+  setup_prefilter (plan);
+  plan->axis_x.method = plan->axis_y.method = params->method;
+  plan->axis_x.order = plan->axis_y.order = params->order;
+  plan->axis_x.boundary = plan->axis_y.boundary = params->boundary;
+  plan->axis_x.bicubic_a = plan->axis_y.bicubic_a = params->bicubic_a;
+  plan->axis_x.pad = plan->axis_y.pad = plan->pad;
+  plan->axis_x.len = src_width;
+  plan->axis_y.len = src_height;
+
+  plan->separable = m[1] == 0.0 && m[3] == 0.0 && m[6] == 0.0
+      && m[7] == 0.0;
+  if (plan->separable) {
+    double sx = m[0] / m[8], ox = m[2] / m[8];
+    double sy = m[4] / m[8], oy = m[5] / m[8];
+    double x_end = sx * dst_width + ox, y_end = sy * dst_height + oy;
+    if (!isfinite (sx) || !isfinite (ox) || !isfinite (sy) || !isfinite (oy)
+        || !isfinite (x_end) || !isfinite (y_end)) {
+      bspline_plan_free (plan);
+      bspline_set_error (msg, msg_len, "the transform sends the frame out "
+          "of the range of representable coordinates");
+      return BSPLINE_ERROR_INVALID_TRANSFORM;
+    }
+    status = build_axis_table (plan, &plan->axis_x, &plan->x, dst_width, sx,
+        ox);
+    if (status == BSPLINE_OK)
+      status = build_axis_table (plan, &plan->axis_y, &plan->y, dst_height,
+          sy, oy);
+    if (status != BSPLINE_OK) {
+      bspline_plan_free (plan);
+      bspline_set_error (msg, msg_len, "out of memory for the weight tables "
+          "of a %dx%d output", dst_width, dst_height);
+      return status;
+    }
+  } else {
+    plan->widen = params->antialias;
+  }
+  *out = plan;
+  return BSPLINE_OK;
+}
+
+void
+bspline_plan_free (bspline_plan * plan)
+{
+  if (!plan)
+    return;
+  axis_table_clear (&plan->x);
+  axis_table_clear (&plan->y);
+  free (plan);
+}
+
+int
+bspline_plan_is_separable (const bspline_plan * plan)
+{
+  return plan->separable;
+}
+
+const bspline_params *
+bspline_plan_params (const bspline_plan * plan)
+{
+  return &plan->params;
+}
+
+int
+bspline_plan_padding (const bspline_plan * plan)
+{
+  return plan->pad;
+}

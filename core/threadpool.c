@@ -1,0 +1,145 @@
+/* threadpool.c: a small persistent pthread pool.
+ *
+ * A frame is split into bands (rows, column strips) and each band is one
+ * task; the caller's thread works too.  Threads are created once per engine
+ * so that a video stream does not pay thread creation on every frame. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+struct bspline_pool
+{
+  pthread_mutex_t lock;
+  pthread_cond_t work_cond;     /* workers wait here for a generation */
+  pthread_cond_t done_cond;     /* the caller waits here for completion */
+  pthread_t *threads;
+  int n_workers;
+  int quit;
+  unsigned long generation;
+  bspline_task_fn fn;
+  void *ctx;
+  int n_tasks, next_task, n_done;
+};
+
+int
+bspline_online_cores (void)
+{
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int) n : 1;
+}
+
+/* Claims and runs tasks until none is left; called with the lock held. */
+static void
+run_tasks_locked (bspline_pool * pool)
+{
+  while (pool->next_task < pool->n_tasks) {
+    int task = pool->next_task++;
+    bspline_task_fn fn = pool->fn;
+    void *ctx = pool->ctx;
+    pthread_mutex_unlock (&pool->lock);
+    fn (ctx, task);
+    pthread_mutex_lock (&pool->lock);
+    if (++pool->n_done == pool->n_tasks)
+      pthread_cond_signal (&pool->done_cond);
+  }
+}
+
+static void *
+worker_main (void *data)
+{
+  bspline_pool *pool = data;
+  unsigned long seen = 0;
+
+  pthread_mutex_lock (&pool->lock);
+  for (;;) {
+    while (!pool->quit && pool->generation == seen)
+      pthread_cond_wait (&pool->work_cond, &pool->lock);
+    if (pool->quit)
+      break;
+    seen = pool->generation;
+    run_tasks_locked (pool);
+  }
+  pthread_mutex_unlock (&pool->lock);
+  return NULL;
+}
+
+bspline_pool *
+bspline_pool_new (int n_threads)
+{
+  bspline_pool *pool = calloc (1, sizeof (*pool));
+  int i;
+
+  if (!pool)
+    return NULL;
+  if (n_threads <= 0)
+    n_threads = bspline_online_cores ();
+  pthread_mutex_init (&pool->lock, NULL);
+  pthread_cond_init (&pool->work_cond, NULL);
+  pthread_cond_init (&pool->done_cond, NULL);
+  if (n_threads > 1) {
+    pool->threads = calloc ((size_t) n_threads - 1, sizeof (pthread_t));
+    if (pool->threads) {
+      /* A thread that cannot be created only makes the pool smaller. */
+      for (i = 0; i < n_threads - 1; i++) {
+        if (pthread_create (&pool->threads[i], NULL, worker_main, pool) != 0)
+          break;
+        pool->n_workers++;
+      }
+    }
+  }
+  return pool;
+}
+
+int
+bspline_pool_size (const bspline_pool * pool)
+{
+  return pool->n_workers + 1;
+}
+
+void
+bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
+    void *ctx)
+{
+  if (n_tasks <= 0)
+    return;
+  if (pool->n_workers == 0 || n_tasks == 1) {
+    int i;
+    for (i = 0; i < n_tasks; i++)
+      fn (ctx, i);
+    return;
+  }
+  pthread_mutex_lock (&pool->lock);
+  pool->fn = fn;
+  pool->ctx = ctx;
+  pool->n_tasks = n_tasks;
+  pool->next_task = 0;
+  pool->n_done = 0;
+  pool->generation++;
+  pthread_cond_broadcast (&pool->work_cond);
+  run_tasks_locked (pool);
+  while (pool->n_done < pool->n_tasks)
+    pthread_cond_wait (&pool->done_cond, &pool->lock);
+  pool->n_tasks = 0;
+  pthread_mutex_unlock (&pool->lock);
+}
+
+void
+bspline_pool_free (bspline_pool * pool)
+{
+  int i;
+  if (!pool)
+    return;
+  pthread_mutex_lock (&pool->lock);
+  pool->quit = 1;
+  pthread_cond_broadcast (&pool->work_cond);
+  pthread_mutex_unlock (&pool->lock);
+  for (i = 0; i < pool->n_workers; i++)
+    pthread_join (pool->threads[i], NULL);
+  free (pool->threads);
+  pthread_cond_destroy (&pool->work_cond);
+  pthread_cond_destroy (&pool->done_cond);
+  pthread_mutex_destroy (&pool->lock);
+  free (pool);
+}
