@@ -44,6 +44,7 @@ typedef struct
 
 struct bspline_plan
 {
+  unsigned long serial;         /* unique per plan, for engines' caches */
   bspline_params params;
   double inverse[9];
   int src_width, src_height, dst_width, dst_height, channels;

@@ -16,6 +16,8 @@
  * a large output would otherwise ask for gigabytes of taps. */
 #define MAX_TABLE_ENTRIES (1 << 24)
 
+static unsigned long plan_serial;
+
 void
 bspline_set_error (char *msg, size_t msg_len, const char *fmt, ...)
 {
@@ -315,6 +317,9 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
     bspline_set_error (msg, msg_len, "out of memory for a plan");
     return BSPLINE_ERROR_NO_MEMORY;
   }
+  /* engines cache per-plan device state by serial, not by address,
+   * since a freed plan's address can come back */
+  plan->serial = __atomic_add_fetch (&plan_serial, 1, __ATOMIC_RELAXED);
   plan->params = *params;
   memcpy (plan->inverse, inverse, sizeof (plan->inverse));
   plan->src_width = src_width;

@@ -1,0 +1,40 @@
+/* bspline-cuda.h: the GPU engine.  Plain C, no CUDA types: the CUDA
+ * runtime is linked statically and opens the driver at run time, so a
+ * program using this header loads on machines without a GPU and asks
+ * bspline_cuda_device_count whether it can use one. */
+#ifndef BSPLINE_CUDA_H
+#define BSPLINE_CUDA_H
+
+#include "bspline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bspline_cuda bspline_cuda;
+
+/* Number of usable CUDA devices; 0 with the reason in msg when there is no
+ * driver or no device. */
+int bspline_cuda_device_count (char *msg, size_t msg_len);
+
+/* An engine on device_id (-1 = the default device).  GPU memory is
+ * allocated on first use and kept (grown as needed) until freed. */
+bspline_status bspline_cuda_new (int device_id, bspline_cuda ** cuda,
+    char *msg, size_t msg_len);
+void bspline_cuda_free (bspline_cuda * cuda);
+const char *bspline_cuda_last_error (const bspline_cuda * cuda);
+/* Name of the engine's device, e.g. "NVIDIA H100 80GB HBM3". */
+const char *bspline_cuda_device_name (const bspline_cuda * cuda);
+
+/* Resamples host image src into host image dst as planned, on the GPU:
+ * upload, prefilter, resample, download.  Returns when dst is written.
+ * On any CUDA failure dst is left untouched and the error names the CUDA
+ * call and its error string. */
+bspline_status bspline_cuda_execute (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_image * dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_CUDA_H */
