@@ -47,6 +47,13 @@ int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
     const bspline_gpu_tables * tables, void *tmp, void *dst,
     size_t dst_pitch, void *stream);
 
+/* precision=fast on the general path: texture is a cudaTextureObject_t
+ * over the float coefficients with linear filtering, normalized
+ * coordinates for reflect and wrap; channels 1, 2 or 4. */
+int bspline_gpu_resample_fast (const bspline_gpu_frame * f,
+    unsigned long long texture, int normalized, const void *coef, void *dst,
+    size_t dst_pitch, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,10 @@ struct bspline_cuda
   device_buffer src, coef, tmp, dst;
   device_buffer x_index, y_index, x_weight, y_weight;
   unsigned long tables_serial;  /* plan whose tables are on the device */
+  /* precision=fast: a texture over a copy of the coefficients */
+  cudaArray_t texture_array;
+  cudaTextureObject_t texture;
+  int texture_width, texture_height, texture_channels, texture_boundary;
   char error[512];
 };
 
@@ -104,6 +108,18 @@ buffer_free (device_buffer * b)
   b->size = 0;
 }
 
+static void
+texture_free (bspline_cuda * cuda)
+{
+  if (cuda->texture)
+    cudaDestroyTextureObject (cuda->texture);
+  if (cuda->texture_array)
+    cudaFreeArray (cuda->texture_array);
+  cuda->texture = 0;
+  cuda->texture_array = NULL;
+  cuda->texture_width = 0;
+}
+
 void
 bspline_cuda_free (bspline_cuda * cuda)
 {
@@ -112,6 +128,7 @@ bspline_cuda_free (bspline_cuda * cuda)
   cudaSetDevice (cuda->device);
   if (cuda->stream)
     cudaStreamSynchronize (cuda->stream);
+  texture_free (cuda);
   buffer_free (&cuda->src);
   buffer_free (&cuda->coef);
   buffer_free (&cuda->tmp);
@@ -242,6 +259,74 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+/* Whether the plan runs on the texture path: precision=fast, the general
+ * path, B-spline order 1 or 3, a boundary the texture unit can address
+ * (reflect = mirror addressing, wrap, and the padded clamp/constant) and a
+ * texel format for the channels (1, 2 or 4 floats).  Other plans with
+ * precision=fast run the float path. */
+static int
+uses_texture (const bspline_plan * plan)
+{
+  const bspline_params *p = &plan->params;
+  return p->precision == BSPLINE_PRECISION_FAST && !plan->separable
+      && p->method == BSPLINE_METHOD_BSPLINE && (p->order == 1
+      || p->order == 3) && p->boundary != BSPLINE_BOUNDARY_MIRROR
+      && plan->channels != 3;
+}
+
+/* Copies the coefficients into the texture's array (created or kept). */
+static bspline_status
+update_texture (bspline_cuda * cuda, const bspline_plan * plan,
+    int *normalized)
+{
+  const int C = plan->channels;
+  const int wc = plan->src_width + 2 * plan->pad;
+  const int hc = plan->src_height + 2 * plan->pad;
+  const int boundary = plan->params.boundary;
+  struct cudaChannelFormatDesc desc;
+  struct cudaResourceDesc res;
+  struct cudaTextureDesc tex;
+  enum cudaTextureAddressMode mode;
+
+  *normalized = boundary == BSPLINE_BOUNDARY_REFLECT
+      || boundary == BSPLINE_BOUNDARY_WRAP;
+  if (cuda->texture_width != wc || cuda->texture_height != hc
+      || cuda->texture_channels != C || cuda->texture_boundary != boundary) {
+    texture_free (cuda);
+    desc = cudaCreateChannelDesc (32, C > 1 ? 32 : 0, C > 2 ? 32 : 0,
+        C > 2 ? 32 : 0, cudaChannelFormatKindFloat);
+    CUDA_CHECK (cuda, cudaMallocArray (&cuda->texture_array, &desc, wc, hc,
+            cudaArrayDefault));
+    memset (&res, 0, sizeof (res));
+    res.resType = cudaResourceTypeArray;
+    res.res.array.array = cuda->texture_array;
+    memset (&tex, 0, sizeof (tex));
+    mode = boundary == BSPLINE_BOUNDARY_REFLECT ? cudaAddressModeMirror :
+        boundary == BSPLINE_BOUNDARY_WRAP ? cudaAddressModeWrap :
+        cudaAddressModeClamp;
+    tex.addressMode[0] = mode;
+    tex.addressMode[1] = mode;
+    tex.filterMode = cudaFilterModeLinear;
+    tex.readMode = cudaReadModeElementType;
+    tex.normalizedCoords = *normalized;
+    CUDA_CHECK (cuda, cudaCreateTextureObject (&cuda->texture, &res, &tex,
+            NULL));
+    cuda->texture_width = wc;
+    cuda->texture_height = hc;
+    cuda->texture_channels = C;
+    cuda->texture_boundary = boundary;
+  }
+  CUDA_CHECK (cuda, cudaMemcpy2DToArrayAsync (cuda->texture_array, 0, 0,
+          cuda->coef.ptr, (size_t) wc * C * sizeof (float),
+          (size_t) wc * C * sizeof (float), hc, cudaMemcpyDeviceToDevice,
+          cuda->stream));
+  return BSPLINE_OK;
+
+fail:
+  texture_free (cuda);
+  return BSPLINE_ERROR_BACKEND;
+}
+
 bspline_status
 bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
@@ -298,9 +383,19 @@ bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
           src->height, cudaMemcpyHostToDevice, cuda->stream));
   CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_prefilter (&f, cuda->src.ptr,
           src_pitch, cuda->coef.ptr, cuda->stream));
-  CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample (&f, cuda->coef.ptr,
-          plan->separable ? &tables : NULL, cuda->tmp.ptr, cuda->dst.ptr,
-          dst_pitch, cuda->stream));
+  if (uses_texture (plan)) {
+    int normalized;
+    status = update_texture (cuda, plan, &normalized);
+    if (status != BSPLINE_OK)
+      goto fail;
+    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample_fast (&f,
+            cuda->texture, normalized, cuda->coef.ptr, cuda->dst.ptr,
+            dst_pitch, cuda->stream));
+  } else {
+    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample (&f,
+            cuda->coef.ptr, plan->separable ? &tables : NULL, cuda->tmp.ptr,
+            cuda->dst.ptr, dst_pitch, cuda->stream));
+  }
   CUDA_CHECK (cuda, cudaMemcpy2DAsync (dst->data, dst->stride, cuda->dst.ptr,
           dst_pitch, sample_bytes (dst->type) * dst->channels * dst->width,
           dst->height, cudaMemcpyDeviceToHost, cuda->stream));

@@ -227,21 +227,47 @@ separable_columns_kernel (bspline_gpu_frame f, const T * tmp,
       acc);
 }
 
+/* The value at input sample coordinates (x, y) from the coefficients,
+ * every channel, for kernels widened by (widen_x, widen_y). */
+template < typename T > __device__ static void
+eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
+    double widen_x, double widen_y, T * acc)
+{
+  const int C = f.channels;
+  const int wc = f.src_width + 2 * f.pad;
+  int ix[BSPLINE_MAX_POINT_TAPS], iy[BSPLINE_MAX_POINT_TAPS];
+  T wx[BSPLINE_MAX_POINT_TAPS], wy[BSPLINE_MAX_POINT_TAPS];
+  int nx, ny, a, b, c;
+
+  nx = axis_taps (&f.axis_x, x, widen_x, ix, wx);
+  ny = axis_taps (&f.axis_y, y, widen_y, iy, wy);
+  for (c = 0; c < C; c++)
+    acc[c] = (T) 0;
+  for (b = 0; b < ny; b++) {
+    const T *row = coef + (size_t) iy[b] * wc * C;
+    T line[BSPLINE_MAX_CHANNELS] = { 0 };
+    for (a = 0; a < nx; a++) {
+      const T *s = row + (size_t) ix[a] * C;
+      for (c = 0; c < C; c++)
+        line[c] += wx[a] * s[c];
+    }
+    for (c = 0; c < C; c++)
+      acc[c] += wy[b] * line[c];
+  }
+}
+
 /* General path: one thread per output pixel. */
 template < typename T > __global__ void
 warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
     size_t dst_pitch)
 {
   const int C = f.channels;
-  const int wc = f.src_width + 2 * f.pad;
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
-  int ix[BSPLINE_MAX_POINT_TAPS], iy[BSPLINE_MAX_POINT_TAPS];
-  T wx[BSPLINE_MAX_POINT_TAPS], wy[BSPLINE_MAX_POINT_TAPS];
-  T acc[BSPLINE_MAX_CHANNELS] = { 0 };
+  T acc[BSPLINE_MAX_CHANNELS];
   double u = j + 0.5, v = i + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
   unsigned char *out;
-  int nx, ny, a, b, c;
+  int c;
 
   if (j >= f.dst_width || i >= f.dst_height)
     return;
@@ -255,18 +281,105 @@ warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
   if (f.widen)
     bspline_footprint (f.inverse, u, v, x, y, f.max_widen, &widen_x,
         &widen_y);
-  nx = axis_taps (&f.axis_x, x - 0.5, widen_x, ix, wx);
-  ny = axis_taps (&f.axis_y, y - 0.5, widen_y, iy, wy);
-  for (b = 0; b < ny; b++) {
-    const T *row = coef + (size_t) iy[b] * wc * C;
-    T line[BSPLINE_MAX_CHANNELS] = { 0 };
-    for (a = 0; a < nx; a++) {
-      const T *s = row + (size_t) ix[a] * C;
-      for (c = 0; c < C; c++)
-        line[c] += wx[a] * s[c];
-    }
+  eval_point (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, acc);
+  for (c = 0; c < C; c++)
+    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
+        acc[c]);
+}
+
+/* Texture fetch of C channels (1, 2 or 4) as floats. */
+template < int C > __device__ static inline void
+fetch (cudaTextureObject_t tex, float x, float y, float *v);
+
+template <> __device__ inline void
+fetch < 1 > (cudaTextureObject_t tex, float x, float y, float *v)
+{
+  v[0] = tex2D < float >(tex, x, y);
+}
+
+template <> __device__ inline void
+fetch < 2 > (cudaTextureObject_t tex, float x, float y, float *v)
+{
+  float2 t = tex2D < float2 > (tex, x, y);
+  v[0] = t.x;
+  v[1] = t.y;
+}
+
+template <> __device__ inline void
+fetch < 4 > (cudaTextureObject_t tex, float x, float y, float *v)
+{
+  float4 t = tex2D < float4 > (tex, x, y);
+  v[0] = t.x;
+  v[1] = t.y;
+  v[2] = t.z;
+  v[3] = t.w;
+}
+
+/* precision=fast, general path, orders 1 and 3: the hardware's bilinear
+ * texture filter does the weighting.  Order 1 is one fetch.  Order 3 is
+ * four fetches (Sigg & Hadwiger, seed 000 section 3): along each axis the
+ * four cubic weights w0..w3 of taps i-1..i+2 are merged into two linear
+ * fetches of weight g0 = w0 + w1 at i - 1 + w1 / g0 and g1 = w2 + w3 at
+ * i + 1 + w3 / g1.  The texture unit interpolates with 8-bit fractions, so
+ * this is an approximation (its error is measured in docs/accuracy.md).
+ * Pixels whose footprint asks for a widened kernel take the exact path. */
+template < int C > __global__ void
+warp_fast_kernel (bspline_gpu_frame f, cudaTextureObject_t tex,
+    int normalized, const float *coef, unsigned char *dst, size_t dst_pitch)
+{
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y * blockDim.y + threadIdx.y;
+  float acc[BSPLINE_MAX_CHANNELS];
+  double u = j + 0.5, v = i + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
+  unsigned char *out;
+  int c;
+
+  if (j >= f.dst_width || i >= f.dst_height)
+    return;
+  out = dst + i * dst_pitch;
+  if (!bspline_map_point (f.inverse, u, v, &x, &y)) {
     for (c = 0; c < C; c++)
-      acc[c] += wy[b] * line[c];
+      write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
+          (float) f.fill[c]);
+    return;
+  }
+  if (f.widen)
+    bspline_footprint (f.inverse, u, v, x, y, f.max_widen, &widen_x,
+        &widen_y);
+  if (widen_x > 1.0 || widen_y > 1.0) {
+    eval_point (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, acc);
+  } else {
+    /* texel k of the stored plane has its centre at k + 0.5; normalized
+     * textures (reflect, wrap) divide by the plane's size */
+    const float sx = normalized ? 1.0f / f.src_width : 1.0f;
+    const float sy = normalized ? 1.0f / f.src_height : 1.0f;
+    const double tx = x + f.pad, ty = y + f.pad;  /* x - 0.5 + pad + 0.5 */
+    if (f.axis_x.order == 1) {
+      fetch < C > (tex, (float) (tx * sx), (float) (ty * sy), acc);
+    } else {
+      double fx = floor (tx - 0.5), fy = floor (ty - 0.5);
+      float wx[4], wy[4], a[BSPLINE_MAX_CHANNELS], b[BSPLINE_MAX_CHANNELS];
+      float g0x, g1x, g0y, g1y, h0x, h1x, h0y, h1y;
+      bspline_weights_f (3, (float) (tx - 0.5 - fx), wx);
+      bspline_weights_f (3, (float) (ty - 0.5 - fy), wy);
+      g0x = wx[0] + wx[1];
+      g1x = wx[2] + wx[3];
+      g0y = wy[0] + wy[1];
+      g1y = wy[2] + wy[3];
+      /* texel centres of taps fx - 1 .. fx + 2 are fx - 0.5 .. fx + 2.5 */
+      h0x = (float) ((fx - 0.5 + wx[1] / g0x) * sx);
+      h1x = (float) ((fx + 1.5 + wx[3] / g1x) * sx);
+      h0y = (float) ((fy - 0.5 + wy[1] / g0y) * sy);
+      h1y = (float) ((fy + 1.5 + wy[3] / g1y) * sy);
+      fetch < C > (tex, h0x, h0y, a);
+      fetch < C > (tex, h1x, h0y, b);
+      for (c = 0; c < C; c++)
+        acc[c] = g0y * (g0x * a[c] + g1x * b[c]);
+      fetch < C > (tex, h0x, h1y, a);
+      fetch < C > (tex, h1x, h1y, b);
+      for (c = 0; c < C; c++)
+        acc[c] += g1y * (g0x * a[c] + g1x * b[c]);
+    }
   }
   for (c = 0; c < C; c++)
     write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
@@ -320,6 +433,34 @@ run_warp (const bspline_gpu_frame * f, const T * coef, void *dst,
   dim3 block (16, 8);
   warp_kernel < T > <<<grid2 (f->dst_width, f->dst_height, block), block, 0,
       stream >>> (*f, coef, (unsigned char *) dst, dst_pitch);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+bspline_gpu_resample_fast (const bspline_gpu_frame * f,
+    unsigned long long texture, int normalized, const void *coef, void *dst,
+    size_t dst_pitch, void *stream)
+{
+  dim3 block (16, 8);
+  dim3 grid = grid2 (f->dst_width, f->dst_height, block);
+  cudaTextureObject_t tex = (cudaTextureObject_t) texture;
+  cudaStream_t s = (cudaStream_t) stream;
+  unsigned char *out = (unsigned char *) dst;
+  const float *c = (const float *) coef;
+  switch (f->channels) {
+    case 1:
+      warp_fast_kernel < 1 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
+          out, dst_pitch);
+      break;
+    case 2:
+      warp_fast_kernel < 2 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
+          out, dst_pitch);
+      break;
+    default:
+      warp_fast_kernel < 4 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
+          out, dst_pitch);
+      break;
+  }
   return cudaGetLastError ();
 }
 
