@@ -52,6 +52,18 @@ bspline_orientation_matrix (bspline_orientation orientation, int width,
   m[8] = 1.0;
 }
 
+static void
+orient_index_map_set (orient_index_map * map, int col0, int col_x, int col_y,
+    int row0, int row_x, int row_y)
+{
+  map->col0 = col0;
+  map->col_x = col_x;
+  map->col_y = col_y;
+  map->row0 = row0;
+  map->row_x = row_x;
+  map->row_y = row_y;
+}
+
 static orient_index_map
 orient_index_map_get (bspline_orientation orientation, int src_width,
     int src_height)
@@ -61,28 +73,28 @@ orient_index_map_get (bspline_orientation orientation, int src_width,
 
   switch (orientation) {
     case BSPLINE_ORIENT_ROTATE_90:     /* (y, h1 - x) */
-      map = (orient_index_map) {0, 0, 1, h1, -1, 0};
+      orient_index_map_set (&map, 0, 0, 1, h1, -1, 0);
       break;
     case BSPLINE_ORIENT_ROTATE_180:    /* (w1 - x, h1 - y) */
-      map = (orient_index_map) {w1, -1, 0, h1, 0, -1};
+      orient_index_map_set (&map, w1, -1, 0, h1, 0, -1);
       break;
     case BSPLINE_ORIENT_ROTATE_270:    /* (w1 - y, x) */
-      map = (orient_index_map) {w1, 0, -1, 0, 1, 0};
+      orient_index_map_set (&map, w1, 0, -1, 0, 1, 0);
       break;
     case BSPLINE_ORIENT_FLIP_HORIZONTAL:       /* (w1 - x, y) */
-      map = (orient_index_map) {w1, -1, 0, 0, 0, 1};
+      orient_index_map_set (&map, w1, -1, 0, 0, 0, 1);
       break;
     case BSPLINE_ORIENT_FLIP_VERTICAL: /* (x, h1 - y) */
-      map = (orient_index_map) {0, 1, 0, h1, 0, -1};
+      orient_index_map_set (&map, 0, 1, 0, h1, 0, -1);
       break;
     case BSPLINE_ORIENT_TRANSPOSE:     /* (y, x) */
-      map = (orient_index_map) {0, 0, 1, 0, 1, 0};
+      orient_index_map_set (&map, 0, 0, 1, 0, 1, 0);
       break;
     case BSPLINE_ORIENT_ANTI_TRANSPOSE:        /* (w1 - y, h1 - x) */
-      map = (orient_index_map) {w1, 0, -1, h1, -1, 0};
+      orient_index_map_set (&map, w1, 0, -1, h1, -1, 0);
       break;
     default:                   /* identity: (x, y) */
-      map = (orient_index_map) {0, 1, 0, 0, 0, 1};
+      orient_index_map_set (&map, 0, 1, 0, 0, 0, 1);
       break;
   }
   return map;

@@ -28,11 +28,30 @@ const char *bspline_cuda_device_name (const bspline_cuda * cuda);
 
 /* Resamples host image src into host image dst as planned, on the GPU:
  * upload, prefilter, resample, download.  Returns when dst is written.
- * On any CUDA failure dst is left untouched and the error names the CUDA
- * call and its error string. */
+ * On any CUDA failure the error names the CUDA call and its error
+ * string, and dst must not be used. */
 bspline_status bspline_cuda_execute (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src,
     const bspline_image * dst);
+
+/* Frames in flight.  The engine has BSPLINE_CUDA_SLOTS slots, each with its
+ * own stream and buffers, so that the upload of one frame, the kernels of
+ * another and the download of a third overlap.  bspline_cuda_submit
+ * queues a frame on the next slot (waiting for that slot's previous frame
+ * first) and returns its slot in *slot; bspline_cuda_finish waits for it
+ * and completes dst.  src may be reused when submit returns; dst must stay
+ * valid until finish.  Host memory from bspline_cuda_host_alloc is copied
+ * directly; other memory goes through a pinned staging buffer. */
+#define BSPLINE_CUDA_SLOTS 3
+bspline_status bspline_cuda_submit (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_image * dst, int *slot);
+bspline_status bspline_cuda_finish (bspline_cuda * cuda, int slot);
+
+/* Page-locked host memory for frames (NULL on failure); free it with
+ * bspline_cuda_host_free. */
+void *bspline_cuda_host_alloc (size_t size);
+void bspline_cuda_host_free (void *ptr);
 
 #ifdef __cplusplus
 }

@@ -19,18 +19,38 @@ typedef struct
   size_t size;
 } device_buffer;
 
+/* Pinned host memory that only grows. */
+typedef struct
+{
+  void *ptr;
+  size_t size;
+} host_buffer;
+
+/* One frame in flight: its stream, device buffers, the device copy of the
+ * separable tables of the plan it last ran, and the texture of
+ * precision=fast. */
+typedef struct
+{
+  cudaStream_t stream;
+  cudaEvent_t done;
+  int busy;
+  device_buffer src, coef, tmp, out;
+  device_buffer x_index, y_index, x_weight, y_weight;
+  unsigned long tables_serial;  /* plan whose tables are on the device */
+  cudaArray_t texture_array;
+  cudaTextureObject_t texture;
+  int texture_width, texture_height, texture_channels, texture_boundary;
+  host_buffer staging_in, staging_out;
+  bspline_image dst;            /* where finish copies staging_out */
+  int dst_staged;
+} slot;
+
 struct bspline_cuda
 {
   int device;
   char name[256];
-  cudaStream_t stream;
-  device_buffer src, coef, tmp, dst;
-  device_buffer x_index, y_index, x_weight, y_weight;
-  unsigned long tables_serial;  /* plan whose tables are on the device */
-  /* precision=fast: a texture over a copy of the coefficients */
-  cudaArray_t texture_array;
-  cudaTextureObject_t texture;
-  int texture_width, texture_height, texture_channels, texture_boundary;
+  slot slots[BSPLINE_CUDA_SLOTS];
+  int next_slot;
   char error[512];
 };
 
@@ -54,7 +74,7 @@ bspline_cuda_device_count (char *msg, size_t msg_len)
   if (err != cudaSuccess) {
     bspline_set_error (msg, msg_len, "no usable CUDA device: %s",
         cudaGetErrorString (err));
-    /* the failed query leaves a sticky error in this thread's state */
+    /* the failed query leaves an error in this thread's state */
     cudaGetLastError ();
     return 0;
   }
@@ -63,13 +83,108 @@ bspline_cuda_device_count (char *msg, size_t msg_len)
   return n;
 }
 
+static void
+buffer_free (device_buffer * b)
+{
+  if (b->ptr)
+    cudaFree (b->ptr);
+  b->ptr = NULL;
+  b->size = 0;
+}
+
+static cudaError_t
+buffer_ensure (device_buffer * b, size_t size)
+{
+  cudaError_t err;
+  if (size <= b->size)
+    return cudaSuccess;
+  buffer_free (b);
+  err = cudaMalloc (&b->ptr, size);
+  if (err == cudaSuccess)
+    b->size = size;
+  else
+    b->ptr = NULL;
+  return err;
+}
+
+static void
+host_free (host_buffer * b)
+{
+  if (b->ptr)
+    cudaFreeHost (b->ptr);
+  b->ptr = NULL;
+  b->size = 0;
+}
+
+static cudaError_t
+host_ensure (host_buffer * b, size_t size)
+{
+  cudaError_t err;
+  if (size <= b->size)
+    return cudaSuccess;
+  host_free (b);
+  err = cudaHostAlloc (&b->ptr, size, cudaHostAllocDefault);
+  if (err == cudaSuccess)
+    b->size = size;
+  else
+    b->ptr = NULL;
+  return err;
+}
+
+static void
+texture_free (slot * sl)
+{
+  if (sl->texture)
+    cudaDestroyTextureObject (sl->texture);
+  if (sl->texture_array)
+    cudaFreeArray (sl->texture_array);
+  sl->texture = 0;
+  sl->texture_array = NULL;
+  sl->texture_width = 0;
+}
+
+static void
+slot_free (slot * sl)
+{
+  if (sl->stream)
+    cudaStreamSynchronize (sl->stream);
+  texture_free (sl);
+  buffer_free (&sl->src);
+  buffer_free (&sl->coef);
+  buffer_free (&sl->tmp);
+  buffer_free (&sl->out);
+  buffer_free (&sl->x_index);
+  buffer_free (&sl->y_index);
+  buffer_free (&sl->x_weight);
+  buffer_free (&sl->y_weight);
+  host_free (&sl->staging_in);
+  host_free (&sl->staging_out);
+  if (sl->done)
+    cudaEventDestroy (sl->done);
+  if (sl->stream)
+    cudaStreamDestroy (sl->stream);
+  memset (sl, 0, sizeof (*sl));
+}
+
+void
+bspline_cuda_free (bspline_cuda * cuda)
+{
+  int i;
+  if (!cuda)
+    return;
+  cudaSetDevice (cuda->device);
+  for (i = 0; i < BSPLINE_CUDA_SLOTS; i++)
+    slot_free (&cuda->slots[i]);
+  free (cuda);
+}
+
 bspline_status
 bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg,
     size_t msg_len)
 {
   bspline_cuda *cuda;
   struct cudaDeviceProp prop;
-  int n = bspline_cuda_device_count (msg, msg_len);
+  int n = bspline_cuda_device_count (msg, msg_len), i;
 
   *out = NULL;
   if (n == 0)
@@ -88,58 +203,19 @@ bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg,
   CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
   CUDA_CHECK (cuda, cudaGetDeviceProperties (&prop, cuda->device));
   snprintf (cuda->name, sizeof (cuda->name), "%s", prop.name);
-  CUDA_CHECK (cuda, cudaStreamCreateWithFlags (&cuda->stream,
-          cudaStreamNonBlocking));
+  for (i = 0; i < BSPLINE_CUDA_SLOTS; i++) {
+    CUDA_CHECK (cuda, cudaStreamCreateWithFlags (&cuda->slots[i].stream,
+            cudaStreamNonBlocking));
+    CUDA_CHECK (cuda, cudaEventCreateWithFlags (&cuda->slots[i].done,
+            cudaEventDisableTiming));
+  }
   *out = cuda;
   return BSPLINE_OK;
 
 fail:
   bspline_set_error (msg, msg_len, "%s", cuda->error);
-  free (cuda);
+  bspline_cuda_free (cuda);
   return BSPLINE_ERROR_BACKEND;
-}
-
-static void
-buffer_free (device_buffer * b)
-{
-  if (b->ptr)
-    cudaFree (b->ptr);
-  b->ptr = NULL;
-  b->size = 0;
-}
-
-static void
-texture_free (bspline_cuda * cuda)
-{
-  if (cuda->texture)
-    cudaDestroyTextureObject (cuda->texture);
-  if (cuda->texture_array)
-    cudaFreeArray (cuda->texture_array);
-  cuda->texture = 0;
-  cuda->texture_array = NULL;
-  cuda->texture_width = 0;
-}
-
-void
-bspline_cuda_free (bspline_cuda * cuda)
-{
-  if (!cuda)
-    return;
-  cudaSetDevice (cuda->device);
-  if (cuda->stream)
-    cudaStreamSynchronize (cuda->stream);
-  texture_free (cuda);
-  buffer_free (&cuda->src);
-  buffer_free (&cuda->coef);
-  buffer_free (&cuda->tmp);
-  buffer_free (&cuda->dst);
-  buffer_free (&cuda->x_index);
-  buffer_free (&cuda->y_index);
-  buffer_free (&cuda->x_weight);
-  buffer_free (&cuda->y_weight);
-  if (cuda->stream)
-    cudaStreamDestroy (cuda->stream);
-  free (cuda);
 }
 
 const char *
@@ -154,19 +230,22 @@ bspline_cuda_device_name (const bspline_cuda * cuda)
   return cuda->name;
 }
 
-static cudaError_t
-buffer_ensure (device_buffer * b, size_t size)
+void *
+bspline_cuda_host_alloc (size_t size)
 {
-  cudaError_t err;
-  if (size <= b->size)
-    return cudaSuccess;
-  buffer_free (b);
-  err = cudaMalloc (&b->ptr, size);
-  if (err == cudaSuccess)
-    b->size = size;
-  else
-    b->ptr = NULL;
-  return err;
+  void *ptr = NULL;
+  if (cudaHostAlloc (&ptr, size, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return ptr;
+}
+
+void
+bspline_cuda_host_free (void *ptr)
+{
+  if (ptr)
+    cudaFreeHost (ptr);
 }
 
 static size_t
@@ -176,12 +255,30 @@ sample_bytes (bspline_sample_type type)
       type == BSPLINE_SAMPLE_F32 ? 4 : 8;
 }
 
+static size_t
+row_bytes (const bspline_image * img)
+{
+  return sample_bytes (img->type) * img->channels * (size_t) img->width;
+}
+
 /* Row pitch on the device: rows start on 256-byte boundaries. */
 static size_t
 device_pitch (const bspline_image * img)
 {
-  size_t row = sample_bytes (img->type) * img->channels * (size_t) img->width;
-  return (row + 255) & ~(size_t) 255;
+  return (row_bytes (img) + 255) & ~(size_t) 255;
+}
+
+/* Whether every byte of the image lies in page-locked memory, which the
+ * copy engines read and write without a staging copy. */
+static int
+is_pinned (const void *ptr)
+{
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes (&attr, ptr) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeHost;
 }
 
 static void
@@ -218,9 +315,9 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
   f->axis_y = plan->axis_y;
 }
 
-/* Uploads the separable tables of plan unless they are already there. */
+/* Uploads the separable tables of plan unless the slot has them. */
 static bspline_status
-upload_tables (bspline_cuda * cuda, const bspline_plan * plan,
+upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     bspline_gpu_tables * t)
 {
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
@@ -231,26 +328,28 @@ upload_tables (bspline_cuda * cuda, const bspline_plan * plan,
   const void *yw = plan->use_double ? (const void *) plan->y.weight_d :
       (const void *) plan->y.weight_f;
 
-  if (cuda->tables_serial != plan->serial) {
-    cuda->tables_serial = 0;
-    CUDA_CHECK (cuda, buffer_ensure (&cuda->x_index, nx * sizeof (int)));
-    CUDA_CHECK (cuda, buffer_ensure (&cuda->y_index, ny * sizeof (int)));
-    CUDA_CHECK (cuda, buffer_ensure (&cuda->x_weight, nx * real));
-    CUDA_CHECK (cuda, buffer_ensure (&cuda->y_weight, ny * real));
-    CUDA_CHECK (cuda, cudaMemcpyAsync (cuda->x_index.ptr, plan->x.index,
-            nx * sizeof (int), cudaMemcpyHostToDevice, cuda->stream));
-    CUDA_CHECK (cuda, cudaMemcpyAsync (cuda->y_index.ptr, plan->y.index,
-            ny * sizeof (int), cudaMemcpyHostToDevice, cuda->stream));
-    CUDA_CHECK (cuda, cudaMemcpyAsync (cuda->x_weight.ptr, xw, nx * real,
-            cudaMemcpyHostToDevice, cuda->stream));
-    CUDA_CHECK (cuda, cudaMemcpyAsync (cuda->y_weight.ptr, yw, ny * real,
-            cudaMemcpyHostToDevice, cuda->stream));
-    cuda->tables_serial = plan->serial;
+  if (sl->tables_serial != plan->serial) {
+    sl->tables_serial = 0;
+    CUDA_CHECK (cuda, buffer_ensure (&sl->x_index, nx * sizeof (int)));
+    CUDA_CHECK (cuda, buffer_ensure (&sl->y_index, ny * sizeof (int)));
+    CUDA_CHECK (cuda, buffer_ensure (&sl->x_weight, nx * real));
+    CUDA_CHECK (cuda, buffer_ensure (&sl->y_weight, ny * real));
+    /* plain (synchronous) copies: the plan's tables are pageable and the
+     * plan may be freed once submit returns */
+    CUDA_CHECK (cuda, cudaMemcpy (sl->x_index.ptr, plan->x.index,
+            nx * sizeof (int), cudaMemcpyHostToDevice));
+    CUDA_CHECK (cuda, cudaMemcpy (sl->y_index.ptr, plan->y.index,
+            ny * sizeof (int), cudaMemcpyHostToDevice));
+    CUDA_CHECK (cuda, cudaMemcpy (sl->x_weight.ptr, xw, nx * real,
+            cudaMemcpyHostToDevice));
+    CUDA_CHECK (cuda, cudaMemcpy (sl->y_weight.ptr, yw, ny * real,
+            cudaMemcpyHostToDevice));
+    sl->tables_serial = plan->serial;
   }
-  t->x_index = cuda->x_index.ptr;
-  t->y_index = cuda->y_index.ptr;
-  t->x_weight = cuda->x_weight.ptr;
-  t->y_weight = cuda->y_weight.ptr;
+  t->x_index = sl->x_index.ptr;
+  t->y_index = sl->y_index.ptr;
+  t->x_weight = sl->x_weight.ptr;
+  t->y_weight = sl->y_weight.ptr;
   t->x_taps = plan->x.n_taps;
   t->y_taps = plan->y.n_taps;
   return BSPLINE_OK;
@@ -274,9 +373,10 @@ uses_texture (const bspline_plan * plan)
       && plan->channels != 3;
 }
 
-/* Copies the coefficients into the texture's array (created or kept). */
+/* Copies the coefficients into the slot's texture array (created or
+ * kept). */
 static bspline_status
-update_texture (bspline_cuda * cuda, const bspline_plan * plan,
+update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     int *normalized)
 {
   const int C = plan->channels;
@@ -290,16 +390,16 @@ update_texture (bspline_cuda * cuda, const bspline_plan * plan,
 
   *normalized = boundary == BSPLINE_BOUNDARY_REFLECT
       || boundary == BSPLINE_BOUNDARY_WRAP;
-  if (cuda->texture_width != wc || cuda->texture_height != hc
-      || cuda->texture_channels != C || cuda->texture_boundary != boundary) {
-    texture_free (cuda);
+  if (sl->texture_width != wc || sl->texture_height != hc
+      || sl->texture_channels != C || sl->texture_boundary != boundary) {
+    texture_free (sl);
     desc = cudaCreateChannelDesc (32, C > 1 ? 32 : 0, C > 2 ? 32 : 0,
         C > 2 ? 32 : 0, cudaChannelFormatKindFloat);
-    CUDA_CHECK (cuda, cudaMallocArray (&cuda->texture_array, &desc, wc, hc,
+    CUDA_CHECK (cuda, cudaMallocArray (&sl->texture_array, &desc, wc, hc,
             cudaArrayDefault));
     memset (&res, 0, sizeof (res));
     res.resType = cudaResourceTypeArray;
-    res.res.array.array = cuda->texture_array;
+    res.res.array.array = sl->texture_array;
     memset (&tex, 0, sizeof (tex));
     mode = boundary == BSPLINE_BOUNDARY_REFLECT ? cudaAddressModeMirror :
         boundary == BSPLINE_BOUNDARY_WRAP ? cudaAddressModeWrap :
@@ -309,37 +409,29 @@ update_texture (bspline_cuda * cuda, const bspline_plan * plan,
     tex.filterMode = cudaFilterModeLinear;
     tex.readMode = cudaReadModeElementType;
     tex.normalizedCoords = *normalized;
-    CUDA_CHECK (cuda, cudaCreateTextureObject (&cuda->texture, &res, &tex,
+    CUDA_CHECK (cuda, cudaCreateTextureObject (&sl->texture, &res, &tex,
             NULL));
-    cuda->texture_width = wc;
-    cuda->texture_height = hc;
-    cuda->texture_channels = C;
-    cuda->texture_boundary = boundary;
+    sl->texture_width = wc;
+    sl->texture_height = hc;
+    sl->texture_channels = C;
+    sl->texture_boundary = boundary;
   }
-  CUDA_CHECK (cuda, cudaMemcpy2DToArrayAsync (cuda->texture_array, 0, 0,
-          cuda->coef.ptr, (size_t) wc * C * sizeof (float),
+  CUDA_CHECK (cuda, cudaMemcpy2DToArrayAsync (sl->texture_array, 0, 0,
+          sl->coef.ptr, (size_t) wc * C * sizeof (float),
           (size_t) wc * C * sizeof (float), hc, cudaMemcpyDeviceToDevice,
-          cuda->stream));
+          sl->stream));
   return BSPLINE_OK;
 
 fail:
-  texture_free (cuda);
+  texture_free (sl);
   return BSPLINE_ERROR_BACKEND;
 }
 
-bspline_status
-bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
+static bspline_status
+check_frame (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
 {
-  bspline_gpu_frame f;
-  bspline_gpu_tables tables;
   char msg[256];
-  size_t real, src_pitch, dst_pitch, coef_bytes, tmp_bytes = 0;
-  bspline_status status;
-
-  if (!cuda)
-    return BSPLINE_ERROR_INVALID_ARGUMENT;
-  cuda->error[0] = '\0';
   if (!plan) {
     snprintf (cuda->error, sizeof (cuda->error), "no plan given");
     return BSPLINE_ERROR_INVALID_ARGUMENT;
@@ -357,54 +449,147 @@ bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
         plan->src_height, plan->dst_width, plan->dst_height, plan->channels);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst, int *slot_index)
+{
+  bspline_gpu_frame f;
+  bspline_gpu_tables tables;
+  size_t real, src_pitch, dst_pitch, coef_bytes;
+  size_t src_row, dst_row;
+  const void *upload_from;
+  size_t upload_pitch;
+  bspline_status status;
+  slot *sl;
+  int index;
+
+  if (!cuda || !slot_index)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cuda->error[0] = '\0';
+  status = check_frame (cuda, plan, src, dst);
+  if (status != BSPLINE_OK)
+    return status;
+  index = cuda->next_slot;
+  sl = &cuda->slots[index];
+  if (sl->busy) {
+    /* the slot's previous frame must be done before its buffers are
+     * reused; its owner has not finished it, so it is lost */
+    snprintf (cuda->error, sizeof (cuda->error), "slot %d is still in "
+        "flight: finish it before submitting more than %d frames", index,
+        BSPLINE_CUDA_SLOTS);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
 
   real = plan->use_double ? sizeof (double) : sizeof (float);
+  src_row = row_bytes (src);
+  dst_row = row_bytes (dst);
   src_pitch = device_pitch (src);
   dst_pitch = device_pitch (dst);
   coef_bytes = (size_t) (plan->src_width + 2 * plan->pad)
       * (plan->src_height + 2 * plan->pad) * plan->channels * real;
-  if (plan->separable)
-    tmp_bytes = (size_t) (plan->src_height + 2 * plan->pad)
-        * plan->dst_width * plan->channels * real;
   describe_frame (plan, src, dst, &f);
 
   CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
-  CUDA_CHECK (cuda, buffer_ensure (&cuda->src, src_pitch * src->height));
-  CUDA_CHECK (cuda, buffer_ensure (&cuda->coef, coef_bytes));
-  CUDA_CHECK (cuda, buffer_ensure (&cuda->dst, dst_pitch * dst->height));
+  CUDA_CHECK (cuda, buffer_ensure (&sl->src, src_pitch * src->height));
+  CUDA_CHECK (cuda, buffer_ensure (&sl->coef, coef_bytes));
+  CUDA_CHECK (cuda, buffer_ensure (&sl->out, dst_pitch * dst->height));
   if (plan->separable) {
-    CUDA_CHECK (cuda, buffer_ensure (&cuda->tmp, tmp_bytes));
-    status = upload_tables (cuda, plan, &tables);
-    if (status != BSPLINE_OK)
-      return status;
+    CUDA_CHECK (cuda, buffer_ensure (&sl->tmp,
+            (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
+            * plan->channels * real));
+    if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
+      goto fail;
   }
-  CUDA_CHECK (cuda, cudaMemcpy2DAsync (cuda->src.ptr, src_pitch, src->data,
-          src->stride, sample_bytes (src->type) * src->channels * src->width,
-          src->height, cudaMemcpyHostToDevice, cuda->stream));
-  CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_prefilter (&f, cuda->src.ptr,
-          src_pitch, cuda->coef.ptr, cuda->stream));
+
+  /* upload: directly from pinned memory, else through pinned staging */
+  upload_from = src->data;
+  upload_pitch = (size_t) src->stride;
+  if (!is_pinned (src->data)) {
+    size_t y;
+    CUDA_CHECK (cuda, host_ensure (&sl->staging_in, src_row * src->height));
+    for (y = 0; y < (size_t) src->height; y++)
+      memcpy ((char *) sl->staging_in.ptr + y * src_row,
+          (const char *) src->data + y * src->stride, src_row);
+    upload_from = sl->staging_in.ptr;
+    upload_pitch = src_row;
+  }
+  CUDA_CHECK (cuda, cudaMemcpy2DAsync (sl->src.ptr, src_pitch, upload_from,
+          upload_pitch, src_row, src->height, cudaMemcpyHostToDevice,
+          sl->stream));
+  CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_prefilter (&f, sl->src.ptr,
+          src_pitch, sl->coef.ptr, sl->stream));
   if (uses_texture (plan)) {
     int normalized;
-    status = update_texture (cuda, plan, &normalized);
-    if (status != BSPLINE_OK)
+    if (update_texture (cuda, sl, plan, &normalized) != BSPLINE_OK)
       goto fail;
     CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample_fast (&f,
-            cuda->texture, normalized, cuda->coef.ptr, cuda->dst.ptr,
-            dst_pitch, cuda->stream));
+            sl->texture, normalized, sl->coef.ptr, sl->out.ptr, dst_pitch,
+            sl->stream));
   } else {
-    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample (&f,
-            cuda->coef.ptr, plan->separable ? &tables : NULL, cuda->tmp.ptr,
-            cuda->dst.ptr, dst_pitch, cuda->stream));
+    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample (&f, sl->coef.ptr,
+            plan->separable ? &tables : NULL, sl->tmp.ptr, sl->out.ptr,
+            dst_pitch, sl->stream));
   }
-  CUDA_CHECK (cuda, cudaMemcpy2DAsync (dst->data, dst->stride, cuda->dst.ptr,
-          dst_pitch, sample_bytes (dst->type) * dst->channels * dst->width,
-          dst->height, cudaMemcpyDeviceToHost, cuda->stream));
-  CUDA_CHECK (cuda, cudaStreamSynchronize (cuda->stream));
+  /* download: directly into pinned memory, else into staging that finish
+   * copies out */
+  sl->dst = *dst;
+  sl->dst_staged = !is_pinned (dst->data);
+  if (sl->dst_staged) {
+    CUDA_CHECK (cuda, host_ensure (&sl->staging_out, dst_row * dst->height));
+    CUDA_CHECK (cuda, cudaMemcpy2DAsync (sl->staging_out.ptr, dst_row,
+            sl->out.ptr, dst_pitch, dst_row, dst->height,
+            cudaMemcpyDeviceToHost, sl->stream));
+  } else {
+    CUDA_CHECK (cuda, cudaMemcpy2DAsync (dst->data, dst->stride,
+            sl->out.ptr, dst_pitch, dst_row, dst->height,
+            cudaMemcpyDeviceToHost, sl->stream));
+  }
+  CUDA_CHECK (cuda, cudaEventRecord (sl->done, sl->stream));
+  sl->busy = 1;
+  cuda->next_slot = (index + 1) % BSPLINE_CUDA_SLOTS;
+  *slot_index = index;
   return BSPLINE_OK;
 
 fail:
-  /* leave nothing queued that could still write into dst */
-  cudaStreamSynchronize (cuda->stream);
+  /* leave nothing queued on this slot */
+  cudaStreamSynchronize (sl->stream);
   cudaGetLastError ();
   return BSPLINE_ERROR_BACKEND;
+}
+
+bspline_status
+bspline_cuda_finish (bspline_cuda * cuda, int slot_index)
+{
+  slot *sl;
+  if (!cuda || slot_index < 0 || slot_index >= BSPLINE_CUDA_SLOTS
+      || !cuda->slots[slot_index].busy)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  sl = &cuda->slots[slot_index];
+  sl->busy = 0;
+  CUDA_CHECK (cuda, cudaEventSynchronize (sl->done));
+  if (sl->dst_staged) {
+    size_t y, row = row_bytes (&sl->dst);
+    for (y = 0; y < (size_t) sl->dst.height; y++)
+      memcpy ((char *) sl->dst.data + y * sl->dst.stride,
+          (const char *) sl->staging_out.ptr + y * row, row);
+  }
+  return BSPLINE_OK;
+
+fail:
+  cudaGetLastError ();
+  return BSPLINE_ERROR_BACKEND;
+}
+
+bspline_status
+bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst)
+{
+  int index;
+  bspline_status status = bspline_cuda_submit (cuda, plan, src, dst, &index);
+  if (status != BSPLINE_OK)
+    return status;
+  return bspline_cuda_finish (cuda, index);
 }

@@ -1,0 +1,1539 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+
+/**
+ * SECTION:element-bsplinewarp
+ * @title: bsplinewarp
+ *
+ * Scales, rotates and warps video (affine and perspective) with exact
+ * B-spline interpolation of order 0 to 11, or Keys bicubic convolution,
+ * with five boundary extensions and antialiased minification.  It goes
+ * wherever videoscale or a rotate element would go: the output size comes
+ * from the caps (negotiated and fixated as videoscale does it, keeping the
+ * display aspect ratio, with add-borders), and the geometry properties move
+ * the picture inside the output frame.
+ *
+ * Geometry contract: the input frame is reoriented exactly by
+ * video-direction, then mapped onto the output frame by the caps' scaling
+ * (the input extent onto the output extent, or onto the part between the
+ * borders), then rotated, zoomed and translated (or transformed by
+ * `matrix`) about the pivot, in output pixels, forward from input to
+ * output.  Each output pixel centre samples the input at its inverse image.
+ * Chroma planes are resampled on their own grid, honouring chroma-site.
+ *
+ * The element is thin: it negotiates, snapshots its settings once per
+ * frame, keeps one plan per plane (core/bspline.h) and runs the CPU engine
+ * on each plane.  It works in passthrough when the transform is the
+ * identity and the sizes match.  Interlaced video is refused at negotiation
+ * (put deinterlace in front).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! bsplinewarp rotation=10 ! pngenc ! filesink location=rotated.png
+ * ]| Rotates the test picture by 10 degrees clockwise about its centre.
+ * |[
+ * gst-launch-1.0 filesrc location=photo.png ! pngdec ! videoconvert ! bsplinewarp order=5 boundary=constant fill-color=0xff808080 ! video/x-raw,width=1920,height=1080 ! videoconvert ! autovideosink
+ * ]| Scales a photo to 1080p with a quintic B-spline; borders in grey.
+ * |[
+ * gst-launch-1.0 videotestsrc ! bsplinewarp matrix="<1.0,0.1,0.0,0.0,1.0,0.0,0.0,0.0005,1.0>" ! videoconvert ! autovideosink
+ * ]| A perspective warp given as a forward homography about the centre.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/controller/controller.h>
+
+#include "gstbsplinewarp.h"
+#include "bspline.h"
+#include "bspline-geometry.h"
+#include "bspline-orient.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_bspline_warp_debug);
+#define GST_CAT_DEFAULT gst_bspline_warp_debug
+
+typedef enum
+{
+  GST_BSPLINE_WARP_BACKEND_AUTO,
+  GST_BSPLINE_WARP_BACKEND_CPU,
+  GST_BSPLINE_WARP_BACKEND_CUDA
+} GstBSplineWarpBackend;
+
+/* Everything the properties say, copied out once per frame. */
+typedef struct
+{
+  bspline_method method;
+  gint order;
+  gdouble bicubic_a;
+  bspline_boundary boundary;
+  guint32 fill_color;
+  bspline_precision precision;
+  gdouble rotation;
+  gdouble zoom;
+  gdouble translate_x;
+  gdouble translate_y;
+  gdouble pivot_x;
+  gdouble pivot_y;
+  gboolean use_matrix;
+  gdouble matrix[9];
+  GstVideoOrientationMethod video_direction;
+  GstVideoOrientationMethod tag_direction;
+  gboolean add_borders;
+  gboolean antialias;
+  guint n_threads;
+  GstBSplineWarpBackend backend;
+  gint cuda_device_id;
+} GstBSplineWarpSettings;
+
+/* What a plane of the current caps is run with. */
+typedef struct
+{
+  gboolean valid;
+  gboolean exact;               /* reoriented by copying samples, no plan */
+  bspline_plan *plan;
+  bspline_params params;
+  gdouble inverse[9];
+} GstBSplineWarpPlane;
+
+struct _GstBSplineWarp
+{
+  GstVideoFilter parent;
+
+  /* behind the object lock */
+  GstBSplineWarpSettings settings;
+
+  /* streaming thread only */
+  GstBSplineWarpSettings frame; /* snapshot for the buffer in flight */
+  GstVideoChromaSite chroma_site;       /* of the input caps */
+  bspline_cpu *cpu;
+  guint cpu_threads;
+  GstBSplineWarpPlane planes[GST_VIDEO_MAX_PLANES];
+};
+
+enum
+{
+  PROP_0,
+  PROP_METHOD,
+  PROP_ORDER,
+  PROP_BICUBIC_A,
+  PROP_BOUNDARY,
+  PROP_FILL_COLOR,
+  PROP_PRECISION,
+  PROP_ROTATION,
+  PROP_ZOOM,
+  PROP_TRANSLATE_X,
+  PROP_TRANSLATE_Y,
+  PROP_PIVOT_X,
+  PROP_PIVOT_Y,
+  PROP_MATRIX,
+  PROP_VIDEO_DIRECTION,
+  PROP_ADD_BORDERS,
+  PROP_ANTIALIAS,
+  PROP_N_THREADS,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID
+};
+
+#define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
+#define DEFAULT_ORDER 3
+#define DEFAULT_BICUBIC_A -0.5
+#define DEFAULT_BOUNDARY BSPLINE_BOUNDARY_REFLECT
+#define DEFAULT_FILL_COLOR 0xff000000
+#define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
+#define DEFAULT_ROTATION 0.0
+#define DEFAULT_ZOOM 1.0
+#define DEFAULT_TRANSLATE 0.0
+#define DEFAULT_PIVOT 0.5
+#define DEFAULT_VIDEO_DIRECTION GST_VIDEO_ORIENTATION_IDENTITY
+#define DEFAULT_ADD_BORDERS TRUE
+#define DEFAULT_ANTIALIAS TRUE
+#define DEFAULT_N_THREADS 0
+#define DEFAULT_BACKEND GST_BSPLINE_WARP_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+
+#define MIN_ZOOM 1e-4
+#define MAX_ZOOM 1e4
+
+/* Little-endian formats only: the engine reads 16-bit samples in host order,
+ * and every machine this is built for is little-endian. */
+#define GST_BSPLINE_WARP_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, " \
+    "ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, " \
+    "Y444, I420_10LE, I422_10LE, P010_10LE, Y444_16LE, GBR, GBRA }"
+
+/* Progressive only: interlaced caps do not intersect the templates. */
+#define GST_BSPLINE_WARP_CAPS \
+    GST_VIDEO_CAPS_MAKE (GST_BSPLINE_WARP_FORMATS) \
+    ", interlace-mode = (string) progressive"
+
+static GstStaticPadTemplate gst_bspline_warp_sink_template =
+GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_BSPLINE_WARP_CAPS));
+
+static GstStaticPadTemplate gst_bspline_warp_src_template =
+GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_BSPLINE_WARP_CAPS));
+
+#define GST_TYPE_BSPLINE_WARP_METHOD (gst_bspline_warp_method_get_type ())
+static GType
+gst_bspline_warp_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_METHOD_BSPLINE, "B-spline of the given order (prefiltered, "
+          "interpolating)", "bspline"},
+    {BSPLINE_METHOD_BICUBIC, "Keys bicubic convolution with parameter "
+          "bicubic-a (4x4 taps, no prefilter)", "bicubic"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpMethod", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_WARP_BOUNDARY (gst_bspline_warp_boundary_get_type ())
+static GType
+gst_bspline_warp_boundary_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_BOUNDARY_REFLECT, "Half-symmetric: cba|abcde|edc", "reflect"},
+    {BSPLINE_BOUNDARY_MIRROR, "Whole-symmetric: dcb|abcde|dcb", "mirror"},
+    {BSPLINE_BOUNDARY_WRAP, "Periodic: cde|abcde|abc", "wrap"},
+    {BSPLINE_BOUNDARY_CLAMP, "Edge replicate: aaa|abcde|eee", "clamp"},
+    {BSPLINE_BOUNDARY_CONSTANT, "Constant fill-color: vvv|abcde|vvv",
+        "constant"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpBoundary", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_WARP_PRECISION \
+    (gst_bspline_warp_precision_get_type ())
+static GType
+gst_bspline_warp_precision_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_PRECISION_FLOAT, "Single precision coefficients and arithmetic",
+        "float"},
+    {BSPLINE_PRECISION_DOUBLE, "Double precision (the reference)", "double"},
+    {BSPLINE_PRECISION_FAST, "GPU hardware-filtered path; float on the CPU",
+        "fast"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpPrecision", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_WARP_BACKEND (gst_bspline_warp_backend_get_type ())
+static GType
+gst_bspline_warp_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_BSPLINE_WARP_BACKEND_AUTO, "The best engine this build has (the "
+          "CPU engine)", "auto"},
+    {GST_BSPLINE_WARP_BACKEND_CPU, "The CPU engine", "cpu"},
+    {GST_BSPLINE_WARP_BACKEND_CUDA, "The CUDA engine (not in this build: "
+          "fails at start)", "cuda"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpBackend", values));
+  return type;
+}
+
+static void
+gst_bspline_warp_video_direction_interface_init (G_GNUC_UNUSED
+    GstVideoDirectionInterface * iface)
+{
+  /* the interface is the video-direction property, installed below */
+}
+
+#define gst_bspline_warp_parent_class parent_class
+G_DEFINE_TYPE_WITH_CODE (GstBSplineWarp, gst_bspline_warp,
+    GST_TYPE_VIDEO_FILTER,
+    G_IMPLEMENT_INTERFACE (GST_TYPE_VIDEO_DIRECTION,
+        gst_bspline_warp_video_direction_interface_init));
+GST_ELEMENT_REGISTER_DEFINE (bsplinewarp, "bsplinewarp", GST_RANK_NONE,
+    GST_TYPE_BSPLINE_WARP);
+
+static void gst_bspline_warp_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_bspline_warp_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_bspline_warp_finalize (GObject * object);
+static gboolean gst_bspline_warp_start (GstBaseTransform * trans);
+static gboolean gst_bspline_warp_stop (GstBaseTransform * trans);
+static GstCaps *gst_bspline_warp_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstCaps *gst_bspline_warp_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
+static gboolean gst_bspline_warp_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static void gst_bspline_warp_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static gboolean gst_bspline_warp_set_info (GstVideoFilter * filter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
+static GstFlowReturn gst_bspline_warp_transform_frame (GstVideoFilter *
+    filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+
+static void
+gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags geometry_flags = flags | GST_PARAM_CONTROLLABLE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_bspline_warp_debug, "bsplinewarp", 0,
+      "B-spline scaling, rotation and warps");
+
+  gobject_class->set_property = gst_bspline_warp_set_property;
+  gobject_class->get_property = gst_bspline_warp_get_property;
+  gobject_class->finalize = gst_bspline_warp_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "Interpolation kernel: bspline (prefiltered B-spline of the given "
+          "order) or bicubic (Keys convolution); default bspline",
+          GST_TYPE_BSPLINE_WARP_METHOD, DEFAULT_METHOD, flags));
+  g_object_class_install_property (gobject_class, PROP_ORDER,
+      g_param_spec_int ("order", "Order",
+          "B-spline order for method=bspline: 0 = nearest, 1 = bilinear, "
+          "3 = cubic, up to 11 (range 0-11, default 3)",
+          0, BSPLINE_MAX_ORDER, DEFAULT_ORDER, flags));
+  g_object_class_install_property (gobject_class, PROP_BICUBIC_A,
+      g_param_spec_double ("bicubic-a", "Bicubic a",
+          "Keys parameter a for method=bicubic; -0.5 is Catmull-Rom, -0.75 "
+          "sharper (range -3 to 3, default -0.5)",
+          -3.0, 3.0, DEFAULT_BICUBIC_A, flags));
+  g_object_class_install_property (gobject_class, PROP_BOUNDARY,
+      g_param_spec_enum ("boundary", "Boundary",
+          "How the picture extends beyond its edges, for the prefilter and "
+          "for samples outside the input (default reflect)",
+          GST_TYPE_BSPLINE_WARP_BOUNDARY, DEFAULT_BOUNDARY, flags));
+  g_object_class_install_property (gobject_class, PROP_FILL_COLOR,
+      g_param_spec_uint ("fill-color", "Fill color",
+          "Colour outside the input for boundary=constant, as 0xAARRGGBB "
+          "(alpha used by formats with alpha; converted to YUV with the "
+          "caps' colorimetry) (default 0xff000000, opaque black)",
+          0, G_MAXUINT32, DEFAULT_FILL_COLOR, flags));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+          "Arithmetic of the engine: float, double, or fast (the GPU's "
+          "hardware-filtered path; float on the CPU) (default float)",
+          GST_TYPE_BSPLINE_WARP_PRECISION, DEFAULT_PRECISION, flags));
+  g_object_class_install_property (gobject_class, PROP_ROTATION,
+      g_param_spec_double ("rotation", "Rotation",
+          "Rotation about the pivot in degrees, positive = clockwise on "
+          "screen (any finite value, default 0)",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_ROTATION, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_ZOOM,
+      g_param_spec_double ("zoom", "Zoom",
+          "Magnification about the pivot, after the caps' scaling; 2 = twice "
+          "as large (range 0.0001-10000, default 1)",
+          MIN_ZOOM, MAX_ZOOM, DEFAULT_ZOOM, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_TRANSLATE_X,
+      g_param_spec_double ("translate-x", "Translate x",
+          "Horizontal shift in output pixels, positive = right (any finite "
+          "value, default 0)",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_TRANSLATE_Y,
+      g_param_spec_double ("translate-y", "Translate y",
+          "Vertical shift in output pixels, positive = down (any finite "
+          "value, default 0)",
+          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_PIVOT_X,
+      g_param_spec_double ("pivot-x", "Pivot x",
+          "Horizontal position of the centre of rotation, zoom and matrix, "
+          "as a fraction of the output width: 0 = left edge, 1 = right edge "
+          "(range 0-1, default 0.5)", 0.0, 1.0, DEFAULT_PIVOT, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_PIVOT_Y,
+      g_param_spec_double ("pivot-y", "Pivot y",
+          "Vertical position of the centre of rotation, zoom and matrix, "
+          "as a fraction of the output height: 0 = top edge, 1 = bottom edge "
+          "(range 0-1, default 0.5)", 0.0, 1.0, DEFAULT_PIVOT, geometry_flags));
+  g_object_class_install_property (gobject_class, PROP_MATRIX,
+      gst_param_spec_array ("matrix", "Matrix",
+          "Forward 3x3 homography, 9 numbers row-major, from input to output "
+          "pixels about the pivot, e.g. <1.0,0.0,5.0,0.0,1.0,0.0,0.0,0.0,1.0> "
+          "shifts right by 5 pixels; when set it replaces rotation, zoom and "
+          "translate; an empty array <> unsets it (default unset)",
+          g_param_spec_double ("matrix-entry", "Matrix entry",
+              "One entry of the 3x3 matrix", -G_MAXDOUBLE, G_MAXDOUBLE, 0.0,
+              G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), geometry_flags));
+  g_object_class_override_property (gobject_class, PROP_VIDEO_DIRECTION,
+      "video-direction");
+  g_object_class_install_property (gobject_class, PROP_ADD_BORDERS,
+      g_param_spec_boolean ("add-borders", "Add borders",
+          "Keep the display aspect ratio by mapping the input onto a centred "
+          "part of the output; the borders show the boundary extension "
+          "(fill-color with boundary=constant) (default true)",
+          DEFAULT_ADD_BORDERS, flags));
+  g_object_class_install_property (gobject_class, PROP_ANTIALIAS,
+      g_param_spec_boolean ("antialias", "Antialias",
+          "Widen the kernel where the transform shrinks the picture, so that "
+          "downscaling does not alias (default true)",
+          DEFAULT_ANTIALIAS, flags));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "Number of CPU threads, 0 = one per online core (range 0-1024, "
+          "default 0)", 0, 1024, DEFAULT_N_THREADS, flags));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Engine that runs the resampling: auto, cpu, or cuda (this build "
+          "has no CUDA engine: cuda fails at start); read when the element "
+          "starts (default auto)",
+          GST_TYPE_BSPLINE_WARP_BACKEND, DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device for backend=cuda, -1 = the default device; read when "
+          "the element starts (range -1 to 2147483647, default -1)",
+          -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_set_static_metadata (element_class,
+      "B-spline video warp", "Filter/Effect/Video/Scaler",
+      "Scales, rotates and warps video with exact B-spline interpolation",
+      "gst-bspline contributors");
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_bspline_warp_sink_template);
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_bspline_warp_src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_bspline_warp_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_warp_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_bspline_warp_fixate_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_bspline_warp_sink_event);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_before_transform);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_info);
+  filter_class->transform_frame =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_frame);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_METHOD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_BOUNDARY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_PRECISION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_BACKEND, 0);
+}
+
+static void
+gst_bspline_warp_init (GstBSplineWarp * self)
+{
+  GstBSplineWarpSettings *s = &self->settings;
+
+  s->method = DEFAULT_METHOD;
+  s->order = DEFAULT_ORDER;
+  s->bicubic_a = DEFAULT_BICUBIC_A;
+  s->boundary = DEFAULT_BOUNDARY;
+  s->fill_color = DEFAULT_FILL_COLOR;
+  s->precision = DEFAULT_PRECISION;
+  s->rotation = DEFAULT_ROTATION;
+  s->zoom = DEFAULT_ZOOM;
+  s->translate_x = DEFAULT_TRANSLATE;
+  s->translate_y = DEFAULT_TRANSLATE;
+  s->pivot_x = DEFAULT_PIVOT;
+  s->pivot_y = DEFAULT_PIVOT;
+  s->use_matrix = FALSE;
+  bspline_matrix_identity (s->matrix);
+  s->video_direction = DEFAULT_VIDEO_DIRECTION;
+  s->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  s->add_borders = DEFAULT_ADD_BORDERS;
+  s->antialias = DEFAULT_ANTIALIAS;
+  s->n_threads = DEFAULT_N_THREADS;
+  s->backend = DEFAULT_BACKEND;
+  s->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  self->frame = *s;
+}
+
+static void
+gst_bspline_warp_clear_planes (GstBSplineWarp * self)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    bspline_plan_free (self->planes[p].plan);
+    memset (&self->planes[p], 0, sizeof (self->planes[p]));
+  }
+}
+
+static void
+gst_bspline_warp_finalize (GObject * object)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (object);
+
+  gst_bspline_warp_clear_planes (self);
+  bspline_cpu_free (self->cpu);
+  self->cpu = NULL;
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Called with the object lock held. */
+static gboolean
+gst_bspline_warp_set_matrix (GstBSplineWarp * self, const GValue * value)
+{
+  guint n = gst_value_array_get_size (value), i;
+
+  if (n == 0) {
+    self->settings.use_matrix = FALSE;
+    bspline_matrix_identity (self->settings.matrix);
+    return TRUE;
+  }
+  if (n != 9)
+    return FALSE;
+  for (i = 0; i < 9; i++)
+    self->settings.matrix[i] =
+        g_value_get_double (gst_value_array_get_value (value, i));
+  self->settings.use_matrix = TRUE;
+  return TRUE;
+}
+
+static void
+gst_bspline_warp_get_matrix (GstBSplineWarp * self, GValue * value)
+{
+  GValue entry = G_VALUE_INIT;
+  guint i;
+
+  if (!self->settings.use_matrix)
+    return;
+  g_value_init (&entry, G_TYPE_DOUBLE);
+  for (i = 0; i < 9; i++) {
+    g_value_set_double (&entry, self->settings.matrix[i]);
+    gst_value_array_append_value (value, &entry);
+  }
+  g_value_unset (&entry);
+}
+
+/* The orientation requested by video-direction (and the image-orientation
+ * tag when it is auto).  "custom" means the geometry properties alone
+ * define the transform. */
+static bspline_orientation
+gst_bspline_warp_orientation (const GstBSplineWarpSettings * s)
+{
+  GstVideoOrientationMethod method = s->video_direction;
+
+  if (method == GST_VIDEO_ORIENTATION_AUTO)
+    method = s->tag_direction;
+
+  switch (method) {
+    case GST_VIDEO_ORIENTATION_90R:
+      return BSPLINE_ORIENT_ROTATE_90;
+    case GST_VIDEO_ORIENTATION_180:
+      return BSPLINE_ORIENT_ROTATE_180;
+    case GST_VIDEO_ORIENTATION_90L:
+      return BSPLINE_ORIENT_ROTATE_270;
+    case GST_VIDEO_ORIENTATION_HORIZ:
+      return BSPLINE_ORIENT_FLIP_HORIZONTAL;
+    case GST_VIDEO_ORIENTATION_VERT:
+      return BSPLINE_ORIENT_FLIP_VERTICAL;
+    case GST_VIDEO_ORIENTATION_UL_LR:
+      return BSPLINE_ORIENT_TRANSPOSE;
+    case GST_VIDEO_ORIENTATION_UR_LL:
+      return BSPLINE_ORIENT_ANTI_TRANSPOSE;
+    default:
+      return BSPLINE_ORIENT_IDENTITY;
+  }
+}
+
+static void
+gst_bspline_warp_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (object);
+  GstBSplineWarpSettings *s = &self->settings;
+  bspline_orientation old_orientation;
+  gboolean reconfigure = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METHOD:
+      s->method = g_value_get_enum (value);
+      break;
+    case PROP_ORDER:
+      s->order = g_value_get_int (value);
+      break;
+    case PROP_BICUBIC_A:
+      s->bicubic_a = g_value_get_double (value);
+      break;
+    case PROP_BOUNDARY:
+      s->boundary = g_value_get_enum (value);
+      break;
+    case PROP_FILL_COLOR:
+      s->fill_color = g_value_get_uint (value);
+      break;
+    case PROP_PRECISION:
+      s->precision = g_value_get_enum (value);
+      break;
+    case PROP_ROTATION:
+      s->rotation = g_value_get_double (value);
+      break;
+    case PROP_ZOOM:
+      s->zoom = g_value_get_double (value);
+      break;
+    case PROP_TRANSLATE_X:
+      s->translate_x = g_value_get_double (value);
+      break;
+    case PROP_TRANSLATE_Y:
+      s->translate_y = g_value_get_double (value);
+      break;
+    case PROP_PIVOT_X:
+      s->pivot_x = g_value_get_double (value);
+      break;
+    case PROP_PIVOT_Y:
+      s->pivot_y = g_value_get_double (value);
+      break;
+    case PROP_MATRIX:
+      if (!gst_bspline_warp_set_matrix (self, value))
+        g_warning ("%s: matrix needs 9 numbers (a row-major 3x3 matrix) or "
+            "none to unset it, not %u; ignored", GST_OBJECT_NAME (self),
+            gst_value_array_get_size (value));
+      break;
+    case PROP_VIDEO_DIRECTION:
+      old_orientation = gst_bspline_warp_orientation (s);
+      s->video_direction = g_value_get_enum (value);
+      reconfigure = gst_bspline_warp_orientation (s) != old_orientation;
+      break;
+    case PROP_ADD_BORDERS:
+      s->add_borders = g_value_get_boolean (value);
+      break;
+    case PROP_ANTIALIAS:
+      s->antialias = g_value_get_boolean (value);
+      break;
+    case PROP_N_THREADS:
+      s->n_threads = g_value_get_uint (value);
+      break;
+    case PROP_BACKEND:
+      s->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      s->cuda_device_id = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  /* a new orientation may swap the output's width and height */
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_bspline_warp_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (object);
+  GstBSplineWarpSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_METHOD:
+      g_value_set_enum (value, s->method);
+      break;
+    case PROP_ORDER:
+      g_value_set_int (value, s->order);
+      break;
+    case PROP_BICUBIC_A:
+      g_value_set_double (value, s->bicubic_a);
+      break;
+    case PROP_BOUNDARY:
+      g_value_set_enum (value, s->boundary);
+      break;
+    case PROP_FILL_COLOR:
+      g_value_set_uint (value, s->fill_color);
+      break;
+    case PROP_PRECISION:
+      g_value_set_enum (value, s->precision);
+      break;
+    case PROP_ROTATION:
+      g_value_set_double (value, s->rotation);
+      break;
+    case PROP_ZOOM:
+      g_value_set_double (value, s->zoom);
+      break;
+    case PROP_TRANSLATE_X:
+      g_value_set_double (value, s->translate_x);
+      break;
+    case PROP_TRANSLATE_Y:
+      g_value_set_double (value, s->translate_y);
+      break;
+    case PROP_PIVOT_X:
+      g_value_set_double (value, s->pivot_x);
+      break;
+    case PROP_PIVOT_Y:
+      g_value_set_double (value, s->pivot_y);
+      break;
+    case PROP_MATRIX:
+      gst_bspline_warp_get_matrix (self, value);
+      break;
+    case PROP_VIDEO_DIRECTION:
+      g_value_set_enum (value, s->video_direction);
+      break;
+    case PROP_ADD_BORDERS:
+      g_value_set_boolean (value, s->add_borders);
+      break;
+    case PROP_ANTIALIAS:
+      g_value_set_boolean (value, s->antialias);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s->n_threads);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, s->cuda_device_id);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_bspline_warp_snapshot (GstBSplineWarp * self,
+    GstBSplineWarpSettings * settings)
+{
+  GST_OBJECT_LOCK (self);
+  *settings = self->settings;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_bspline_warp_start (GstBaseTransform * trans)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstBSplineWarpSettings s;
+
+  gst_bspline_warp_snapshot (self, &s);
+  if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA)
+    goto no_cuda;
+
+  self->cpu = bspline_cpu_new ((int) s.n_threads);
+  if (self->cpu == NULL)
+    goto no_cpu;
+  self->cpu_threads = s.n_threads;
+  GST_DEBUG_OBJECT (self, "CPU engine with %d threads",
+      bspline_cpu_n_threads (self->cpu));
+  return TRUE;
+
+  /* ERRORS */
+no_cuda:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("backend=cuda was requested, but this build of bsplinewarp has no "
+            "CUDA engine."),
+        ("Set backend=auto or backend=cpu (cuda-device-id=%d was not used).",
+            s.cuda_device_id));
+    return FALSE;
+  }
+no_cpu:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not start the CPU engine with n-threads=%u.", s.n_threads),
+        ("bspline_cpu_new failed: out of memory or threads."));
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_bspline_warp_stop (GstBaseTransform * trans)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+
+  gst_bspline_warp_clear_planes (self);
+  bspline_cpu_free (self->cpu);
+  self->cpu = NULL;
+  return TRUE;
+}
+
+/* Any size in either direction; format, colorimetry, chroma-site, framerate
+ * and the rest stay as they are. */
+static GstCaps *
+gst_bspline_warp_transform_caps (GstBaseTransform * trans,
+    G_GNUC_UNUSED GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret = gst_caps_new_empty ();
+  guint i, n = gst_caps_get_size (caps);
+
+  for (i = 0; i < n; i++) {
+    GstStructure *structure = gst_caps_get_structure (caps, i);
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+
+    if (i > 0 && gst_caps_is_subset_structure_full (ret, structure, features))
+      continue;
+
+    structure = gst_structure_copy (structure);
+    if (!gst_caps_features_is_any (features)
+        && gst_caps_features_is_equal (features,
+            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) {
+      gst_structure_set (structure, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+          "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
+      if (gst_structure_has_field (structure, "pixel-aspect-ratio"))
+        gst_structure_set (structure, "pixel-aspect-ratio",
+            GST_TYPE_FRACTION_RANGE, 1, G_MAXINT, G_MAXINT, 1, NULL);
+    }
+    gst_caps_append_structure_full (ret, structure,
+        gst_caps_features_copy (features));
+  }
+
+  if (filter) {
+    GstCaps *intersection =
+        gst_caps_intersect_full (filter, ret, GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = intersection;
+  }
+  GST_DEBUG_OBJECT (trans, "transformed %" GST_PTR_FORMAT " into %"
+      GST_PTR_FORMAT, caps, ret);
+  return ret;
+}
+
+/* Sets the pixel-aspect-ratio of outs when it is there already or not
+ * square, as videoscale does. */
+static void
+gst_bspline_warp_set_par (GstStructure * outs, gint par_n, gint par_d)
+{
+  if (gst_structure_has_field (outs, "pixel-aspect-ratio") || par_n != par_d)
+    gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, par_n,
+        par_d, NULL);
+}
+
+/* The PAR nearest to par_n/par_d that outs allows. */
+static void
+gst_bspline_warp_nearest_par (GstStructure * outs, const GValue * to_par,
+    gint par_n, gint par_d, gint * set_n, gint * set_d)
+{
+  GstStructure *tmp = gst_structure_copy (outs);
+
+  if (!gst_structure_has_field (tmp, "pixel-aspect-ratio"))
+    gst_structure_set_value (tmp, "pixel-aspect-ratio", to_par);
+  gst_structure_fixate_field_nearest_fraction (tmp, "pixel-aspect-ratio",
+      par_n, par_d);
+  gst_structure_get_fraction (tmp, "pixel-aspect-ratio", set_n, set_d);
+  gst_structure_free (tmp);
+}
+
+/* The value of an int field of outs nearest to target. */
+static gint
+gst_bspline_warp_nearest_int (GstStructure * outs, const gchar * field,
+    gint target)
+{
+  GstStructure *tmp = gst_structure_copy (outs);
+  gint value = 0;
+
+  gst_structure_fixate_field_nearest_int (tmp, field, target);
+  gst_structure_get_int (tmp, field, &value);
+  gst_structure_free (tmp);
+  return value;
+}
+
+/* videoscale's size fixation (gst-plugins-base videoconvertscale
+ * fixate_size): keep the display aspect ratio of the (reoriented) input,
+ * preferring to keep its height, then its width, adjusting the PAR where
+ * the other side allows it.  Returns FALSE on integer overflow. */
+static gboolean
+gst_bspline_warp_fixate_size (gint from_w, gint from_h, gint from_par_n,
+    gint from_par_d, GstStructure * outs, const GValue * to_par)
+{
+  gint w = 0, h = 0, from_dar_n, from_dar_d, num, den;
+  gint to_par_n, to_par_d, set_w, set_h, set_par_n, set_par_d;
+
+  gst_structure_get_int (outs, "width", &w);
+  gst_structure_get_int (outs, "height", &h);
+
+  if (w && h) {
+    guint n, d;
+
+    /* both fixed: only the PAR can follow */
+    if (!gst_value_is_fixed (to_par)
+        && gst_video_calculate_display_ratio (&n, &d, from_w, from_h,
+            from_par_n, from_par_d, w, h)) {
+      if (gst_structure_has_field (outs, "pixel-aspect-ratio"))
+        gst_structure_fixate_field_nearest_fraction (outs,
+            "pixel-aspect-ratio", n, d);
+      else if (n != d)
+        gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION,
+            n, d, NULL);
+    }
+    return TRUE;
+  }
+
+  if (!gst_util_fraction_multiply (from_w, from_h, from_par_n, from_par_d,
+          &from_dar_n, &from_dar_d))
+    return FALSE;
+
+  if (h || w) {
+    /* one side fixed: choose the other (and the PAR if it is free) */
+    gboolean height_fixed = h != 0;
+    const gchar *free_field = height_fixed ? "width" : "height";
+    gint fixed = height_fixed ? h : w;
+    gint from_free = height_fixed ? from_w : from_h;
+    gint free_value;
+
+    if (gst_value_is_fixed (to_par)) {
+      to_par_n = gst_value_get_fraction_numerator (to_par);
+      to_par_d = gst_value_get_fraction_denominator (to_par);
+      if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, to_par_d,
+              to_par_n, &num, &den))
+        return FALSE;
+      free_value = height_fixed ?
+          (gint) gst_util_uint64_scale_int_round (fixed, num, den) :
+          (gint) gst_util_uint64_scale_int_round (fixed, den, num);
+      gst_structure_fixate_field_nearest_int (outs, free_field, free_value);
+      return TRUE;
+    }
+
+    /* keep the input's size on the free side, adjust the PAR */
+    free_value = gst_bspline_warp_nearest_int (outs, free_field, from_free);
+    if (height_fixed)
+      set_w = free_value, set_h = h;
+    else
+      set_w = w, set_h = free_value;
+    if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, set_h, set_w,
+            &to_par_n, &to_par_d))
+      return FALSE;
+    gst_bspline_warp_nearest_par (outs, to_par, to_par_n, to_par_d,
+        &set_par_n, &set_par_d);
+    if (set_par_n == to_par_n && set_par_d == to_par_d) {
+      gst_structure_set (outs, free_field, G_TYPE_INT, free_value, NULL);
+      gst_bspline_warp_set_par (outs, set_par_n, set_par_d);
+      return TRUE;
+    }
+
+    /* that PAR is not allowed: scale the free side to the one we got */
+    if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, set_par_d,
+            set_par_n, &num, &den))
+      return FALSE;
+    free_value = height_fixed ?
+        (gint) gst_util_uint64_scale_int_round (fixed, num, den) :
+        (gint) gst_util_uint64_scale_int_round (fixed, den, num);
+    gst_structure_fixate_field_nearest_int (outs, free_field, free_value);
+    gst_bspline_warp_set_par (outs, set_par_n, set_par_d);
+    return TRUE;
+  }
+
+  if (gst_value_is_fixed (to_par)) {
+    gint f_w, f_h;
+
+    /* size free, PAR fixed: keep the input height, else the input width,
+     * else take the size whose DAR is nearest */
+    to_par_n = gst_value_get_fraction_numerator (to_par);
+    to_par_d = gst_value_get_fraction_denominator (to_par);
+    if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, to_par_d,
+            to_par_n, &num, &den))
+      return FALSE;
+
+    set_h = gst_bspline_warp_nearest_int (outs, "height", from_h);
+    w = (gint) gst_util_uint64_scale_int_round (set_h, num, den);
+    set_w = gst_bspline_warp_nearest_int (outs, "width", w);
+    if (set_w == w) {
+      gst_structure_set (outs, "width", G_TYPE_INT, set_w, "height",
+          G_TYPE_INT, set_h, NULL);
+      return TRUE;
+    }
+    f_w = set_w;
+    f_h = set_h;
+
+    set_w = gst_bspline_warp_nearest_int (outs, "width", from_w);
+    h = (gint) gst_util_uint64_scale_int_round (set_w, den, num);
+    set_h = gst_bspline_warp_nearest_int (outs, "height", h);
+    if (set_h == h) {
+      gst_structure_set (outs, "width", G_TYPE_INT, set_w, "height",
+          G_TYPE_INT, set_h, NULL);
+      return TRUE;
+    }
+
+    if ((gint64) set_w * ABS (set_h - h) < (gint64) ABS (f_w - w) * f_h) {
+      f_w = set_w;
+      f_h = set_h;
+    }
+    gst_structure_set (outs, "width", G_TYPE_INT, f_w, "height", G_TYPE_INT,
+        f_h, NULL);
+    return TRUE;
+  }
+
+  /* size and PAR free: keep the input size and scale the PAR, else scale
+   * the width, else the height, to the PAR we can get */
+  set_h = gst_bspline_warp_nearest_int (outs, "height", from_h);
+  set_w = gst_bspline_warp_nearest_int (outs, "width", from_w);
+  if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, set_h, set_w,
+          &to_par_n, &to_par_d))
+    return FALSE;
+  gst_bspline_warp_nearest_par (outs, to_par, to_par_n, to_par_d,
+      &set_par_n, &set_par_d);
+  if (set_par_n != to_par_n || set_par_d != to_par_d) {
+    gint tmp;
+
+    if (!gst_util_fraction_multiply (from_dar_n, from_dar_d, set_par_d,
+            set_par_n, &num, &den))
+      return FALSE;
+    w = (gint) gst_util_uint64_scale_int_round (set_h, num, den);
+    tmp = gst_bspline_warp_nearest_int (outs, "width", w);
+    if (tmp == w) {
+      set_w = tmp;
+    } else {
+      h = (gint) gst_util_uint64_scale_int_round (set_w, den, num);
+      tmp = gst_bspline_warp_nearest_int (outs, "height", h);
+      if (tmp == h)
+        set_h = tmp;
+    }
+  }
+  gst_structure_set (outs, "width", G_TYPE_INT, set_w, "height", G_TYPE_INT,
+      set_h, NULL);
+  gst_bspline_warp_set_par (outs, set_par_n, set_par_d);
+  return TRUE;
+}
+
+static GstCaps *
+gst_bspline_warp_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstStructure *ins, *outs;
+  const GValue *from_par, *to_par;
+  GValue tpar = G_VALUE_INIT;
+  gint from_w = 0, from_h = 0, from_par_n = 1, from_par_d = 1;
+  GstBSplineWarpSettings s;
+
+  othercaps = gst_caps_truncate (othercaps);
+  othercaps = gst_caps_make_writable (othercaps);
+  ins = gst_caps_get_structure (caps, 0);
+  outs = gst_caps_get_structure (othercaps, 0);
+
+  gst_structure_get_int (ins, "width", &from_w);
+  gst_structure_get_int (ins, "height", &from_h);
+  from_par = gst_structure_get_value (ins, "pixel-aspect-ratio");
+  if (from_par && gst_value_is_fixed (from_par)) {
+    from_par_n = gst_value_get_fraction_numerator (from_par);
+    from_par_d = gst_value_get_fraction_denominator (from_par);
+  }
+
+  /* A missing PAR means 1/1 on the fixed side; on the other side it is
+   * free when fixating the source caps and 1/1 when fixating the sink
+   * caps, as in videoscale. */
+  to_par = gst_structure_get_value (outs, "pixel-aspect-ratio");
+  if (!to_par) {
+    if (direction == GST_PAD_SINK) {
+      g_value_init (&tpar, GST_TYPE_FRACTION_RANGE);
+      gst_value_set_fraction_range_full (&tpar, 1, G_MAXINT, G_MAXINT, 1);
+    } else {
+      g_value_init (&tpar, GST_TYPE_FRACTION);
+      gst_value_set_fraction (&tpar, 1, 1);
+      gst_structure_set (outs, "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
+          NULL);
+    }
+    to_par = &tpar;
+  }
+
+  /* Size the output for the reoriented input: a quarter turn swaps the
+   * sides and inverts the PAR (the map is its own inverse, so the same
+   * holds when fixating the sink caps from the source caps). */
+  gst_bspline_warp_snapshot (self, &s);
+  if (bspline_orientation_swaps_axes (gst_bspline_warp_orientation (&s))) {
+    gint tmp = from_w;
+
+    from_w = from_h;
+    from_h = tmp;
+    tmp = from_par_n;
+    from_par_n = from_par_d;
+    from_par_d = tmp;
+  }
+
+  if (from_w > 0 && from_h > 0 && !gst_bspline_warp_fixate_size (from_w,
+          from_h, from_par_n, from_par_d, outs, to_par))
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("Integer overflow while computing the output size for %dx%d "
+            "(PAR %d/%d)", from_w, from_h, from_par_n, from_par_d));
+
+  if (to_par == &tpar)
+    g_value_unset (&tpar);
+
+  othercaps = gst_caps_fixate (othercaps);
+  GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, othercaps);
+  return othercaps;
+}
+
+static gboolean
+gst_bspline_warp_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstVideoOrientationMethod method;
+  GstTagList *taglist;
+  gboolean reconfigure = FALSE;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_TAG) {
+    gst_event_parse_tag (event, &taglist);
+    if (gst_video_orientation_from_tag (taglist, &method)) {
+      bspline_orientation old_orientation;
+
+      GST_OBJECT_LOCK (self);
+      old_orientation = gst_bspline_warp_orientation (&self->settings);
+      self->settings.tag_direction = method;
+      reconfigure =
+          gst_bspline_warp_orientation (&self->settings) != old_orientation;
+      GST_OBJECT_UNLOCK (self);
+      GST_DEBUG_OBJECT (self, "image-orientation tag: method %d", method);
+    }
+  }
+  if (reconfigure)
+    gst_base_transform_reconfigure_src (trans);
+
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* The geometry of a frame: the settings and the negotiated sizes.  With
+ * add-borders and different display aspect ratios, the reoriented input
+ * goes onto the centred rectangle that keeps its DAR, exactly as
+ * videoscale computes its borders. */
+static void
+gst_bspline_warp_geometry (const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info, const GstBSplineWarpSettings * s,
+    bspline_geometry * geometry)
+{
+  gint in_w, in_h, in_par_n, in_par_d;
+  gint from_dar_n, from_dar_d, to_dar_n, to_dar_d, n, d;
+  gint out_w = GST_VIDEO_INFO_WIDTH (out_info);
+  gint out_h = GST_VIDEO_INFO_HEIGHT (out_info);
+  gint borders_w = 0, borders_h = 0;
+
+  bspline_geometry_init (geometry, GST_VIDEO_INFO_WIDTH (in_info),
+      GST_VIDEO_INFO_HEIGHT (in_info), out_w, out_h);
+  geometry->orientation = gst_bspline_warp_orientation (s);
+
+  bspline_geometry_oriented_size (geometry, &in_w, &in_h);
+  in_par_n = GST_VIDEO_INFO_PAR_N (in_info);
+  in_par_d = GST_VIDEO_INFO_PAR_D (in_info);
+  if (bspline_orientation_swaps_axes (geometry->orientation)) {
+    in_par_n = GST_VIDEO_INFO_PAR_D (in_info);
+    in_par_d = GST_VIDEO_INFO_PAR_N (in_info);
+  }
+
+  if (s->add_borders
+      && gst_util_fraction_multiply (in_w, in_h, in_par_n, in_par_d,
+          &from_dar_n, &from_dar_d)
+      && gst_util_fraction_multiply (out_w, out_h,
+          GST_VIDEO_INFO_PAR_N (out_info), GST_VIDEO_INFO_PAR_D (out_info),
+          &to_dar_n, &to_dar_d)
+      && (from_dar_n != to_dar_n || from_dar_d != to_dar_d)
+      && gst_util_fraction_multiply (from_dar_n, from_dar_d,
+          GST_VIDEO_INFO_PAR_D (out_info), GST_VIDEO_INFO_PAR_N (out_info),
+          &n, &d)) {
+    gint to_h = (gint) gst_util_uint64_scale_int (out_w, d, n);
+
+    if (to_h <= out_h)
+      borders_h = out_h - to_h;
+    else
+      borders_w = out_w - (gint) gst_util_uint64_scale_int (out_h, n, d);
+  }
+
+  geometry->rect_x = borders_w / 2;
+  geometry->rect_y = borders_h / 2;
+  geometry->rect_width = out_w - borders_w;
+  geometry->rect_height = out_h - borders_h;
+  geometry->rotation = s->rotation;
+  geometry->zoom = s->zoom;
+  geometry->translate_x = s->translate_x;
+  geometry->translate_y = s->translate_y;
+  geometry->pivot_x = s->pivot_x;
+  geometry->pivot_y = s->pivot_y;
+  geometry->use_matrix = s->use_matrix;
+  memcpy (geometry->matrix, s->matrix, sizeof (geometry->matrix));
+}
+
+static gboolean
+gst_bspline_warp_is_identity (const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info, const GstBSplineWarpSettings * s)
+{
+  bspline_geometry geometry;
+
+  gst_bspline_warp_geometry (in_info, out_info, s, &geometry);
+  return geometry.orientation == BSPLINE_ORIENT_IDENTITY
+      && bspline_geometry_is_pure_orientation (&geometry);
+}
+
+static gboolean
+gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
+    GstVideoInfo * out_info)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
+  GstBSplineWarpSettings s;
+  const gchar *site;
+
+  gst_bspline_warp_clear_planes (self);
+  gst_bspline_warp_snapshot (self, &s);
+
+  /* GStreamer 1.22's gst_video_info_from_caps() replaces the caps'
+   * chroma-site with the default one when the caps carry no colorimetry,
+   * so read the field itself. */
+  self->chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in_info);
+  site = gst_structure_get_string (gst_caps_get_structure (incaps, 0),
+      "chroma-site");
+  if (site && gst_video_chroma_site_from_string (site) !=
+      GST_VIDEO_CHROMA_SITE_UNKNOWN)
+    self->chroma_site = gst_video_chroma_site_from_string (site);
+
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (filter),
+      gst_bspline_warp_is_identity (in_info, out_info, &s));
+
+  GST_DEBUG_OBJECT (self, "%s %dx%d (PAR %d/%d) -> %dx%d (PAR %d/%d), "
+      "chroma-site 0x%x", GST_VIDEO_INFO_NAME (in_info),
+      GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+      GST_VIDEO_INFO_PAR_N (in_info), GST_VIDEO_INFO_PAR_D (in_info),
+      GST_VIDEO_INFO_WIDTH (out_info), GST_VIDEO_INFO_HEIGHT (out_info),
+      GST_VIDEO_INFO_PAR_N (out_info), GST_VIDEO_INFO_PAR_D (out_info),
+      self->chroma_site);
+  return TRUE;
+}
+
+/* Controlled properties are brought to the buffer's stream time, then the
+ * settings are copied once for this frame; passthrough follows them.  This
+ * runs for every buffer, also in passthrough, before transform_frame. */
+static void
+gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstClockTime stream_time;
+
+  stream_time = gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (self), stream_time);
+
+  gst_bspline_warp_snapshot (self, &self->frame);
+  if (filter->negotiated)
+    gst_base_transform_set_passthrough (trans,
+        gst_bspline_warp_is_identity (&filter->in_info, &filter->out_info,
+            &self->frame));
+}
+
+/* The first component stored in a plane. */
+static guint
+gst_bspline_warp_plane_component (const GstVideoInfo * info, guint plane)
+{
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    if (info->finfo->plane[c] == plane)
+      return c;
+  return 0;
+}
+
+static guint
+gst_bspline_warp_sample_bytes (const GstVideoInfo * info, guint component)
+{
+  return GST_VIDEO_INFO_COMP_DEPTH (info, component) > 8 ? 2 : 1;
+}
+
+/* Describes plane p of a frame (or, with frame NULL, of info) to the
+ * engine: every sample of a pixel is a channel, padding bytes included
+ * (RGBx), so that the engine sees the plane's memory layout as it is. */
+static void
+gst_bspline_warp_plane_image (const GstVideoInfo * info,
+    GstVideoFrame * frame, guint plane, bspline_image * image)
+{
+  guint c = gst_bspline_warp_plane_component (info, plane);
+  guint bytes = gst_bspline_warp_sample_bytes (info, c);
+
+  memset (image, 0, sizeof (*image));
+  if (frame) {
+    image->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
+    image->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+  }
+  image->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+  image->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  image->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / bytes;
+  image->type = bytes == 2 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8;
+  image->bits = GST_VIDEO_INFO_COMP_DEPTH (info, c);
+  image->shift = bytes == 2 ? GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c) : 0;
+}
+
+static void
+gst_bspline_warp_plane_grid (const GstVideoInfo * info,
+    GstVideoChromaSite site, guint plane, bspline_plane_grid * grid)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint c = gst_bspline_warp_plane_component (info, plane);
+
+  grid->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+  grid->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+  grid->offset_x = bspline_plane_grid_offset (grid->sub_x,
+      (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0);
+  grid->offset_y = bspline_plane_grid_offset (grid->sub_y,
+      (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0);
+}
+
+/* fill-color (0xAARRGGBB) as code values of each component of the format:
+ * R'G'B' scaled to the component range for RGB formats; for YUV and gray,
+ * Y'CbCr from the caps' matrix coefficients (Kr, Kb; BT.709 when the caps
+ * name none, e.g. gray) with the offsets and scales of the caps' range, as
+ * GStreamer's video-converter does. */
+static void
+gst_bspline_warp_fill_components (const GstVideoInfo * info, guint32 argb,
+    gdouble value[GST_VIDEO_MAX_COMPONENTS])
+{
+  gdouble a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0;
+  gdouble g = ((argb >> 8) & 0xff) / 255.0, b = (argb & 0xff) / 255.0;
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  guint c;
+
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo,
+      offset, scale);
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    value[GST_VIDEO_COMP_R] = offset[0] + r * scale[0];
+    value[GST_VIDEO_COMP_G] = offset[1] + g * scale[1];
+    value[GST_VIDEO_COMP_B] = offset[2] + b * scale[2];
+  } else {
+    gdouble kr, kb, y;
+
+    if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
+      kr = 0.2126;
+      kb = 0.0722;
+    }
+    y = kr * r + (1.0 - kr - kb) * g + kb * b;
+    value[GST_VIDEO_COMP_Y] = offset[0] + y * scale[0];
+    value[GST_VIDEO_COMP_U] = offset[1] + (b - y) / (2.0 * (1.0 - kb))
+        * scale[1];
+    value[GST_VIDEO_COMP_V] = offset[2] + (r - y) / (2.0 * (1.0 - kr))
+        * scale[2];
+  }
+  value[GST_VIDEO_COMP_A] = a * ((1 << GST_VIDEO_INFO_COMP_DEPTH (info,
+              GST_VIDEO_COMP_A)) - 1);
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    gdouble max = (1 << GST_VIDEO_INFO_COMP_DEPTH (info, c)) - 1;
+
+    value[c] = CLAMP (floor (value[c] + 0.5), 0.0, max);
+  }
+}
+
+/* The engine parameters of a plane: the settings, with the fill value of
+ * each channel (padding channels get the largest code value). */
+static void
+gst_bspline_warp_plane_params (const GstVideoInfo * info, guint plane,
+    const GstBSplineWarpSettings * s, const bspline_image * image,
+    bspline_params * params)
+{
+  gdouble fill[GST_VIDEO_MAX_COMPONENTS];
+  guint c, ch;
+
+  bspline_params_init (params);
+  params->method = s->method;
+  params->order = s->order;
+  params->bicubic_a = s->bicubic_a;
+  params->boundary = s->boundary;
+  params->precision = s->precision;
+  params->antialias = s->antialias;
+
+  gst_bspline_warp_fill_components (info, s->fill_color, fill);
+  for (ch = 0; ch < BSPLINE_MAX_CHANNELS; ch++)
+    params->fill[ch] = (1 << image->bits) - 1;
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
+      continue;
+    ch = GST_VIDEO_INFO_COMP_POFFSET (info, c) /
+        gst_bspline_warp_sample_bytes (info, c);
+    if (ch < BSPLINE_MAX_CHANNELS)
+      params->fill[ch] = fill[c];
+  }
+}
+
+static gboolean
+gst_bspline_warp_params_equal (const bspline_params * a,
+    const bspline_params * b)
+{
+  return a->method == b->method && a->order == b->order
+      && a->bicubic_a == b->bicubic_a && a->boundary == b->boundary
+      && memcmp (a->fill, b->fill, sizeof (a->fill)) == 0
+      && a->precision == b->precision && a->antialias == b->antialias;
+}
+
+/* Brings the plan of every plane up to date with the frame's settings:
+ * a plan is rebuilt only when its parameters or its matrix changed. */
+static GstFlowReturn
+gst_bspline_warp_update_planes (GstBSplineWarp * self,
+    const bspline_geometry * geometry)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  const GstVideoInfo *in_info = &filter->in_info;
+  const GstVideoInfo *out_info = &filter->out_info;
+  const GstBSplineWarpSettings *s = &self->frame;
+  gboolean pure = bspline_geometry_is_pure_orientation (geometry);
+  bspline_status status = BSPLINE_OK;
+  gchar msg[256] = "";
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
+    GstBSplineWarpPlane *plane = &self->planes[p];
+    bspline_plane_grid grid;
+    bspline_image src, dst;
+    bspline_params params;
+    gdouble inverse[9];
+
+    gst_bspline_warp_plane_grid (in_info, self->chroma_site, p, &grid);
+    if (pure && bspline_geometry_plane_orients_exactly (geometry, &grid)) {
+      bspline_plan_free (plane->plan);
+      plane->plan = NULL;
+      plane->exact = TRUE;
+      plane->valid = TRUE;
+      continue;
+    }
+
+    gst_bspline_warp_plane_image (in_info, NULL, p, &src);
+    gst_bspline_warp_plane_image (out_info, NULL, p, &dst);
+    gst_bspline_warp_plane_params (in_info, p, s, &src, &params);
+    status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
+        sizeof (msg));
+    if (status != BSPLINE_OK)
+      goto bad_plan;
+    if (plane->valid && !plane->exact
+        && gst_bspline_warp_params_equal (&params, &plane->params)
+        && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0)
+      continue;
+
+    bspline_plan_free (plane->plan);
+    memset (plane, 0, sizeof (*plane));
+    status = bspline_plan_new (&params, inverse, src.width, src.height,
+        dst.width, dst.height, src.channels, &plane->plan, msg, sizeof (msg));
+    if (status != BSPLINE_OK)
+      goto bad_plan;
+    plane->params = params;
+    memcpy (plane->inverse, inverse, sizeof (inverse));
+    plane->valid = TRUE;
+    GST_DEBUG_OBJECT (self, "plane %u: %dx%d -> %dx%d, %s path", p,
+        src.width, src.height, dst.width, dst.height,
+        bspline_plan_is_separable (plane->plan) ? "separable" : "warp");
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+bad_plan:
+  {
+    if (status == BSPLINE_ERROR_NO_MEMORY)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Not enough memory to resample %dx%d into %dx%d.",
+              GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+              GST_VIDEO_INFO_WIDTH (out_info),
+              GST_VIDEO_INFO_HEIGHT (out_info)), ("%s", msg));
+    else if (status == BSPLINE_ERROR_INVALID_TRANSFORM)
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("The geometry cannot be used: %s.", msg),
+          ("rotation=%g zoom=%g translate=(%g, %g) pivot=(%g, %g) "
+              "matrix %s; a matrix must be finite and invertible.",
+              s->rotation, s->zoom, s->translate_x, s->translate_y,
+              s->pivot_x, s->pivot_y, s->use_matrix ? "set" : "unset"));
+    else
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not plan the resampling: %s.", msg),
+          ("bspline_plan_new: %s", bspline_status_string (status)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GstFlowReturn
+gst_bspline_warp_transform_frame (GstVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
+  bspline_geometry geometry;
+  bspline_status status;
+  GstFlowReturn ret;
+  gchar msg[256] = "";
+  guint p;
+
+  if (self->frame.n_threads != self->cpu_threads) {
+    bspline_cpu *cpu = bspline_cpu_new ((int) self->frame.n_threads);
+
+    if (cpu == NULL)
+      goto no_cpu;
+    bspline_cpu_free (self->cpu);
+    self->cpu = cpu;
+    self->cpu_threads = self->frame.n_threads;
+  }
+
+  gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
+      &self->frame, &geometry);
+  ret = gst_bspline_warp_update_planes (self, &geometry);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (in_frame); p++) {
+    bspline_image src, dst;
+
+    gst_bspline_warp_plane_image (&filter->in_info, in_frame, p, &src);
+    gst_bspline_warp_plane_image (&filter->out_info, out_frame, p, &dst);
+    if (self->planes[p].exact) {
+      status = bspline_orient_plane (geometry.orientation, &src, &dst, msg,
+          sizeof (msg));
+    } else {
+      status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src,
+          &dst);
+      if (status != BSPLINE_OK)
+        g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
+    }
+    if (status != BSPLINE_OK)
+      goto engine_failed;
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_cpu:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not restart the CPU engine with n-threads=%u.",
+            self->frame.n_threads),
+        ("bspline_cpu_new failed: out of memory or threads."));
+    return GST_FLOW_ERROR;
+  }
+engine_failed:
+  {
+    if (status == BSPLINE_ERROR_NO_MEMORY)
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Not enough memory to resample plane %u.", p), ("%s", msg));
+    else
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Resampling plane %u failed: %s.", p, msg),
+          ("%s", bspline_status_string (status)));
+    return GST_FLOW_ERROR;
+  }
+}
