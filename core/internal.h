@@ -87,22 +87,6 @@ void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,
     double *out);
 
-/* Reading and writing samples of any type, in code values. */
-static inline double
-bspline_image_read (const bspline_image * img, const void *row, int i)
-{
-  switch (img->type) {
-    case BSPLINE_SAMPLE_U8:
-      return ((const uint8_t *) row)[i];
-    case BSPLINE_SAMPLE_U16:
-      return ((const uint16_t *) row)[i] >> img->shift;
-    case BSPLINE_SAMPLE_F32:
-      return ((const float *) row)[i];
-    default:
-      return ((const double *) row)[i];
-  }
-}
-
 void bspline_set_error (char *msg, size_t msg_len, const char *fmt, ...);
 
 #endif /* BSPLINE_INTERNAL_H */

@@ -6,7 +6,7 @@
 /* Applies the exponential filter h^(z) in place to `lanes` lines stored
  * side by side: sample k of lane l is p[k * step + l]
  * ([BD19] Algorithm 1; initialisations in bspline-math.h). */
-static void
+static inline void
 SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
     double pole, int truncation, int boundary, int padded)
 {
@@ -43,7 +43,7 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
 }
 
 /* All poles of the plan over `lanes` lines. */
-static void
+static inline void
 SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
     ptrdiff_t step, int len, int lanes)
 {
@@ -51,6 +51,34 @@ SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
   for (i = 0; i < plan->setup.n_poles; i++)
     SUFFIX (filter_lines) (p, step, len, lanes, plan->setup.poles[i],
         plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0);
+}
+
+/* n samples of a source row, in code values, times gain. */
+static void
+SUFFIX (read_row) (const bspline_image * src, const void *row, REAL * out,
+    int n, REAL gain)
+{
+  int i;
+  switch (src->type) {
+    case BSPLINE_SAMPLE_U8:
+      for (i = 0; i < n; i++)
+        out[i] = (REAL) ((const uint8_t *) row)[i] * gain;
+      break;
+    case BSPLINE_SAMPLE_U16:{
+      const int shift = src->shift;
+      for (i = 0; i < n; i++)
+        out[i] = (REAL) (((const uint16_t *) row)[i] >> shift) * gain;
+      break;
+    }
+    case BSPLINE_SAMPLE_F32:
+      for (i = 0; i < n; i++)
+        out[i] = (REAL) ((const float *) row)[i] * gain;
+      break;
+    case BSPLINE_SAMPLE_F64:
+      for (i = 0; i < n; i++)
+        out[i] = (REAL) ((const double *) row)[i] * gain;
+      break;
+  }
 }
 
 /* Rows first ([BD19] eq. 27-28: the 2-D prefilter is separable): convert
@@ -69,8 +97,7 @@ SUFFIX (prefilter_rows) (const bspline_plan * plan,
     REAL *dst = (REAL *) coef->data + (ptrdiff_t) (r + pad) * coef->row_len;
     const uint8_t *srow = (const uint8_t *) src->data + r * src->stride;
     REAL *body = dst + (ptrdiff_t) pad * C;
-    for (i = 0; i < W * C; i++)
-      body[i] = (REAL) bspline_image_read (src, srow, i) * gain2;
+    SUFFIX (read_row) (src, srow, body, W * C, gain2);
     for (i = 0; i < pad; i++)
       for (c = 0; c < C; c++) {
         int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
@@ -78,8 +105,23 @@ SUFFIX (prefilter_rows) (const bspline_plan * plan,
         dst[i * C + c] = constant ? fill : body[c];
         body[(W + i) * C + c] = constant ? fill : body[(W - 1) * C + c];
       }
-    if (plan->prefilter)
-      SUFFIX (prefilter_lines) (plan, dst, C, W + 2 * pad, C);
+    if (!plan->prefilter)
+      continue;
+    /* constant lane counts, so that each call unrolls its channel loop */
+    switch (C) {
+      case 1:
+        SUFFIX (prefilter_lines) (plan, dst, 1, W + 2 * pad, 1);
+        break;
+      case 2:
+        SUFFIX (prefilter_lines) (plan, dst, 2, W + 2 * pad, 2);
+        break;
+      case 3:
+        SUFFIX (prefilter_lines) (plan, dst, 3, W + 2 * pad, 3);
+        break;
+      default:
+        SUFFIX (prefilter_lines) (plan, dst, 4, W + 2 * pad, 4);
+        break;
+    }
   }
 }
 

@@ -10,20 +10,25 @@ SUFFIX (store_row) (const bspline_image * dst, int row, const REAL * acc,
   uint8_t *out = (uint8_t *) dst->data + (ptrdiff_t) row * dst->stride;
   int i;
   switch (dst->type) {
+    /* clamp first (NaN becomes 0), then round half up: branch-free so
+     * that the compiler vectorises the loops */
     case BSPLINE_SAMPLE_U8:
       for (i = 0; i < n; i++) {
         REAL v = acc[i];
-        v = v > (REAL) 0 ? (v < (REAL) 255 ? v : (REAL) 255) : (REAL) 0;
-        out[i] = (uint8_t) (v + (REAL) 0.5);
+        v = v > (REAL) 0 ? v : (REAL) 0;
+        v = v < (REAL) 255 ? v : (REAL) 255;
+        out[i] = (uint8_t) (int32_t) (v + (REAL) 0.5);
       }
       break;
     case BSPLINE_SAMPLE_U16:{
       const REAL top = (REAL) ((1 << dst->bits) - 1);
+      const int shift = dst->shift;
       uint16_t *o = (uint16_t *) out;
       for (i = 0; i < n; i++) {
         REAL v = acc[i];
-        v = v > (REAL) 0 ? (v < top ? v : top) : (REAL) 0;
-        o[i] = (uint16_t) ((unsigned) (v + (REAL) 0.5) << dst->shift);
+        v = v > (REAL) 0 ? v : (REAL) 0;
+        v = v < top ? v : top;
+        o[i] = (uint16_t) ((int32_t) (v + (REAL) 0.5) << shift);
       }
       break;
     }
@@ -38,6 +43,27 @@ SUFFIX (store_row) (const bspline_image * dst, int row, const REAL * acc,
   }
 }
 
+/* One coefficient row resampled along x: C is a constant at each call
+ * site below, so the channel loop unrolls into vector code. */
+static inline void
+SUFFIX (resample_row) (const REAL * in, REAL * out, const int *index,
+    const REAL * weights, int n_out, int n_taps, const int C)
+{
+  int j, k, c;
+  for (j = 0; j < n_out; j++) {
+    const int *ix = index + (size_t) j * n_taps;
+    const REAL *w = weights + (size_t) j * n_taps;
+    REAL acc[BSPLINE_MAX_CHANNELS] = { 0 };
+    for (k = 0; k < n_taps; k++) {
+      const REAL *s = in + (ptrdiff_t) ix[k] * C;
+      for (c = 0; c < C; c++)
+        acc[c] += w[k] * s[c];
+    }
+    for (c = 0; c < C; c++)
+      out[j * C + c] = acc[c];
+  }
+}
+
 /* Separable path, pass 1: every coefficient row that pass 2 reads is
  * resampled along x into tmp (rows of dst_width * C values). */
 static void
@@ -46,26 +72,31 @@ SUFFIX (separable_rows) (const bspline_plan * plan,
     int first, int last)
 {
   const bspline_axis_table *t = &plan->x;
-  const int C = coef->channels, n_taps = t->n_taps;
   const REAL *weights = (const REAL *) SUFFIX (table_weights) (t);
-  int r, j, k, c;
+  int r;
 
   for (r = first; r < last; r++) {
     const REAL *in = (const REAL *) coef->data + (ptrdiff_t) r * coef->row_len;
-    REAL *out = tmp + (ptrdiff_t) r * t->n_out * C;
+    REAL *out = tmp + (ptrdiff_t) r * t->n_out * coef->channels;
     if (!used[r])
       continue;
-    for (j = 0; j < t->n_out; j++) {
-      const int *index = t->index + (size_t) j * n_taps;
-      const REAL *w = weights + (size_t) j * n_taps;
-      REAL acc[BSPLINE_MAX_CHANNELS] = { 0 };
-      for (k = 0; k < n_taps; k++) {
-        const REAL *s = in + (ptrdiff_t) index[k] * C;
-        for (c = 0; c < C; c++)
-          acc[c] += w[k] * s[c];
-      }
-      for (c = 0; c < C; c++)
-        out[j * C + c] = acc[c];
+    switch (coef->channels) {
+      case 1:
+        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
+            t->n_taps, 1);
+        break;
+      case 2:
+        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
+            t->n_taps, 2);
+        break;
+      case 3:
+        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
+            t->n_taps, 3);
+        break;
+      default:
+        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
+            t->n_taps, 4);
+        break;
     }
   }
 }

@@ -13,9 +13,12 @@
  *  - execute and sample_points: NULL engine / plan / images / arrays,
  *    images that do not match the plan;
  *  - extreme maps that are valid (a perspective horizon across the output,
- *    a scale of 1e300 on one pixel): every output must be finite and within
- *    g^2 max|f| (g = the prefilter's gain at Nyquist, which bounds the l1
- *    norm of the prefilter on each axis), or the fill;
+ *    one output pixel spanning 1e150 input pixels, shrinks by 1e12 through
+ *    the general path, magnification by 1e12): every output must be finite
+ *    and within g^2 max|f| (g = the prefilter's gain at Nyquist, which
+ *    bounds the l1 norm of the prefilter on each axis), or the fill; a
+ *    scale of 1e300 may instead be refused with INVALID_TRANSFORM and a
+ *    message;
  *  - NaN / Inf coordinates in sample_points give the fill value (the
  *    documented behaviour of resample-impl.h); huge finite coordinates
  *    (up to DBL_MAX) give finite, bounded values, and the fill value for

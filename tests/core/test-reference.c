@@ -18,6 +18,13 @@
  * constant), for all orders, all boundaries, 1-D (Nx1 and 1xN) and 2-D
  * random images; and with plans (separable scale + offset, general affine
  * and perspective maps, antialias off) at the mapped output centres.
+ *
+ * Long lines (65536 samples) are beyond the reference; there the
+ * extensions' own symmetry is checked instead: reflect is symmetric about
+ * pixel coordinate 0 (f(-p) = f(p)), mirror about 0.5 (f(0.5 - e) =
+ * f(0.5 + e)), so points just left of the frame must give the values of
+ * their mirror images inside it, to 1e-13 of the signal range, which
+ * catches coordinates that lose bits when they are brought into range.
  */
 #include "test-common.h"
 
@@ -26,6 +33,7 @@
 #define NEAR_MARGIN 20          /* random points reach this far outside */
 #define BOUND 1e-12             /* relative to the signal scale */
 #define MAX_SIDE 40
+#define LONG_LINE_BOUND 1e-13
 
 typedef struct
 {
@@ -307,6 +315,63 @@ check_plan (bspline_cpu * cpu, test_rng * rng, const reference * ref,
   bspline_plan_free (plan);
 }
 
+/* Left edge of a line of 65536 samples (Nx1 and 1xN), reflect and mirror:
+ * returns the largest |f(p) - f(mirror image of p)| / signal range. */
+static double
+check_long_line (bspline_cpu * cpu, test_rng * rng, int method, int order,
+    int boundary, int vertical)
+{
+  const int len = 1 << 16, n = 1000;
+  bspline_params params;
+  bspline_image src;
+  double range[2], *xy = malloc (4 * n * sizeof (double));
+  double *out = malloc (2 * n * sizeof (double)), worst = 0.0;
+  double axis = boundary == BSPLINE_BOUNDARY_REFLECT ? 0.0 : 0.5;
+  int i, k = 0, a = vertical ? 1 : 0;
+  bspline_status st;
+
+  bspline_params_init (&params);
+  params.method = method;
+  params.order = order;
+  params.boundary = boundary;
+  params.precision = BSPLINE_PRECISION_DOUBLE;
+  test_image_alloc (&src, vertical ? 1 : len, vertical ? len : 1, 1,
+      BSPLINE_SAMPLE_F64, 0);
+  test_image_fill_random (&src, rng, -1.0, 1.0, range);
+  while (k < n) {
+    /* p = axis - e and its image axis + e, both exactly representable */
+    double e = test_rng_range (rng, 8.0, 40.0);
+    double p = axis - e, q = axis + e;
+    if ((long double) p + (long double) q != 2.0L * axis)
+      continue;
+    xy[4 * k + a] = p;
+    xy[4 * k + 1 - a] = 0.5;
+    xy[4 * k + 2 + a] = q;
+    xy[4 * k + 3 - a] = 0.5;
+    k++;
+  }
+  st = bspline_cpu_sample_points (cpu, &params, &src, xy, 2 * n, out);
+  TEST_CHECK (st == BSPLINE_OK, "sample_points: %d %s", st,
+      bspline_cpu_last_error (cpu));
+  for (i = 0; st == BSPLINE_OK && i < n; i++) {
+    double err = fabs (out[2 * i] - out[2 * i + 1])
+        / test_signal_scale (range);
+    if (isnan (err))
+      err = INFINITY;
+    worst = fmax (worst, err);
+    TEST_CHECK (err <= LONG_LINE_BOUND, "%s line of %d, %s %d %s: f(%.17g) "
+        "= %.17g but its mirror image f(%.17g) = %.17g: %.3g of the signal "
+        "range", vertical ? "vertical" : "horizontal", len,
+        method == BSPLINE_METHOD_BICUBIC ? "bicubic" : "order", order,
+        test_boundary_name (boundary), xy[4 * i + a], out[2 * i],
+        xy[4 * i + 2 + a], out[2 * i + 1], err);
+  }
+  test_image_free (&src);
+  free (xy);
+  free (out);
+  return worst;
+}
+
 static void
 run_case (bspline_cpu * cpu, test_rng * rng, int order, int boundary,
     int w, int h, int with_plans)
@@ -348,8 +413,8 @@ main (void)
 {
   test_rng rng;
   bspline_cpu *cpu;
-  int order, boundary, i;
-  double worst = 0.0;
+  int order, boundary, i, vertical;
+  double worst = 0.0, worst_long = 0.0;
 
   test_begin ("test-reference", &rng);
   cpu = bspline_cpu_new (0);
@@ -374,6 +439,16 @@ main (void)
           test_rng_int (&rng, 5, 24), 1);
     }
 
+  for (boundary = 0; boundary < 2; boundary++)
+    for (vertical = 0; vertical <= 1; vertical++) {
+      static const int orders[] = { 1, 3, 5, 11 };
+      for (i = 0; i < 4; i++)
+        worst_long = fmax (worst_long, check_long_line (cpu, &rng,
+                BSPLINE_METHOD_BSPLINE, orders[i], boundary, vertical));
+      worst_long = fmax (worst_long, check_long_line (cpu, &rng,
+              BSPLINE_METHOD_BICUBIC, 3, boundary, vertical));
+    }
+
   printf ("max error / signal scale, sample_points | plans:\n");
   printf ("order   reflect    mirror      wrap     clamp  constant |"
       "   reflect    mirror      wrap     clamp  constant\n");
@@ -392,6 +467,7 @@ main (void)
   bspline_cpu_free (cpu);
   return test_end ("%ld points and %ld plan pixels vs the banded-solve "
       "reference, orders 0-11 x 5 boundaries, double: max error %.3g of the "
-      "signal scale (bound %.0e)", n_points_checked, n_plan_pixels, worst,
-      BOUND);
+      "signal scale (bound %.0e); reflect/mirror symmetry at the left edge "
+      "of 65536-sample lines: %.3g (bound %.0e)", n_points_checked,
+      n_plan_pixels, worst, BOUND, worst_long, LONG_LINE_BOUND);
 }
