@@ -35,14 +35,15 @@ bspline_status bspline_cuda_execute (bspline_cuda * cuda,
     const bspline_image * dst);
 
 /* Frames in flight.  The engine has BSPLINE_CUDA_SLOTS slots, each with its
- * own stream and buffers, so that the upload of one frame, the kernels of
- * another and the download of a third overlap.  bspline_cuda_submit
- * queues a frame on the next slot (waiting for that slot's previous frame
- * first) and returns its slot in *slot; bspline_cuda_finish waits for it
- * and completes dst.  src may be reused when submit returns; dst must stay
- * valid until finish.  Host memory from bspline_cuda_host_alloc is copied
- * directly; other memory goes through a pinned staging buffer. */
-#define BSPLINE_CUDA_SLOTS 3
+ * own stream and buffers, so that the upload of one plane, the kernels of
+ * another and the download of a third overlap (bsplinewarp keeps two
+ * frames of up to four planes in flight).  bspline_cuda_submit queues a
+ * plane on the first free slot, allocating that slot's device memory on
+ * first use, and returns the slot in *slot; bspline_cuda_finish waits for
+ * it and completes dst.  src and dst must stay valid until finish.  Host
+ * memory from bspline_cuda_host_alloc is copied directly; other memory
+ * goes through pinned staging buffers. */
+#define BSPLINE_CUDA_SLOTS 8
 bspline_status bspline_cuda_submit (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src,
     const bspline_image * dst, int *slot);

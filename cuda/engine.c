@@ -50,7 +50,6 @@ struct bspline_cuda
   int device;
   char name[256];
   slot slots[BSPLINE_CUDA_SLOTS];
-  int next_slot;
   char error[512];
 };
 
@@ -472,16 +471,17 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   status = check_frame (cuda, plan, src, dst);
   if (status != BSPLINE_OK)
     return status;
-  index = cuda->next_slot;
-  sl = &cuda->slots[index];
-  if (sl->busy) {
-    /* the slot's previous frame must be done before its buffers are
-     * reused; its owner has not finished it, so it is lost */
-    snprintf (cuda->error, sizeof (cuda->error), "slot %d is still in "
-        "flight: finish it before submitting more than %d frames", index,
-        BSPLINE_CUDA_SLOTS);
+  /* the first free slot: a caller that keeps few frames in flight only
+   * ever allocates device memory for those few */
+  for (index = 0; index < BSPLINE_CUDA_SLOTS; index++)
+    if (!cuda->slots[index].busy)
+      break;
+  if (index == BSPLINE_CUDA_SLOTS) {
+    snprintf (cuda->error, sizeof (cuda->error), "all %d slots are in "
+        "flight: finish one before submitting more", BSPLINE_CUDA_SLOTS);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  sl = &cuda->slots[index];
 
   real = plan->use_double ? sizeof (double) : sizeof (float);
   src_row = row_bytes (src);
@@ -549,7 +549,6 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   }
   CUDA_CHECK (cuda, cudaEventRecord (sl->done, sl->stream));
   sl->busy = 1;
-  cuda->next_slot = (index + 1) % BSPLINE_CUDA_SLOTS;
   *slot_index = index;
   return BSPLINE_OK;
 

@@ -63,6 +63,10 @@
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
+#ifdef HAVE_BSPLINE_CUDA
+#include "bspline-cuda.h"
+#include "gstbsplinepinned.h"
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_bspline_warp_debug);
 #define GST_CAT_DEFAULT gst_bspline_warp_debug
@@ -123,7 +127,30 @@ struct _GstBSplineWarp
   bspline_cpu *cpu;
   guint cpu_threads;
   GstBSplineWarpPlane planes[GST_VIDEO_MAX_PLANES];
+#ifdef HAVE_BSPLINE_CUDA
+  bspline_cuda *cuda;           /* NULL: every frame runs on the CPU */
+  gboolean cuda_required;       /* backend=cuda: a GPU failure is an error */
+  gboolean gpu_failed;          /* backend=auto after a GPU failure */
+  GQueue pending;               /* GstBSplineWarpPending, oldest first */
+#endif
 };
+
+#ifdef HAVE_BSPLINE_CUDA
+/* A frame whose planes are on the GPU: uploaded, resampled and downloaded
+ * on the engine's streams while the next frame is submitted. */
+typedef struct
+{
+  GstBuffer *inbuf, *outbuf;
+  GstVideoFrame in_frame, out_frame;
+  gint slots[GST_VIDEO_MAX_PLANES];     /* -1: plane already done */
+  gboolean failed;              /* the GPU failed: redo it on the CPU */
+  GstBSplineWarpSettings settings;      /* the frame's snapshot */
+} GstBSplineWarpPending;
+
+/* Frames on the GPU while the element returns the one before: one frame
+ * of latency for the overlap of upload, kernels and download. */
+#define GST_BSPLINE_WARP_FRAMES_IN_FLIGHT 2
+#endif
 
 enum
 {
@@ -255,11 +282,11 @@ gst_bspline_warp_backend_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_BSPLINE_WARP_BACKEND_AUTO, "The best engine this build has (the "
-          "CPU engine)", "auto"},
+    {GST_BSPLINE_WARP_BACKEND_AUTO, "The CUDA engine where a GPU and driver "
+          "are there, else the CPU engine", "auto"},
     {GST_BSPLINE_WARP_BACKEND_CPU, "The CPU engine", "cpu"},
-    {GST_BSPLINE_WARP_BACKEND_CUDA, "The CUDA engine (not in this build: "
-          "fails at start)", "cuda"},
+    {GST_BSPLINE_WARP_BACKEND_CUDA, "The CUDA engine; an error at start "
+          "where there is none", "cuda"},
     {0, NULL, NULL}
   };
 
@@ -304,6 +331,19 @@ static gboolean gst_bspline_warp_set_info (GstVideoFilter * filter,
     GstVideoInfo * out_info);
 static GstFlowReturn gst_bspline_warp_transform_frame (GstVideoFilter *
     filter, GstVideoFrame * in_frame, GstVideoFrame * out_frame);
+static GstFlowReturn gst_bspline_warp_drain (GstBSplineWarp * self,
+    gboolean push);
+static void gst_bspline_warp_free_cuda (GstBSplineWarp * self);
+#ifdef HAVE_BSPLINE_CUDA
+static GstFlowReturn gst_bspline_warp_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static gboolean gst_bspline_warp_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static gboolean gst_bspline_warp_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_bspline_warp_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+#endif
 
 static void
 gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
@@ -336,8 +376,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   g_object_class_install_property (gobject_class, PROP_BICUBIC_A,
       g_param_spec_double ("bicubic-a", "Bicubic a",
           "Keys parameter a for method=bicubic; -0.5 is Catmull-Rom, -0.75 "
-          "sharper (range -3 to 3, default -0.5)",
-          -3.0, 3.0, DEFAULT_BICUBIC_A, flags));
+          "sharper (range -3 to 0, default -0.5)",
+          -3.0, 0.0, DEFAULT_BICUBIC_A, flags));
   g_object_class_install_property (gobject_class, PROP_BOUNDARY,
       g_param_spec_enum ("boundary", "Boundary",
           "How the picture extends beyond its edges, for the prefilter and "
@@ -412,9 +452,10 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           "default 0)", 0, 1024, DEFAULT_N_THREADS, flags));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
-          "Engine that runs the resampling: auto, cpu, or cuda (this build "
-          "has no CUDA engine: cuda fails at start); read when the element "
-          "starts (default auto)",
+          "Engine that runs the resampling: auto (the GPU where there is "
+          "one, else the CPU; a GPU failure falls back to the CPU), cpu, or "
+          "cuda (an error at start where the build or the machine has no "
+          "CUDA engine); read when the element starts (default auto)",
           GST_TYPE_BSPLINE_WARP_BACKEND, DEFAULT_BACKEND,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -446,6 +487,15 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_frame);
+#ifdef HAVE_BSPLINE_CUDA
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_generate_output);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_warp_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_decide_allocation);
+#endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_BOUNDARY, 0);
@@ -743,11 +793,29 @@ gst_bspline_warp_start (GstBaseTransform * trans)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
   GstBSplineWarpSettings s;
+  gchar msg[256] = "this build has no CUDA engine";
 
   gst_bspline_warp_snapshot (self, &s);
+#ifdef HAVE_BSPLINE_CUDA
+  if (s.backend != GST_BSPLINE_WARP_BACKEND_CPU) {
+    if (bspline_cuda_new (s.cuda_device_id, &self->cuda, msg,
+            sizeof (msg)) == BSPLINE_OK)
+      GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
+          s.cuda_device_id, bspline_cuda_device_name (self->cuda));
+    else if (s.backend == GST_BSPLINE_WARP_BACKEND_AUTO)
+      GST_INFO_OBJECT (self, "no CUDA engine (%s): using the CPU engine",
+          msg);
+  }
+  if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA && self->cuda == NULL)
+    goto no_cuda;
+  self->cuda_required = s.backend == GST_BSPLINE_WARP_BACKEND_CUDA;
+  self->gpu_failed = FALSE;
+#else
   if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA)
     goto no_cuda;
+#endif
 
+  /* the CPU engine is always there: for backend=cpu, and for a fallback */
   self->cpu = bspline_cpu_new ((int) s.n_threads);
   if (self->cpu == NULL)
     goto no_cpu;
@@ -760,14 +828,14 @@ gst_bspline_warp_start (GstBaseTransform * trans)
 no_cuda:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("backend=cuda was requested, but this build of bsplinewarp has no "
-            "CUDA engine."),
-        ("Set backend=auto or backend=cpu (cuda-device-id=%d was not used).",
-            s.cuda_device_id));
+        ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
+            msg), ("cuda-device-id=%d. Set backend=auto to use the GPU "
+            "where there is one and the CPU otherwise.", s.cuda_device_id));
     return FALSE;
   }
 no_cpu:
   {
+    gst_bspline_warp_free_cuda (self);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not start the CPU engine with n-threads=%u.", s.n_threads),
         ("bspline_cpu_new failed: out of memory or threads."));
@@ -780,6 +848,8 @@ gst_bspline_warp_stop (GstBaseTransform * trans)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
 
+  gst_bspline_warp_drain (self, FALSE);
+  gst_bspline_warp_free_cuda (self);
   gst_bspline_warp_clear_planes (self);
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
@@ -1117,6 +1187,12 @@ gst_bspline_warp_sink_event (GstBaseTransform * trans, GstEvent * event)
   }
   if (reconfigure)
     gst_base_transform_reconfigure_src (trans);
+
+  /* frames still on the GPU go out before anything that follows them in
+   * the stream (EOS, caps, segment, ...); a flush drops them */
+  if (GST_EVENT_IS_SERIALIZED (event))
+    gst_bspline_warp_drain (self,
+        GST_EVENT_TYPE (event) != GST_EVENT_FLUSH_STOP);
 
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
@@ -1471,16 +1547,13 @@ bad_plan:
   }
 }
 
+/* Everything a frame needs before its planes run: the CPU engine with the
+ * frame's thread count, the geometry and up-to-date plans. */
 static GstFlowReturn
-gst_bspline_warp_transform_frame (GstVideoFilter * filter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
+    bspline_geometry * geometry)
 {
-  GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
-  bspline_geometry geometry;
-  bspline_status status;
-  GstFlowReturn ret;
-  gchar msg[256] = "";
-  guint p;
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
 
   if (self->frame.n_threads != self->cpu_threads) {
     bspline_cpu *cpu = bspline_cpu_new ((int) self->frame.n_threads);
@@ -1491,30 +1564,9 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
     self->cpu = cpu;
     self->cpu_threads = self->frame.n_threads;
   }
-
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
-      &self->frame, &geometry);
-  ret = gst_bspline_warp_update_planes (self, &geometry);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (in_frame); p++) {
-    bspline_image src, dst;
-
-    gst_bspline_warp_plane_image (&filter->in_info, in_frame, p, &src);
-    gst_bspline_warp_plane_image (&filter->out_info, out_frame, p, &dst);
-    if (self->planes[p].exact) {
-      status = bspline_orient_plane (geometry.orientation, &src, &dst, msg,
-          sizeof (msg));
-    } else {
-      status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src,
-          &dst);
-      if (status != BSPLINE_OK)
-        g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
-    }
-    if (status != BSPLINE_OK)
-      goto engine_failed;
-  }
-  return GST_FLOW_OK;
+      &self->frame, geometry);
+  return gst_bspline_warp_update_planes (self, geometry);
 
   /* ERRORS */
 no_cpu:
@@ -1525,6 +1577,35 @@ no_cpu:
         ("bspline_cpu_new failed: out of memory or threads."));
     return GST_FLOW_ERROR;
   }
+}
+
+/* Runs plane p of a frame on the CPU (exact reorientation or the plan). */
+static GstFlowReturn
+gst_bspline_warp_cpu_plane (GstBSplineWarp * self,
+    const bspline_geometry * geometry, GstVideoFrame * in_frame,
+    GstVideoFrame * out_frame, guint p)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  bspline_image src, dst;
+  bspline_status status;
+  gchar msg[256] = "";
+
+  gst_bspline_warp_plane_image (&filter->in_info, in_frame, p, &src);
+  gst_bspline_warp_plane_image (&filter->out_info, out_frame, p, &dst);
+  if (self->planes[p].exact) {
+    status = bspline_orient_plane (geometry->orientation, &src, &dst, msg,
+        sizeof (msg));
+  } else {
+    status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src,
+        &dst);
+    if (status != BSPLINE_OK)
+      g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
+  }
+  if (status != BSPLINE_OK)
+    goto engine_failed;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
 engine_failed:
   {
     if (status == BSPLINE_ERROR_NO_MEMORY)
@@ -1537,3 +1618,347 @@ engine_failed:
     return GST_FLOW_ERROR;
   }
 }
+
+static GstFlowReturn
+gst_bspline_warp_transform_frame (GstVideoFilter * filter,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
+  bspline_geometry geometry;
+  GstFlowReturn ret;
+  guint p;
+
+  ret = gst_bspline_warp_prepare_frame (self, &geometry);
+  for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (in_frame);
+      p++)
+    ret = gst_bspline_warp_cpu_plane (self, &geometry, in_frame, out_frame,
+        p);
+  return ret;
+}
+
+#ifdef HAVE_BSPLINE_CUDA
+/* ---- the CUDA engine: frames in flight ---- */
+
+static void
+gst_bspline_warp_free_cuda (GstBSplineWarp * self)
+{
+  bspline_cuda_free (self->cuda);
+  self->cuda = NULL;
+}
+
+static void
+gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
+{
+  gst_video_frame_unmap (&pending->in_frame);
+  gst_video_frame_unmap (&pending->out_frame);
+  gst_buffer_unref (pending->inbuf);
+  if (pending->outbuf)
+    gst_buffer_unref (pending->outbuf);
+  g_free (pending);
+}
+
+/* Maps the frame and queues its planes on the GPU; planes reoriented
+ * exactly are copied on the CPU at once.  Takes inbuf and outbuf. */
+static GstFlowReturn
+gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
+    GstBuffer * outbuf, GstBSplineWarpPending ** out)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBSplineWarpPending *pending = g_new0 (GstBSplineWarpPending, 1);
+  bspline_geometry geometry;
+  GstFlowReturn ret;
+  guint p;
+
+  pending->inbuf = inbuf;
+  pending->outbuf = outbuf;
+  pending->settings = self->frame;
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    pending->slots[p] = -1;
+  if (!gst_video_frame_map (&pending->in_frame, &filter->in_info, inbuf,
+          GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&pending->out_frame, &filter->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&pending->in_frame);
+    goto map_failed;
+  }
+  ret = gst_bspline_warp_prepare_frame (self, &geometry);
+  for (p = 0; ret == GST_FLOW_OK
+      && p < GST_VIDEO_FRAME_N_PLANES (&pending->in_frame); p++) {
+    bspline_image src, dst;
+
+    if (self->planes[p].exact) {
+      ret = gst_bspline_warp_cpu_plane (self, &geometry, &pending->in_frame,
+          &pending->out_frame, p);
+      continue;
+    }
+    gst_bspline_warp_plane_image (&filter->in_info, &pending->in_frame, p,
+        &src);
+    gst_bspline_warp_plane_image (&filter->out_info, &pending->out_frame, p,
+        &dst);
+    if (bspline_cuda_submit (self->cuda, self->planes[p].plan, &src, &dst,
+            &pending->slots[p]) != BSPLINE_OK) {
+      GST_WARNING_OBJECT (self, "GPU submit of plane %u failed: %s", p,
+          bspline_cuda_last_error (self->cuda));
+      pending->slots[p] = -1;
+      pending->failed = TRUE;
+    }
+  }
+  if (ret != GST_FLOW_OK) {
+    /* the planes already queued must land before the frames go away */
+    for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+      if (pending->slots[p] >= 0)
+        bspline_cuda_finish (self->cuda, pending->slots[p]);
+    gst_bspline_warp_pending_free (pending);
+    return ret;
+  }
+  *out = pending;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    gst_buffer_unref (inbuf);
+    gst_buffer_unref (outbuf);
+    g_free (pending);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not map a video frame."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Waits for a frame's planes and gives its output buffer.  A frame the
+ * GPU failed on is an error with backend=cuda; with backend=auto it is
+ * computed again on the CPU and the element stays on the CPU from then on,
+ * so no frame is lost and none goes out wrong. */
+static GstFlowReturn
+gst_bspline_warp_complete (GstBSplineWarp * self,
+    GstBSplineWarpPending * pending, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  gchar msg[512] = "";
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    if (pending->slots[p] >= 0
+        && bspline_cuda_finish (self->cuda, pending->slots[p]) != BSPLINE_OK) {
+      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+      pending->failed = TRUE;
+    }
+  if (pending->failed) {
+    if (!msg[0])
+      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+    if (self->cuda_required)
+      goto gpu_error;
+    if (!self->gpu_failed)
+      GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+          ("The GPU failed (%s): continuing on the CPU.", msg),
+          ("backend=auto; every frame from now on runs on the CPU engine."));
+    self->gpu_failed = TRUE;
+    self->frame = pending->settings;
+    ret = gst_bspline_warp_transform_frame (GST_VIDEO_FILTER (self),
+        &pending->in_frame, &pending->out_frame);
+  }
+  if (ret == GST_FLOW_OK) {
+    *outbuf = pending->outbuf;
+    pending->outbuf = NULL;
+  }
+  gst_bspline_warp_pending_free (pending);
+  return ret;
+
+  /* ERRORS */
+gpu_error:
+  {
+    gst_bspline_warp_pending_free (pending);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("The GPU failed: %s.", msg),
+        ("backend=cuda; with backend=auto the element would continue on the "
+            "CPU."));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Completes every frame in flight, oldest first, and pushes them (or drops
+ * them, on a flush). */
+static GstFlowReturn
+gst_bspline_warp_drain (GstBSplineWarp * self, gboolean push)
+{
+  GstBSplineWarpPending *pending;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while ((pending = g_queue_pop_head (&self->pending))) {
+    GstBuffer *out = NULL;
+    GstFlowReturn r = gst_bspline_warp_complete (self, pending, &out);
+
+    if (out && push && ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    else if (out)
+      gst_buffer_unref (out);
+    if (r != GST_FLOW_OK && ret == GST_FLOW_OK)
+      ret = r;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_bspline_warp_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstBSplineWarpPending *pending = NULL;
+  GstBuffer *inbuf, *out = NULL;
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (self->cuda == NULL || self->gpu_failed
+      || gst_base_transform_is_passthrough (trans)) {
+    ret = gst_bspline_warp_drain (self, TRUE);
+    if (self->gpu_failed)
+      gst_bspline_warp_free_cuda (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
+  }
+
+  inbuf = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (inbuf == NULL)
+    return GST_FLOW_OK;
+  ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
+      inbuf, &out);
+  if (ret != GST_FLOW_OK || out == NULL) {
+    gst_buffer_unref (inbuf);
+    return ret;
+  }
+  ret = gst_bspline_warp_submit (self, inbuf, out, &pending);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  g_queue_push_tail (&self->pending, pending);
+  if (g_queue_get_length (&self->pending) < GST_BSPLINE_WARP_FRAMES_IN_FLIGHT)
+    return GST_FLOW_OK;
+  return gst_bspline_warp_complete (self, g_queue_pop_head (&self->pending),
+      outbuf);
+}
+
+/* The frames in flight add latency: a frame leaves when the next arrives.
+ * A drain query (serialized) pushes them out. */
+static gboolean
+gst_bspline_warp_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  gboolean ret;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
+    gst_bspline_warp_drain (self, TRUE);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+
+  if (ret && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->cuda
+      && !self->gpu_failed && filter->negotiated
+      && GST_VIDEO_INFO_FPS_N (&filter->in_info) > 0) {
+    GstClockTime min, max, latency;
+    gboolean live;
+
+    latency = gst_util_uint64_scale_int (GST_SECOND *
+        (GST_BSPLINE_WARP_FRAMES_IN_FLIGHT - 1),
+        GST_VIDEO_INFO_FPS_D (&filter->in_info),
+        GST_VIDEO_INFO_FPS_N (&filter->in_info));
+    gst_query_parse_latency (query, &live, &min, &max);
+    min += latency;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += latency;
+    gst_query_set_latency (query, live, min, max);
+    GST_DEBUG_OBJECT (self, "frames in flight add %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (latency));
+  }
+  return ret;
+}
+
+/* Upstream gets a pool of pinned memory, which the GPU reads directly. */
+static gboolean
+gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  if (self->cuda == NULL || gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_pinned_pool_new (caps, &info,
+      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Output frames come from a pool of pinned memory, which the GPU writes
+ * directly; where that pool cannot be made, the engine stages the copy. */
+static gboolean
+gst_bspline_warp_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint min = GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+          query))
+    return FALSE;
+  if (self->cuda == NULL)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint size, n_min, n_max;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min,
+        &n_max);
+    min = MAX (min, n_min + GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
+  }
+  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  if (pool == NULL) {
+    GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
+    return TRUE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool,
+        GST_VIDEO_INFO_SIZE (&info), min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+        min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+#else
+static GstFlowReturn
+gst_bspline_warp_drain (G_GNUC_UNUSED GstBSplineWarp * self,
+    G_GNUC_UNUSED gboolean push)
+{
+  return GST_FLOW_OK;
+}
+
+static void
+gst_bspline_warp_free_cuda (G_GNUC_UNUSED GstBSplineWarp * self)
+{
+}
+#endif

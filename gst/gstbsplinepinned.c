@@ -1,0 +1,138 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+/* Pinned host memory for the frames bsplinewarp uploads and downloads
+ * with the CUDA engine (bspline_cuda_host_alloc, cudaHostAlloc). */
+#include "gstbsplinepinned.h"
+#include "bspline-cuda.h"
+
+#include <string.h>
+
+typedef struct
+{
+  GstMemory mem;
+  guint8 *data;                 /* of the whole allocation */
+} GstBSplinePinnedMemory;
+
+struct _GstBSplinePinnedAllocator
+{
+  GstAllocator parent;
+};
+
+G_DEFINE_TYPE (GstBSplinePinnedAllocator, gst_bspline_pinned_allocator,
+    GST_TYPE_ALLOCATOR);
+
+static GstMemory *
+gst_bspline_pinned_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstBSplinePinnedMemory *mem;
+  gsize maxsize = size + params->prefix + params->padding;
+  guint8 *data;
+
+  /* page-locked allocations are page aligned, more than any align asks */
+  if (params->align >= 4096)
+    return NULL;
+  data = bspline_cuda_host_alloc (maxsize);
+  if (data == NULL)
+    return NULL;
+  mem = g_new0 (GstBSplinePinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (mem), params->flags, allocator, NULL,
+      maxsize, params->align, params->prefix, size);
+  mem->data = data;
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (data, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (data + params->prefix + size, 0, params->padding);
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+gst_bspline_pinned_free (G_GNUC_UNUSED GstAllocator * allocator,
+    GstMemory * memory)
+{
+  GstBSplinePinnedMemory *mem = (GstBSplinePinnedMemory *) memory;
+
+  if (memory->parent == NULL)
+    bspline_cuda_host_free (mem->data);
+  g_free (mem);
+}
+
+static gpointer
+gst_bspline_pinned_map (GstMemory * memory, G_GNUC_UNUSED gsize maxsize,
+    G_GNUC_UNUSED GstMapFlags flags)
+{
+  return ((GstBSplinePinnedMemory *) memory)->data;
+}
+
+static void
+gst_bspline_pinned_unmap (G_GNUC_UNUSED GstMemory * memory)
+{
+}
+
+static GstMemory *
+gst_bspline_pinned_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GstBSplinePinnedMemory *mem = (GstBSplinePinnedMemory *) memory;
+  GstBSplinePinnedMemory *sub;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+
+  if (size == -1)
+    size = memory->size - offset;
+  sub = g_new0 (GstBSplinePinnedMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (sub),
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->allocator, parent, memory->maxsize, memory->align,
+      memory->offset + offset, size);
+  sub->data = mem->data;
+  return GST_MEMORY_CAST (sub);
+}
+
+static void
+gst_bspline_pinned_allocator_class_init (GstBSplinePinnedAllocatorClass *
+    klass)
+{
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  allocator_class->alloc = gst_bspline_pinned_alloc;
+  allocator_class->free = gst_bspline_pinned_free;
+}
+
+static void
+gst_bspline_pinned_allocator_init (GstBSplinePinnedAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR (self);
+
+  allocator->mem_type = "BSplinePinned";
+  allocator->mem_map = gst_bspline_pinned_map;
+  allocator->mem_unmap = gst_bspline_pinned_unmap;
+  allocator->mem_share = gst_bspline_pinned_share;
+}
+
+GstBufferPool *
+gst_bspline_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
+    guint min_buffers)
+{
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstAllocator *allocator =
+      g_object_new (GST_TYPE_BSPLINE_PINNED_ALLOCATOR, NULL);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_object_ref_sink (allocator);
+  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
+      min_buffers, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  gst_buffer_pool_config_add_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_object_unref (allocator);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}

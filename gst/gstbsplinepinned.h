@@ -1,0 +1,32 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#ifndef __GST_BSPLINE_PINNED_H__
+#define __GST_BSPLINE_PINNED_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* An allocator of page-locked (pinned) host memory, which the GPU's copy
+ * engines read and write directly, several times faster than pageable
+ * memory.  Only built with the CUDA engine. */
+#define GST_TYPE_BSPLINE_PINNED_ALLOCATOR \
+  (gst_bspline_pinned_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstBSplinePinnedAllocator,
+    gst_bspline_pinned_allocator, GST, BSPLINE_PINNED_ALLOCATOR,
+    GstAllocator);
+
+/* A video buffer pool of pinned memory for frames of info. */
+GstBufferPool *gst_bspline_pinned_pool_new (GstCaps * caps,
+    const GstVideoInfo * info, guint min_buffers);
+
+G_END_DECLS
+
+#endif /* __GST_BSPLINE_PINNED_H__ */
