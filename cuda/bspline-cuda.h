@@ -18,11 +18,16 @@ typedef struct bspline_cuda bspline_cuda;
 int bspline_cuda_device_count (char *msg, size_t msg_len);
 
 /* An engine on device_id (-1 = the default device).  GPU memory is
- * allocated on first use and kept (grown as needed) until freed. */
+ * allocated on first use and kept (grown as needed) until freed.
+ * For tests, BSPLINE_CUDA_FAULT=KIND:N (KIND alloc, copy or launch) makes
+ * the engine's N-th call of that kind fail as CUDA would. */
 bspline_status bspline_cuda_new (int device_id, bspline_cuda ** cuda,
     char *msg, size_t msg_len);
 void bspline_cuda_free (bspline_cuda * cuda);
 const char *bspline_cuda_last_error (const bspline_cuda * cuda);
+/* Free and total memory of a device (-1 = the default); 0 on failure. */
+int bspline_cuda_device_memory (int device_id, size_t * free_bytes,
+    size_t * total_bytes);
 /* Name of the engine's device, e.g. "NVIDIA H100 80GB HBM3". */
 const char *bspline_cuda_device_name (const bspline_cuda * cuda);
 

@@ -50,20 +50,54 @@ struct bspline_cuda
   int device;
   char name[256];
   slot slots[BSPLINE_CUDA_SLOTS];
+  int fault_kind;               /* BSPLINE_CUDA_FAULT, FAULT_NONE if unset */
+  long fault_countdown;
+  int fault_injected;
   char error[512];
 };
 
-/* Every CUDA call goes through CUDA_CHECK: on failure the engine's error
- * names the call and CUDA's error string, and control goes to `fail`. */
-#define CUDA_CHECK(cuda, call) \
+/* Fault injection, for the tests of what the element does when the GPU
+ * fails: BSPLINE_CUDA_FAULT=KIND:N (KIND alloc, copy or launch) makes the
+ * N-th call of that kind of each engine fail with the error CUDA would
+ * give (out of memory, an unknown copy error, a launch failure). */
+typedef enum
+{
+  FAULT_NONE = -1,
+  FAULT_ALLOC = 0,
+  FAULT_COPY = 1,
+  FAULT_LAUNCH = 2
+} fault_kind;
+
+static cudaError_t
+engine_fault (bspline_cuda * cuda, fault_kind kind)
+{
+  static const cudaError_t injected[] = { cudaErrorMemoryAllocation,
+    cudaErrorUnknown, cudaErrorLaunchFailure
+  };
+  if (kind == FAULT_NONE || kind != cuda->fault_kind)
+    return cudaSuccess;
+  if (--cuda->fault_countdown != 0)
+    return cudaSuccess;
+  cuda->fault_injected = 1;
+  return injected[kind];
+}
+
+/* Every CUDA call goes through CUDA_TRY (or CUDA_CHECK, for calls no fault
+ * is injected into): on failure the engine's error names the call and
+ * CUDA's error string, and control goes to `fail`. */
+#define CUDA_TRY(cuda, kind, call) \
   do { \
-    cudaError_t err_ = (call); \
+    cudaError_t err_ = engine_fault ((cuda), (kind)); \
+    if (err_ == cudaSuccess) \
+      err_ = (call); \
     if (err_ != cudaSuccess) { \
-      snprintf ((cuda)->error, sizeof ((cuda)->error), "%s failed: %s (%s)", \
-          #call, cudaGetErrorString (err_), cudaGetErrorName (err_)); \
+      snprintf ((cuda)->error, sizeof ((cuda)->error), "%s failed: %s (%s)%s", \
+          #call, cudaGetErrorString (err_), cudaGetErrorName (err_), \
+          (cuda)->fault_injected ? " [injected by BSPLINE_CUDA_FAULT]" : ""); \
       goto fail; \
     } \
   } while (0)
+#define CUDA_CHECK(cuda, call) CUDA_TRY (cuda, FAULT_NONE, call)
 
 int
 bspline_cuda_device_count (char *msg, size_t msg_len)
@@ -178,8 +212,7 @@ bspline_cuda_free (bspline_cuda * cuda)
 }
 
 bspline_status
-bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg,
-    size_t msg_len)
+bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg, size_t msg_len)
 {
   bspline_cuda *cuda;
   struct cudaDeviceProp prop;
@@ -199,6 +232,17 @@ bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg,
     return BSPLINE_ERROR_NO_MEMORY;
   }
   cuda->device = device_id < 0 ? 0 : device_id;
+  cuda->fault_kind = FAULT_NONE;
+  {
+    const char *fault = getenv ("BSPLINE_CUDA_FAULT");
+    static const char *const kinds[] = { "alloc:", "copy:", "launch:" };
+    int k;
+    for (k = 0; fault && k < 3; k++)
+      if (strncmp (fault, kinds[k], strlen (kinds[k])) == 0) {
+        cuda->fault_kind = k;
+        cuda->fault_countdown = strtol (fault + strlen (kinds[k]), NULL, 10);
+      }
+  }
   CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
   CUDA_CHECK (cuda, cudaGetDeviceProperties (&prop, cuda->device));
   snprintf (cuda->name, sizeof (cuda->name), "%s", prop.name);
@@ -221,6 +265,18 @@ const char *
 bspline_cuda_last_error (const bspline_cuda * cuda)
 {
   return cuda->error;
+}
+
+int
+bspline_cuda_device_memory (int device_id, size_t *free_bytes,
+    size_t *total_bytes)
+{
+  if (cudaSetDevice (device_id < 0 ? 0 : device_id) != cudaSuccess
+      || cudaMemGetInfo (free_bytes, total_bytes) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return 1;
 }
 
 const char *
@@ -329,19 +385,21 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
 
   if (sl->tables_serial != plan->serial) {
     sl->tables_serial = 0;
-    CUDA_CHECK (cuda, buffer_ensure (&sl->x_index, nx * sizeof (int)));
-    CUDA_CHECK (cuda, buffer_ensure (&sl->y_index, ny * sizeof (int)));
-    CUDA_CHECK (cuda, buffer_ensure (&sl->x_weight, nx * real));
-    CUDA_CHECK (cuda, buffer_ensure (&sl->y_weight, ny * real));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_index,
+            nx * sizeof (int)));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_index,
+            ny * sizeof (int)));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_weight, nx * real));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_weight, ny * real));
     /* plain (synchronous) copies: the plan's tables are pageable and the
      * plan may be freed once submit returns */
-    CUDA_CHECK (cuda, cudaMemcpy (sl->x_index.ptr, plan->x.index,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_index.ptr, plan->x.index,
             nx * sizeof (int), cudaMemcpyHostToDevice));
-    CUDA_CHECK (cuda, cudaMemcpy (sl->y_index.ptr, plan->y.index,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_index.ptr, plan->y.index,
             ny * sizeof (int), cudaMemcpyHostToDevice));
-    CUDA_CHECK (cuda, cudaMemcpy (sl->x_weight.ptr, xw, nx * real,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_weight.ptr, xw, nx * real,
             cudaMemcpyHostToDevice));
-    CUDA_CHECK (cuda, cudaMemcpy (sl->y_weight.ptr, yw, ny * real,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_weight.ptr, yw, ny * real,
             cudaMemcpyHostToDevice));
     sl->tables_serial = plan->serial;
   }
@@ -394,8 +452,8 @@ update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     texture_free (sl);
     desc = cudaCreateChannelDesc (32, C > 1 ? 32 : 0, C > 2 ? 32 : 0,
         C > 2 ? 32 : 0, cudaChannelFormatKindFloat);
-    CUDA_CHECK (cuda, cudaMallocArray (&sl->texture_array, &desc, wc, hc,
-            cudaArrayDefault));
+    CUDA_TRY (cuda, FAULT_ALLOC, cudaMallocArray (&sl->texture_array, &desc, wc,
+            hc, cudaArrayDefault));
     memset (&res, 0, sizeof (res));
     res.resType = cudaResourceTypeArray;
     res.res.array.array = sl->texture_array;
@@ -408,8 +466,7 @@ update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     tex.filterMode = cudaFilterModeLinear;
     tex.readMode = cudaReadModeElementType;
     tex.normalizedCoords = *normalized;
-    CUDA_CHECK (cuda, cudaCreateTextureObject (&sl->texture, &res, &tex,
-            NULL));
+    CUDA_CHECK (cuda, cudaCreateTextureObject (&sl->texture, &res, &tex, NULL));
     sl->texture_width = wc;
     sl->texture_height = hc;
     sl->texture_channels = C;
@@ -493,11 +550,13 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   describe_frame (plan, src, dst, &f);
 
   CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
-  CUDA_CHECK (cuda, buffer_ensure (&sl->src, src_pitch * src->height));
-  CUDA_CHECK (cuda, buffer_ensure (&sl->coef, coef_bytes));
-  CUDA_CHECK (cuda, buffer_ensure (&sl->out, dst_pitch * dst->height));
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
+          src_pitch * src->height));
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->out,
+          dst_pitch * dst->height));
   if (plan->separable) {
-    CUDA_CHECK (cuda, buffer_ensure (&sl->tmp,
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
             * plan->channels * real));
     if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
@@ -509,41 +568,43 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   upload_pitch = (size_t) src->stride;
   if (!is_pinned (src->data)) {
     size_t y;
-    CUDA_CHECK (cuda, host_ensure (&sl->staging_in, src_row * src->height));
+    CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_in,
+            src_row * src->height));
     for (y = 0; y < (size_t) src->height; y++)
       memcpy ((char *) sl->staging_in.ptr + y * src_row,
           (const char *) src->data + y * src->stride, src_row);
     upload_from = sl->staging_in.ptr;
     upload_pitch = src_row;
   }
-  CUDA_CHECK (cuda, cudaMemcpy2DAsync (sl->src.ptr, src_pitch, upload_from,
-          upload_pitch, src_row, src->height, cudaMemcpyHostToDevice,
-          sl->stream));
-  CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_prefilter (&f, sl->src.ptr,
-          src_pitch, sl->coef.ptr, sl->stream));
+  CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->src.ptr, src_pitch,
+          upload_from, upload_pitch, src_row, src->height,
+          cudaMemcpyHostToDevice, sl->stream));
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
+          sl->src.ptr, src_pitch, sl->coef.ptr, sl->stream));
   if (uses_texture (plan)) {
     int normalized;
     if (update_texture (cuda, sl, plan, &normalized) != BSPLINE_OK)
       goto fail;
-    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample_fast (&f,
+    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_fast (&f,
             sl->texture, normalized, sl->coef.ptr, sl->out.ptr, dst_pitch,
             sl->stream));
   } else {
-    CUDA_CHECK (cuda, (cudaError_t) bspline_gpu_resample (&f, sl->coef.ptr,
-            plan->separable ? &tables : NULL, sl->tmp.ptr, sl->out.ptr,
-            dst_pitch, sl->stream));
+    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,
+            sl->coef.ptr, plan->separable ? &tables : NULL, sl->tmp.ptr,
+            sl->out.ptr, dst_pitch, sl->stream));
   }
   /* download: directly into pinned memory, else into staging that finish
    * copies out */
   sl->dst = *dst;
   sl->dst_staged = !is_pinned (dst->data);
   if (sl->dst_staged) {
-    CUDA_CHECK (cuda, host_ensure (&sl->staging_out, dst_row * dst->height));
-    CUDA_CHECK (cuda, cudaMemcpy2DAsync (sl->staging_out.ptr, dst_row,
+    CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_out,
+            dst_row * dst->height));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->staging_out.ptr, dst_row,
             sl->out.ptr, dst_pitch, dst_row, dst->height,
             cudaMemcpyDeviceToHost, sl->stream));
   } else {
-    CUDA_CHECK (cuda, cudaMemcpy2DAsync (dst->data, dst->stride,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (dst->data, dst->stride,
             sl->out.ptr, dst_pitch, dst_row, dst->height,
             cudaMemcpyDeviceToHost, sl->stream));
   }

@@ -94,8 +94,7 @@ gst_bspline_pinned_share (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
-gst_bspline_pinned_allocator_class_init (GstBSplinePinnedAllocatorClass *
-    klass)
+gst_bspline_pinned_allocator_class_init (GstBSplinePinnedAllocatorClass * klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
@@ -127,8 +126,7 @@ gst_bspline_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
       min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, NULL);
-  gst_buffer_pool_config_add_option (config,
-      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_object_unref (allocator);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);

@@ -144,6 +144,7 @@ typedef struct
   GstVideoFrame in_frame, out_frame;
   gint slots[GST_VIDEO_MAX_PLANES];     /* -1: plane already done */
   gboolean failed;              /* the GPU failed: redo it on the CPU */
+  gchar error[512];             /* what failed, for the message */
   GstBSplineWarpSettings settings;      /* the frame's snapshot */
 } GstBSplineWarpPending;
 
@@ -803,8 +804,7 @@ gst_bspline_warp_start (GstBaseTransform * trans)
       GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
           s.cuda_device_id, bspline_cuda_device_name (self->cuda));
     else if (s.backend == GST_BSPLINE_WARP_BACKEND_AUTO)
-      GST_INFO_OBJECT (self, "no CUDA engine (%s): using the CPU engine",
-          msg);
+      GST_INFO_OBJECT (self, "no CUDA engine (%s): using the CPU engine", msg);
   }
   if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA && self->cuda == NULL)
     goto no_cuda;
@@ -1596,8 +1596,7 @@ gst_bspline_warp_cpu_plane (GstBSplineWarp * self,
     status = bspline_orient_plane (geometry->orientation, &src, &dst, msg,
         sizeof (msg));
   } else {
-    status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src,
-        &dst);
+    status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src, &dst);
     if (status != BSPLINE_OK)
       g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
   }
@@ -1631,8 +1630,7 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   ret = gst_bspline_warp_prepare_frame (self, &geometry);
   for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (in_frame);
       p++)
-    ret = gst_bspline_warp_cpu_plane (self, &geometry, in_frame, out_frame,
-        p);
+    ret = gst_bspline_warp_cpu_plane (self, &geometry, in_frame, out_frame, p);
   return ret;
 }
 
@@ -1698,8 +1696,10 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
         &dst);
     if (bspline_cuda_submit (self->cuda, self->planes[p].plan, &src, &dst,
             &pending->slots[p]) != BSPLINE_OK) {
+      g_strlcpy (pending->error, bspline_cuda_last_error (self->cuda),
+          sizeof (pending->error));
       GST_WARNING_OBJECT (self, "GPU submit of plane %u failed: %s", p,
-          bspline_cuda_last_error (self->cuda));
+          pending->error);
       pending->slots[p] = -1;
       pending->failed = TRUE;
     }
@@ -1736,18 +1736,17 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
     GstBSplineWarpPending * pending, GstBuffer ** outbuf)
 {
   GstFlowReturn ret = GST_FLOW_OK;
-  gchar msg[512] = "";
+  const gchar *msg = pending->error;
   guint p;
 
   for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
     if (pending->slots[p] >= 0
         && bspline_cuda_finish (self->cuda, pending->slots[p]) != BSPLINE_OK) {
-      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+      g_strlcpy (pending->error, bspline_cuda_last_error (self->cuda),
+          sizeof (pending->error));
       pending->failed = TRUE;
     }
   if (pending->failed) {
-    if (!msg[0])
-      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
     if (self->cuda_required)
       goto gpu_error;
     if (!self->gpu_failed)
@@ -1769,11 +1768,11 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
   /* ERRORS */
 gpu_error:
   {
-    gst_bspline_warp_pending_free (pending);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("The GPU failed: %s.", msg),
         ("backend=cuda; with backend=auto the element would continue on the "
             "CPU."));
+    gst_bspline_warp_pending_free (pending);
     return GST_FLOW_ERROR;
   }
 }
@@ -1801,8 +1800,7 @@ gst_bspline_warp_drain (GstBSplineWarp * self, gboolean push)
 }
 
 static GstFlowReturn
-gst_bspline_warp_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
+gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
   GstBSplineWarpPending *pending = NULL;
@@ -1911,8 +1909,7 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
 /* Output frames come from a pool of pinned memory, which the GPU writes
  * directly; where that pool cannot be made, the engine stages the copy. */
 static gboolean
-gst_bspline_warp_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query)
+gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
   GstBufferPool *pool;
@@ -1931,8 +1928,7 @@ gst_bspline_warp_decide_allocation (GstBaseTransform * trans,
   if (gst_query_get_n_allocation_pools (query) > 0) {
     guint size, n_min, n_max;
 
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min,
-        &n_max);
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
     min = MAX (min, n_min + GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
   }
   pool = gst_bspline_pinned_pool_new (caps, &info, min);

@@ -10,6 +10,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "bspline-cuda.h"
+
 #define W 160
 #define H 120
 #define CAPS "video/x-raw,format=RGBA,width=160,height=120,framerate=30/1"
@@ -171,8 +173,7 @@ GST_START_TEST (test_pinned_pools)
   gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
   fail_unless (pool != NULL);
   config = gst_buffer_pool_get_config (pool);
-  fail_unless (gst_buffer_pool_config_get_allocator (config, &allocator,
-          NULL));
+  fail_unless (gst_buffer_pool_config_get_allocator (config, &allocator, NULL));
   fail_unless (allocator != NULL);
   fail_unless_equals_string (allocator->mem_type, "BSplinePinned");
   gst_structure_free (config);
@@ -184,10 +185,176 @@ GST_START_TEST (test_pinned_pools)
       GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   out = gst_harness_pull (h);
-  fail_unless_equals_string (gst_buffer_peek_memory (out, 0)->allocator->
-      mem_type, "BSplinePinned");
+  fail_unless_equals_string (gst_buffer_peek_memory (out,
+          0)->allocator->mem_type, "BSplinePinned");
   gst_buffer_unref (out);
   gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Pushes n frames and EOS through a harness around `description`; returns
+ * the frames that came out, checked against backend=cpu, and the first
+ * error or warning message that reached the bus. */
+static guint
+run_with_bus (const gchar * description, guint n, GstMessageType type,
+    gchar ** message_text, GstFlowReturn * flow)
+{
+  GstHarness *h = gst_harness_new_parse (description);
+  GstHarness *cpu = warp_harness ("cpu");
+  GstBus *bus = gst_bus_new ();
+  GRand *rand = g_rand_new ();
+  GstMessage *msg;
+  GstBuffer *out;
+  guint i, received = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, CAPS);
+  gst_harness_set_sink_caps_str (h, OUT_CAPS);
+  *flow = GST_FLOW_OK;
+  for (i = 0; i < n && *flow == GST_FLOW_OK; i++) {
+    GstBuffer *in = random_frame (rand, i);
+
+    *flow = gst_harness_push (h, gst_buffer_ref (in));
+    fail_unless_equals_int (gst_harness_push (cpu, in), GST_FLOW_OK);
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  /* every frame that came out is right: compare with the CPU, in order */
+  while ((out = gst_harness_try_pull (h)) != NULL) {
+    GstBuffer *expect = gst_harness_pull (cpu);
+
+    while (expect && GST_BUFFER_PTS (expect) < GST_BUFFER_PTS (out)) {
+      gst_buffer_unref (expect);
+      expect = gst_harness_pull (cpu);
+    }
+    fail_unless (expect != NULL);
+    fail_unless (max_difference (out, expect) <= 1,
+        "frame %" GST_TIME_FORMAT " differs from backend=cpu",
+        GST_TIME_ARGS (GST_BUFFER_PTS (out)));
+    gst_buffer_unref (expect);
+    gst_buffer_unref (out);
+    received++;
+  }
+  *message_text = NULL;
+  msg = gst_bus_pop_filtered (bus, type);
+  if (msg) {
+    GError *error = NULL;
+
+    if (type == GST_MESSAGE_ERROR)
+      gst_message_parse_error (msg, &error, NULL);
+    else
+      gst_message_parse_warning (msg, &error, NULL);
+    *message_text = g_strdup (error->message);
+    g_error_free (error);
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  gst_harness_teardown (cpu);
+  g_rand_free (rand);
+  return received;
+}
+
+/* backend=auto: a GPU failure (a launch made to fail on the third kernel)
+ * is said once as a warning; the failed frame and all later ones are
+ * computed on the CPU; every frame comes out right. */
+GST_START_TEST (test_gpu_failure_falls_back)
+{
+  const gchar *kinds[] = { "launch:3", "alloc:4", "copy:2" };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (kinds); k++) {
+    GstFlowReturn flow;
+    gchar *text;
+    guint received;
+
+    g_setenv ("BSPLINE_CUDA_FAULT", kinds[k], TRUE);
+    received = run_with_bus ("bsplinewarp backend=auto rotation=7 order=3",
+        8, GST_MESSAGE_WARNING, &text, &flow);
+    g_unsetenv ("BSPLINE_CUDA_FAULT");
+    fail_unless_equals_int (flow, GST_FLOW_OK);
+    fail_unless_equals_int (received, 8);
+    fail_unless (text != NULL, "%s: no warning", kinds[k]);
+    fail_unless (strstr (text, "continuing on the CPU") != NULL, "%s", text);
+    g_print ("fault %s with backend=auto: 8 of 8 frames right; warning: %s\n",
+        kinds[k], text);
+    g_free (text);
+  }
+}
+
+GST_END_TEST;
+
+/* backend=cuda: a GPU failure is an element error naming the CUDA call;
+ * the frames before it are right and no wrong frame goes out. */
+GST_START_TEST (test_gpu_failure_is_an_error)
+{
+  GstFlowReturn flow;
+  gchar *text;
+  guint received;
+
+  g_setenv ("BSPLINE_CUDA_FAULT", "alloc:9", TRUE);
+  received = run_with_bus ("bsplinewarp backend=cuda rotation=7 order=3", 8,
+      GST_MESSAGE_ERROR, &text, &flow);
+  g_unsetenv ("BSPLINE_CUDA_FAULT");
+  fail_unless_equals_int (flow, GST_FLOW_ERROR);
+  fail_unless (received < 8);
+  fail_unless (text != NULL);
+  fail_unless (strstr (text, "cudaErrorMemoryAllocation") != NULL
+      || strstr (text, "out of memory") != NULL, "%s", text);
+  g_print ("fault alloc:9 with backend=cuda: error after %u right frames: "
+      "%s\n", received, text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+static gsize
+resident_kib (void)
+{
+  gchar *status = NULL, *line;
+  gsize kib = 0;
+
+  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL)
+      && (line = strstr (status, "VmRSS:")) != NULL)
+    kib = g_ascii_strtoull (line + 6, NULL, 10);
+  g_free (status);
+  return kib;
+}
+
+/* Start, one frame, stop, a thousand times: GPU and host memory stay
+ * flat. */
+GST_START_TEST (test_start_stop_cycles)
+{
+  const guint cycles = 1000;
+  size_t free_before = 0, free_after, total;
+  gsize rss_before = 0, rss_after;
+  GRand *rand = g_rand_new ();
+  guint i;
+
+  for (i = 0; i <= cycles; i++) {
+    GstHarness *h = warp_harness ("cuda");
+
+    fail_unless_equals_int (gst_harness_push (h, random_frame (rand, i)),
+        GST_FLOW_OK);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    gst_buffer_unref (gst_harness_pull (h));
+    gst_harness_teardown (h);
+    if (i == 0) {               /* after one warm-up cycle */
+      fail_unless (bspline_cuda_device_memory (-1, &free_before, &total));
+      rss_before = resident_kib ();
+    }
+  }
+  fail_unless (bspline_cuda_device_memory (-1, &free_after, &total));
+  rss_after = resident_kib ();
+  g_print ("%u start/stop cycles: GPU free memory %+.1f MiB, host RSS "
+      "%+.1f MiB\n", cycles, ((double) free_after - free_before) / 1048576.0,
+      ((double) rss_after - rss_before) / 1024.0);
+  fail_unless (free_before < free_after + (8u << 20),
+      "GPU memory fell by %zu bytes", free_before - free_after);
+  fail_unless (rss_after < rss_before + 32 * 1024,
+      "host RSS grew from %zu to %zu KiB", rss_before, rss_after);
   g_rand_free (rand);
 }
 
@@ -204,6 +371,10 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_drain_and_flush);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_pinned_pools);
+  tcase_add_test (tc, test_gpu_failure_falls_back);
+  tcase_add_test (tc, test_gpu_failure_is_an_error);
+  tcase_add_test (tc, test_start_stop_cycles);
+  tcase_set_timeout (tc, 600);
   return s;
 }
 

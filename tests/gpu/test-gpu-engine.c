@@ -170,8 +170,7 @@ test_in_flight (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
     bspline_plan_free (plan[i]);
   }
   printf ("frames in flight: %d submitted before the first finish, pinned "
-      "and pageable, all equal to the CPU engine\n",
-      BSPLINE_CUDA_SLOTS_TESTED);
+      "and pageable, all equal to the CPU engine\n", BSPLINE_CUDA_SLOTS_TESTED);
 }
 
 int
@@ -341,6 +340,5 @@ main (void)
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "
       "range; GPU float at most %.2f of its tolerance; precision=fast "
       "(orders 1, 3) max %.3g of the range; U8 outputs within %d code "
-      "value(s)", runs, worst_double, worst_float_ratio, worst_fast,
-      worst_int);
+      "value(s)", runs, worst_double, worst_float_ratio, worst_fast, worst_int);
 }
