@@ -1832,6 +1832,16 @@ gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   ret = gst_bspline_warp_submit (self, inbuf, out, &pending);
   if (ret != GST_FLOW_OK)
     return ret;
+  if (pending->failed) {
+    /* the GPU refused the frame: the frames before it go out, then this
+     * one is an error or, with backend=auto, done on the CPU at once */
+    ret = gst_bspline_warp_drain (self, TRUE);
+    if (ret != GST_FLOW_OK) {
+      gst_bspline_warp_pending_free (pending);
+      return ret;
+    }
+    return gst_bspline_warp_complete (self, pending, outbuf);
+  }
   g_queue_push_tail (&self->pending, pending);
   if (g_queue_get_length (&self->pending) < GST_BSPLINE_WARP_FRAMES_IN_FLIGHT)
     return GST_FLOW_OK;

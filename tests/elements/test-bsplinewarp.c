@@ -1278,6 +1278,29 @@ GST_START_TEST (test_bad_input)
   g_free (text);
   gst_harness_teardown (h);
 
+  /* a size the engine refuses: 1x1 -> 20000000x1 is past the largest
+   * side the engine plans (2^24) */
+  h = harness_new ("video/x-raw,format=GRAY8,width=1,height=1,"
+      "framerate=30/1", "video/x-raw,width=20000000,height=1,"
+      "pixel-aspect-ratio=1/1");
+  text = push_expect_error (h, grey_buffer (4));  /* rows of 4 bytes */
+  fail_unless (strstr (text, "out of range") != NULL, "message: %s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  /* a size the engine cannot allocate: 1x2000000 -> 2000000x1 needs
+   * 2000000 x 2000000 intermediate values (16 TB) on the separable
+   * path: an element error about memory, not a crash */
+  h = harness_new ("video/x-raw,format=GRAY8,width=1,height=2000000,"
+      "framerate=30/1", "video/x-raw,width=2000000,height=1,"
+      "pixel-aspect-ratio=1/1");
+  g_object_set (h->element, "order", 0, "antialias", FALSE, "add-borders",
+      FALSE, NULL);
+  text = push_expect_error (h, grey_buffer (4 * 2000000));
+  fail_unless (strstr (text, "memory") != NULL, "message: %s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
   /* order out of range and a matrix of the wrong size: refused with a
    * warning, the value stays */
   h = harness_new (caps, "video/x-raw");
