@@ -54,15 +54,15 @@ bspline_cpu_last_error (const bspline_cpu * cpu)
   return cpu->error;
 }
 
-/* Grows *buf to at least size bytes; 0 on failure (the old buffer stays). */
+/* Grows *buf to at least size bytes, aligned for any vector load; 0 on
+ * failure (the old buffer stays). */
 static int
 ensure (void **buf, size_t * have, size_t size)
 {
   void *p;
   if (size <= *have)
     return 1;
-  p = malloc (size);
-  if (!p)
+  if (posix_memalign (&p, 64, size) != 0)
     return 0;
   free (*buf);
   *buf = p;
@@ -70,15 +70,17 @@ ensure (void **buf, size_t * have, size_t size)
   return 1;
 }
 
-/* Describes and allocates the coefficient planes of plan's source. */
+/* Describes and allocates the coefficient planes of plan's source, and
+ * after them one more row (*last_line) for the streaming path. */
 static bspline_status
 prepare_coefficients (bspline_cpu * cpu, const bspline_plan * plan,
-    bspline_coefficients * coef)
+    bspline_coefficients * coef, void **last_line)
 {
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   uint64_t w = (uint64_t) plan->src_width + 2 * (uint64_t) plan->pad;
   uint64_t h = (uint64_t) plan->src_height + 2 * (uint64_t) plan->pad;
-  uint64_t bytes = w * h * (uint64_t) plan->channels * real;
+  uint64_t plane = (w * h * (uint64_t) plan->channels * real + 63) / 64 * 64;
+  uint64_t bytes = plane + w * (uint64_t) plan->channels * real;
 
   if (bytes > (uint64_t) PTRDIFF_MAX / 2 || !ensure (&cpu->coef,
           &cpu->coef_size, (size_t) bytes)) {
@@ -94,6 +96,26 @@ prepare_coefficients (bspline_cpu * cpu, const bspline_plan * plan,
   coef->pad = plan->pad;
   coef->channels = plan->channels;
   coef->row_len = (ptrdiff_t) w * plan->channels;
+  *last_line = (char *) cpu->coef + plane;
+  return BSPLINE_OK;
+}
+
+/* Allocates the scratch of both passes: prefilter first, then resample. */
+static bspline_status
+prepare_scratch (bspline_cpu * cpu, const bspline_plan * plan,
+    void **prefilter, void **resample)
+{
+  int n = bspline_pool_size (cpu->pool);
+  size_t first = (bspline_prefilter_scratch_size (plan, n) + 63) / 64 * 64;
+  size_t size = first + bspline_resample_scratch_size (plan, n);
+  if (!ensure (&cpu->scratch, &cpu->scratch_size, size)) {
+    snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %zu MiB of "
+        "scratch for a %dx%d output", size >> 20, plan->dst_width,
+        plan->dst_height);
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  *prefilter = cpu->scratch;
+  *resample = (char *) cpu->scratch + first;
   return BSPLINE_OK;
 }
 
@@ -123,7 +145,7 @@ bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
 {
   bspline_coefficients coef;
   bspline_status status;
-  size_t scratch;
+  void *last_line, *prefilter_scratch, *resample_scratch;
 
   if (!cpu)
     return BSPLINE_ERROR_INVALID_ARGUMENT;
@@ -139,18 +161,19 @@ bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
         plan->dst_height, plan->channels);
   if (status != BSPLINE_OK)
     return status;
-  status = prepare_coefficients (cpu, plan, &coef);
+  status = prepare_coefficients (cpu, plan, &coef, &last_line);
+  if (status == BSPLINE_OK)
+    status = prepare_scratch (cpu, plan, &prefilter_scratch,
+        &resample_scratch);
   if (status != BSPLINE_OK)
     return status;
-  scratch = bspline_resample_scratch_size (plan);
-  if (!ensure (&cpu->scratch, &cpu->scratch_size, scratch)) {
-    snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %zu MiB of "
-        "scratch for a %dx%d output", scratch >> 20, plan->dst_width,
-        plan->dst_height);
-    return BSPLINE_ERROR_NO_MEMORY;
-  }
-  bspline_prefilter_image (cpu->pool, plan, src, &coef);
-  bspline_resample_image (cpu->pool, plan, &coef, dst, cpu->scratch);
+  if (bspline_separable_streams (plan))
+    bspline_prefilter_causal (cpu->pool, plan, src, &coef, last_line,
+        prefilter_scratch);
+  else
+    bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
+  bspline_resample_image (cpu->pool, plan, &coef, last_line, dst,
+      resample_scratch);
   return BSPLINE_OK;
 }
 
@@ -163,6 +186,7 @@ bspline_cpu_sample_points (bspline_cpu * cpu, const bspline_params * params,
   bspline_coefficients coef;
   bspline_plan *plan;
   bspline_status status;
+  void *last_line, *prefilter_scratch, *resample_scratch;
   char msg[200];
 
   if (!cpu)
@@ -181,9 +205,12 @@ bspline_cpu_sample_points (bspline_cpu * cpu, const bspline_params * params,
     snprintf (cpu->error, sizeof (cpu->error), "%s", msg);
     return status;
   }
-  status = prepare_coefficients (cpu, plan, &coef);
+  status = prepare_coefficients (cpu, plan, &coef, &last_line);
+  if (status == BSPLINE_OK)
+    status = prepare_scratch (cpu, plan, &prefilter_scratch,
+        &resample_scratch);
   if (status == BSPLINE_OK) {
-    bspline_prefilter_image (cpu->pool, plan, src, &coef);
+    bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
     bspline_sample_points_coef (plan, &coef, xy, n_points, out);
   }
   bspline_plan_free (plan);

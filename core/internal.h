@@ -8,15 +8,57 @@
 
 /* ---- thread pool (threadpool.c) ---- */
 typedef struct bspline_pool bspline_pool;
-typedef void (*bspline_task_fn) (void *ctx, int task);
+/* worker: 0 for the calling thread, 1 .. size - 1 for the pool's threads,
+ * so that a task can use per-thread scratch. */
+typedef void (*bspline_task_fn) (void *ctx, int task, int worker);
 
 int bspline_online_cores (void);
 bspline_pool *bspline_pool_new (int n_threads);
 int bspline_pool_size (const bspline_pool * pool);
-/* Runs fn(ctx, 0 .. n_tasks-1) on the pool and the calling thread. */
+/* Runs fn(ctx, 0 .. n_tasks-1, worker) on the pool and the calling
+ * thread. */
 void bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
     void *ctx);
 void bspline_pool_free (bspline_pool * pool);
+
+/* ---- vector code ----
+ *
+ * The hot loops are plain C over constant lane counts, which the compiler
+ * vectorises.  On x86-64 with GCC every engine task is compiled three
+ * times, for AVX-512 (x86-64-v4), AVX2 (x86-64-v3) and the baseline, and
+ * the loader picks one for the machine (ifunc).  The core is built in ISO C
+ * mode, where GCC contracts no a * b + c into a fused multiply-add, so the
+ * three versions compute bit-identical values. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__ELF__) && __GNUC__ >= 12
+#define BSPLINE_VECTOR_CLONES \
+  __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", \
+              "default")))
+#else
+#define BSPLINE_VECTOR_CLONES
+#endif
+
+/* The small kernels that the tasks above call are inlined into each of
+ * their versions. */
+#if defined(__GNUC__)
+#define BSPLINE_INLINE inline __attribute__ ((always_inline))
+#else
+#define BSPLINE_INLINE inline
+#endif
+
+/* Rows of a plane are processed in groups, interleaved pixel by pixel:
+ * value c of row q of a group at column x is
+ * buf[x * BSPLINE_GROUP_LANES + q * channels + c].  A recursion along x
+ * then runs 32 independent lanes at once (two AVX-512 vectors, two
+ * dependency chains to hide the latency of each step), and a tap of a
+ * resampling along x is one weight times 32 values. */
+#define BSPLINE_GROUP_LANES 32
+
+static inline int
+bspline_group_rows (int channels)
+{
+  return BSPLINE_GROUP_LANES / channels;
+}
 
 /* ---- plans (plan.c) ---- */
 
@@ -70,18 +112,49 @@ typedef struct
   ptrdiff_t row_len;            /* values per stored row */
 } bspline_coefficients;
 
+/* ---- the streaming separable path ----
+ *
+ * For an axis-aligned map whose prefilter has one pole (orders 2 and 3)
+ * and a non-periodic boundary, the engine never stores the final
+ * coefficients: bspline_prefilter_causal fills the plane with rows filtered
+ * along x and causally along y, and bspline_resample_streaming finishes the
+ * anticausal recursion along y bottom-up, resampling each row along x as it
+ * appears and each output row as soon as its taps are there.  Both split
+ * the rows into chunks whose number depends only on the plan, so that the
+ * output does not depend on the number of threads; a chunk starts its
+ * recursion from zero a truncation index away from its first row
+ * ([BD19] section 3). */
+int bspline_separable_streams (const bspline_plan * plan);
+
 /* ---- prefilter.c ---- */
+/* Scratch of bspline_prefilter_image and bspline_prefilter_causal for a
+ * pool of n_workers threads. */
+size_t bspline_prefilter_scratch_size (const bspline_plan * plan,
+    int n_workers);
 /* Fills coef from src (converted, padded per the boundary) and runs the
  * 2-D prefilter when the plan asks for it, on the pool. */
 void bspline_prefilter_image (bspline_pool * pool, const bspline_plan * plan,
-    const bspline_image * src, const bspline_coefficients * coef);
+    const bspline_image * src, const bspline_coefficients * coef,
+    void *scratch);
+/* Streaming path, first half: fills coef with the rows of src converted,
+ * prefiltered along x and filtered by the causal recursion along y, and
+ * last_line (coef->row_len values) with the last stored line before the
+ * causal recursion, which the anticausal initialisation of a padded line
+ * needs. */
+void bspline_prefilter_causal (bspline_pool * pool, const bspline_plan * plan,
+    const bspline_image * src, const bspline_coefficients * coef,
+    void *last_line, void *scratch);
 
 /* ---- resample.c ---- */
-/* Evaluates the plan from stored coefficients into dst.  tmp is scratch
- * for the separable path: bspline_resample_scratch_size bytes. */
-size_t bspline_resample_scratch_size (const bspline_plan * plan);
+/* Scratch of bspline_resample_image for a pool of n_workers threads. */
+size_t bspline_resample_scratch_size (const bspline_plan * plan,
+    int n_workers);
+/* Evaluates the plan from coef into dst.  On the streaming path coef holds
+ * the output of bspline_prefilter_causal (and last_line its last line), on
+ * the others the final coefficients (last_line unused). */
 void bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
-    const bspline_coefficients * coef, const bspline_image * dst, void *tmp);
+    const bspline_coefficients * coef, const void *last_line,
+    const bspline_image * dst, void *scratch);
 /* The plain interpolant at arbitrary input pixel coordinates. */
 void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,

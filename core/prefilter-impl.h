@@ -6,12 +6,15 @@
 /* Applies the exponential filter h^(z) in place to `lanes` lines stored
  * side by side: sample k of lane l is p[k * step + l]
  * ([BD19] Algorithm 1; initialisations in bspline-math.h). */
-static inline void
+static BSPLINE_INLINE void
 SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
     double pole, int truncation, int boundary, int padded)
 {
   const REAL z = (REAL) pole;
   REAL last[PREFILTER_MAX_LANES];
+  /* the running value of each lane, apart from p, so that the compiler
+   * sees independent lanes and vectorises them */
+  REAL state[PREFILTER_MAX_LANES];
   REAL *end = p + (ptrdiff_t) (len - 1) * step;
   ptrdiff_t k;
   int l;
@@ -20,30 +23,33 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
     last[l] = end[l];
     p[l] = SUFFIX (bspline_causal_init) (p + l, step, len, z, truncation,
         boundary, padded);
+    state[l] = p[l];
   }
   /* Causal recursion s_k = s_k + z s_{k-1} (eq. 15). */
   for (k = 1; k < len; k++) {
     REAL *row = p + k * step;
-    const REAL *prev = row - step;
-    for (l = 0; l < lanes; l++)
-      row[l] += z * prev[l];
+    for (l = 0; l < lanes; l++) {
+      state[l] = row[l] + z * state[l];
+      row[l] = state[l];
+    }
   }
-  for (l = 0; l < lanes; l++)
-    last[l] = SUFFIX (bspline_anticausal_init) (p + l, step, len, z,
+  for (l = 0; l < lanes; l++) {
+    state[l] = SUFFIX (bspline_anticausal_init) (p + l, step, len, z,
         truncation, boundary, padded, last[l]);
-  for (l = 0; l < lanes; l++)
-    end[l] = last[l];
+    end[l] = state[l];
+  }
   /* Anticausal recursion c_k = z (c_{k+1} - s_k) (eq. 18). */
   for (k = len - 2; k >= 0; k--) {
     REAL *row = p + k * step;
-    const REAL *next = row + step;
-    for (l = 0; l < lanes; l++)
-      row[l] = z * (next[l] - row[l]);
+    for (l = 0; l < lanes; l++) {
+      state[l] = z * (state[l] - row[l]);
+      row[l] = state[l];
+    }
   }
 }
 
 /* All poles of the plan over `lanes` lines. */
-static inline void
+static BSPLINE_INLINE void
 SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
     ptrdiff_t step, int len, int lanes)
 {
@@ -53,8 +59,19 @@ SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
         plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0);
 }
 
+/* n pixels of C values from row into lane 0 .. C - 1 of buf
+ * (interleaved, see internal.h). */
+static BSPLINE_INLINE void
+SUFFIX (interleave) (REAL * buf, const REAL * row, int n, const int C)
+{
+  int i, c;
+  for (i = 0; i < n; i++)
+    for (c = 0; c < C; c++)
+      buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c] = row[i * C + c];
+}
+
 /* n samples of a source row, in code values, times gain. */
-static void
+static BSPLINE_INLINE void
 SUFFIX (read_row) (const bspline_image * src, const void *row, REAL * out,
     int n, REAL gain)
 {
@@ -81,79 +98,228 @@ SUFFIX (read_row) (const bspline_image * src, const void *row, REAL * out,
   }
 }
 
-/* Rows first ([BD19] eq. 27-28: the 2-D prefilter is separable): convert
- * source rows first .. last - 1 into the coefficient plane, times the
- * gains of both axes, extend them into the padding and filter along x. */
-static void
-SUFFIX (prefilter_rows) (const bspline_plan * plan,
-    const bspline_image * src, const bspline_coefficients * coef, int first,
-    int last)
+/* Line `line` of the padded storage of a column, converted and extended
+ * along x, into lane `lane` of buf (interleaved, see internal.h); conv is
+ * scratch for one source row.  Constant fill lines are left at zero: they
+ * are not prefiltered along x (see fill_lines). */
+static BSPLINE_INLINE void
+SUFFIX (load_line) (const bspline_plan * plan, const bspline_image * src,
+    int line, REAL * buf, int lane, REAL * conv)
 {
-  const int C = coef->channels, pad = coef->pad, W = coef->width;
+  const int C = plan->channels, pad = plan->pad, W = plan->src_width;
+  const int y = bspline_source_row (plan, line);
+  const int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
   const REAL gain2 = (REAL) (plan->gain * plan->gain);
-  int r, i, c;
+  REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES + lane;
+  int i, c;
 
-  for (r = first; r < last; r++) {
-    REAL *dst = (REAL *) coef->data + (ptrdiff_t) (r + pad) * coef->row_len;
-    const uint8_t *srow = (const uint8_t *) src->data + r * src->stride;
-    REAL *body = dst + (ptrdiff_t) pad * C;
-    SUFFIX (read_row) (src, srow, body, W * C, gain2);
-    for (i = 0; i < pad; i++)
-      for (c = 0; c < C; c++) {
-        int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
-        REAL fill = (REAL) plan->params.fill[c] * gain2;
-        dst[i * C + c] = constant ? fill : body[c];
-        body[(W + i) * C + c] = constant ? fill : body[(W - 1) * C + c];
-      }
-    if (!plan->prefilter)
-      continue;
-    /* constant lane counts, so that each call unrolls its channel loop */
-    switch (C) {
-      case 1:
-        SUFFIX (prefilter_lines) (plan, dst, 1, W + 2 * pad, 1);
-        break;
-      case 2:
-        SUFFIX (prefilter_lines) (plan, dst, 2, W + 2 * pad, 2);
-        break;
-      case 3:
-        SUFFIX (prefilter_lines) (plan, dst, 3, W + 2 * pad, 3);
-        break;
-      default:
-        SUFFIX (prefilter_lines) (plan, dst, 4, W + 2 * pad, 4);
-        break;
+  if (y < 0) {
+    for (i = 0; i < W + 2 * pad; i++)
+      for (c = 0; c < C; c++)
+        buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + lane + c] = (REAL) 0;
+    return;
+  }
+  SUFFIX (read_row) (src, (const uint8_t *) src->data + y * src->stride,
+      conv, W * C, gain2);
+  switch (C) {
+    case 1:
+      SUFFIX (interleave) (body, conv, W, 1);
+      break;
+    case 2:
+      SUFFIX (interleave) (body, conv, W, 2);
+      break;
+    case 3:
+      SUFFIX (interleave) (body, conv, W, 3);
+      break;
+    default:
+      SUFFIX (interleave) (body, conv, W, 4);
+      break;
+  }
+  for (i = 0; i < pad; i++)
+    for (c = 0; c < C; c++) {
+      REAL fill = (REAL) plan->params.fill[c] * gain2;
+      buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + lane + c] =
+          constant ? fill : conv[c];
+      body[(ptrdiff_t) (W + i) * BSPLINE_GROUP_LANES + c] =
+          constant ? fill : conv[(W - 1) * C + c];
     }
+}
+
+/* Lines first .. first + count - 1 (count <= bspline_group_rows) of the
+ * padded storage into buf, interleaved, times the gains of both axes and
+ * prefiltered along x ([BD19] eq. 27-28: the 2-D prefilter is separable).
+ * Lanes past the group hold zeros.  A line of the constant extension along
+ * y is the fill value times the gain left for the y axis: a constant line
+ * v filtered along x is v times 1 / gain. */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
+    int first, int count, REAL * buf, REAL * conv)
+{
+  const int C = plan->channels;
+  const ptrdiff_t n = plan->src_width + 2 * plan->pad;
+  ptrdiff_t i;
+  int q, l;
+
+  for (q = 0; q < count; q++)
+    SUFFIX (load_line) (plan, src, first + q, buf, q * C, conv);
+  if (count * C < BSPLINE_GROUP_LANES)
+    for (i = 0; i < n; i++)
+      for (l = count * C; l < BSPLINE_GROUP_LANES; l++)
+        buf[i * BSPLINE_GROUP_LANES + l] = (REAL) 0;
+  if (plan->prefilter)
+    SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
+        BSPLINE_GROUP_LANES);
+  for (q = 0; q < count; q++) {
+    int c;
+    if (bspline_source_row (plan, first + q) >= 0)
+      continue;
+    for (i = 0; i < n; i++)
+      for (c = 0; c < C; c++)
+        buf[i * BSPLINE_GROUP_LANES + q * C + c] =
+            (REAL) (plan->params.fill[c] * plan->gain);
   }
 }
 
-/* Then columns, a strip of lanes values wide starting at value v0 of
- * every row: fill the padding rows (rows of fill, or copies of the edge
- * rows, both already filtered along x) and filter along y. */
-static void
+/* Lane `lane` of buf (n pixels) into the row out, after the causal
+ * recursion along y against the previous row prev when there is one:
+ * s_k = x_k + z s_{k-1} ([BD19] eq. 15, across rows). */
+static BSPLINE_INLINE void
+SUFFIX (line_out) (const REAL * buf, int lane, REAL * out, const REAL * prev,
+    REAL z, int n, const int C)
+{
+  int i, c;
+  buf += lane;
+  if (prev) {
+    for (i = 0; i < n; i++)
+      for (c = 0; c < C; c++)
+        out[i * C + c] = buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c]
+            + z * prev[i * C + c];
+  } else {
+    for (i = 0; i < n; i++)
+      for (c = 0; c < C; c++)
+        out[i * C + c] = buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c];
+  }
+}
+
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (group_out) (const bspline_plan * plan, const REAL * buf, int q,
+    REAL * out, const REAL * prev, REAL z)
+{
+  const int n = plan->src_width + 2 * plan->pad;
+  switch (plan->channels) {
+    case 1:
+      SUFFIX (line_out) (buf, q, out, prev, z, n, 1);
+      break;
+    case 2:
+      SUFFIX (line_out) (buf, q * 2, out, prev, z, n, 2);
+      break;
+    case 3:
+      SUFFIX (line_out) (buf, q * 3, out, prev, z, n, 3);
+      break;
+    default:
+      SUFFIX (line_out) (buf, q * 4, out, prev, z, n, 4);
+      break;
+  }
+}
+
+/* Plane path: lines first .. last - 1 of the padded storage, prefiltered
+ * along x, into the coefficient plane. */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (prefilter_rows) (const bspline_plan * plan,
+    const bspline_image * src, const bspline_coefficients * coef, int first,
+    int last, REAL * scratch)
+{
+  const int G = bspline_group_rows (coef->channels);
+  REAL *buf = scratch;
+  REAL *conv = buf + (ptrdiff_t) (coef->width + 2 * coef->pad)
+      * BSPLINE_GROUP_LANES;
+  int r, q, count;
+
+  for (r = first; r < last; r += count) {
+    count = last - r < G ? last - r : G;
+    SUFFIX (filter_group) (plan, src, r, count, buf, conv);
+    for (q = 0; q < count; q++)
+      SUFFIX (group_out) (plan, buf, q,
+          (REAL *) coef->data + (ptrdiff_t) (r + q) * coef->row_len, NULL,
+          (REAL) 0);
+  }
+}
+
+/* Plane path, then columns: a strip of lanes values wide starting at value
+ * v0 of every row, filtered along y. */
+BSPLINE_VECTOR_CLONES static void
 SUFFIX (prefilter_columns) (const bspline_plan * plan,
     const bspline_coefficients * coef, ptrdiff_t v0, int lanes)
 {
-  const int C = coef->channels, pad = coef->pad, H = coef->height;
-  REAL *base = (REAL *) coef->data + v0;
-  int r, l;
+  SUFFIX (prefilter_lines) (plan, (REAL *) coef->data + v0, coef->row_len,
+      coef->height + 2 * coef->pad, lanes);
+}
 
-  for (r = 0; r < pad; r++) {
-    REAL *top = base + (ptrdiff_t) r * coef->row_len;
-    REAL *bottom = base + (ptrdiff_t) (pad + H + r) * coef->row_len;
-    const REAL *first = base + (ptrdiff_t) pad * coef->row_len;
-    const REAL *lastrow = base + (ptrdiff_t) (pad + H - 1) * coef->row_len;
-    for (l = 0; l < lanes; l++) {
-      if (plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT) {
-        /* a constant row v filtered along x is v times the gain left for
-         * the y axis */
-        REAL fill = (REAL) (plan->params.fill[(v0 + l) % C] * plan->gain);
-        top[l] = fill;
-        bottom[l] = fill;
-      } else {
-        top[l] = first[l];
-        bottom[l] = lastrow[l];
+/* Streaming path: lines first .. last - 1 of the padded storage, filtered
+ * along x and causally along y, into the plane.  The chunk that starts at
+ * the top takes the exact causal initialisation of every column
+ * ([BD19] eq. 14, 19), for which the first min(len, N + 2) lines are
+ * filtered along x into the plane first (the initialisation reads at most
+ * lines 0 .. N of a folded line, line 0 of a padded one); another chunk
+ * starts its recursion from zero N lines above its first line, whose
+ * rows are computed and dropped: the terms left out weigh z^(N+1), what
+ * the truncated initialisation leaves out ([BD19] section 3). */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
+    const bspline_coefficients * coef, int first, int last, REAL * last_line,
+    REAL * scratch)
+{
+  const int C = coef->channels, G = bspline_group_rows (C);
+  const int n_lines = coef->height + 2 * coef->pad;
+  const int width = coef->width + 2 * coef->pad;
+  const ptrdiff_t row_len = coef->row_len;
+  const REAL z = (REAL) plan->setup.poles[0];
+  const int truncation = plan->setup.truncation[0];
+  REAL *plane = (REAL *) coef->data;
+  REAL *buf = scratch;
+  REAL *conv = buf + (ptrdiff_t) width * BSPLINE_GROUP_LANES;
+  REAL *warm = conv + (ptrdiff_t) coef->width * C;
+  const REAL *prev = NULL;
+  int r, q, count;
+
+  if (first == 0) {
+    int n_init = n_lines < truncation + 2 ? n_lines : truncation + 2;
+    ptrdiff_t v;
+    for (r = 0; r < n_init; r += count) {
+      count = n_init - r < G ? n_init - r : G;
+      SUFFIX (filter_group) (plan, src, r, count, buf, conv);
+      for (q = 0; q < count; q++) {
+        REAL *out = plane + (ptrdiff_t) (r + q) * row_len;
+        SUFFIX (group_out) (plan, buf, q, out, NULL, z);
+        if (r + q == n_lines - 1)
+          memcpy (last_line, out, sizeof (REAL) * row_len);
       }
     }
+    for (v = 0; v < row_len; v++)
+      plane[v] = SUFFIX (bspline_causal_init) (plane + v, row_len, n_lines,
+          z, truncation, plan->setup.boundary, plan->pad > 0);
+    for (r = 1; r < n_init; r++) {
+      REAL *row = plane + (ptrdiff_t) r * row_len;
+      const REAL *above = row - row_len;
+      for (v = 0; v < row_len; v++)
+        row[v] += z * above[v];
+    }
+    prev = plane + (ptrdiff_t) (n_init - 1) * row_len;
+    r = n_init;
+  } else {
+    r = first - truncation;
   }
-  if (plan->prefilter)
-    SUFFIX (prefilter_lines) (plan, base, coef->row_len, H + 2 * pad, lanes);
+  for (; r < last; r += count) {
+    count = last - r < G ? last - r : G;
+    SUFFIX (filter_group) (plan, src, r, count, buf, conv);
+    for (q = 0; q < count; q++) {
+      int line = r + q;
+      REAL *out = line >= first ? plane + (ptrdiff_t) line * row_len :
+          warm + (ptrdiff_t) (line & 1) * row_len;
+      if (line == n_lines - 1)
+        SUFFIX (group_out) (plan, buf, q, last_line, NULL, z);
+      SUFFIX (group_out) (plan, buf, q, out, prev, z);
+      prev = out;
+    }
+  }
 }

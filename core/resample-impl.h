@@ -1,129 +1,357 @@
 /* resample-impl.h: the indirect B-spline transform (evaluation) for one
  * arithmetic type.  Included by resample.c with REAL and SUFFIX(name). */
 
-/* Writes n values of acc into row `row` of dst: integers are rounded to
- * nearest and clamped to the code range. */
-static void
-SUFFIX (store_row) (const bspline_image * dst, int row, const REAL * acc,
-    int n)
+/* Clamps n values of acc to [0, top] in place, NaN becoming 0, in a loop
+ * of its own: fused with the conversion to integers below, GCC blends the
+ * converted bytes under three masks instead. */
+static BSPLINE_INLINE void
+SUFFIX (clamp_values) (REAL * acc, int n, REAL top)
+{
+  int i;
+  for (i = 0; i < n; i++) {
+    REAL v = acc[i];
+    v = v > (REAL) 0 ? v : (REAL) 0;
+    acc[i] = v < top ? v : top;
+  }
+}
+
+/* Writes n values of acc into row `row` of dst from value `first` on:
+ * integers are clamped to the code range (NaN becoming 0) and rounded
+ * half up.  acc is clobbered. */
+static BSPLINE_INLINE void
+SUFFIX (store_values) (const bspline_image * dst, int row, ptrdiff_t first,
+    REAL * acc, int n)
 {
   uint8_t *out = (uint8_t *) dst->data + (ptrdiff_t) row * dst->stride;
   int i;
   switch (dst->type) {
-    /* clamp first (NaN becomes 0), then round half up: branch-free so
-     * that the compiler vectorises the loops */
+    /* clamp first, then round: separate loops, so that the compiler
+     * vectorises each in its own domain */
     case BSPLINE_SAMPLE_U8:
-      for (i = 0; i < n; i++) {
-        REAL v = acc[i];
-        v = v > (REAL) 0 ? v : (REAL) 0;
-        v = v < (REAL) 255 ? v : (REAL) 255;
-        out[i] = (uint8_t) (int32_t) (v + (REAL) 0.5);
-      }
+      SUFFIX (clamp_values) (acc, n, (REAL) 255);
+      out += first;
+      for (i = 0; i < n; i++)
+        out[i] = (uint8_t) (int32_t) (acc[i] + (REAL) 0.5);
       break;
     case BSPLINE_SAMPLE_U16:{
-      const REAL top = (REAL) ((1 << dst->bits) - 1);
       const int shift = dst->shift;
-      uint16_t *o = (uint16_t *) out;
-      for (i = 0; i < n; i++) {
-        REAL v = acc[i];
-        v = v > (REAL) 0 ? v : (REAL) 0;
-        v = v < top ? v : top;
-        o[i] = (uint16_t) ((int32_t) (v + (REAL) 0.5) << shift);
-      }
+      uint16_t *o = (uint16_t *) out + first;
+      SUFFIX (clamp_values) (acc, n, (REAL) ((1 << dst->bits) - 1));
+      for (i = 0; i < n; i++)
+        o[i] = (uint16_t) ((int32_t) (acc[i] + (REAL) 0.5) << shift);
       break;
     }
     case BSPLINE_SAMPLE_F32:
       for (i = 0; i < n; i++)
-        ((float *) out)[i] = (float) acc[i];
+        ((float *) out)[first + i] = (float) acc[i];
       break;
     case BSPLINE_SAMPLE_F64:
       for (i = 0; i < n; i++)
-        ((double *) out)[i] = (double) acc[i];
+        ((double *) out)[first + i] = (double) acc[i];
       break;
   }
 }
 
-/* One coefficient row resampled along x: C is a constant at each call
- * site below, so the channel loop unrolls into vector code. */
-static inline void
-SUFFIX (resample_row) (const REAL * in, REAL * out, const int *index,
-    const REAL * weights, int n_out, int n_taps, const int C)
+/* A coefficient row of n pixels into lanes lane .. lane + C - 1 of buf
+ * (interleaved, see internal.h). */
+static BSPLINE_INLINE void
+SUFFIX (interleave_row) (REAL * buf, int lane, const REAL * row, int n,
+    const int C)
 {
-  int j, k, c;
+  int i, c;
+  buf += lane;
+  for (i = 0; i < n; i++)
+    for (c = 0; c < C; c++)
+      buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c] = row[i * C + c];
+}
+
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (group_in) (REAL * buf, int q, const REAL * row, int n, int C)
+{
+  switch (C) {
+    case 1:
+      SUFFIX (interleave_row) (buf, q, row, n, 1);
+      break;
+    case 2:
+      SUFFIX (interleave_row) (buf, q * 2, row, n, 2);
+      break;
+    case 3:
+      SUFFIX (interleave_row) (buf, q * 3, row, n, 3);
+      break;
+    default:
+      SUFFIX (interleave_row) (buf, q * 4, row, n, 4);
+      break;
+  }
+}
+
+/* The anticausal recursion along y one row down, c_k = z (c_{k+1} - s_k)
+ * ([BD19] eq. 18, across rows), on the row c of n pixels; with buf, c_k
+ * also goes into lanes lane .. lane + C - 1 of buf. */
+static BSPLINE_INLINE void
+SUFFIX (anticausal_row_c) (REAL * c, const REAL * s, REAL z, REAL * buf,
+    int lane, int n, const int C)
+{
+  int i, k;
+  if (!buf) {
+    for (i = 0; i < n * C; i++)
+      c[i] = z * (c[i] - s[i]);
+    return;
+  }
+  buf += lane;
+  for (i = 0; i < n; i++)
+    for (k = 0; k < C; k++) {
+      REAL v = z * (c[i * C + k] - s[i * C + k]);
+      c[i * C + k] = v;
+      buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
+    }
+}
+
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (anticausal_row) (REAL * c, const REAL * s, REAL z, REAL * buf,
+    int q, int n, int C)
+{
+  switch (C) {
+    case 1:
+      SUFFIX (anticausal_row_c) (c, s, z, buf, q, n, 1);
+      break;
+    case 2:
+      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 2, n, 2);
+      break;
+    case 3:
+      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 3, n, 3);
+      break;
+    default:
+      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 4, n, 4);
+      break;
+  }
+}
+
+/* Separable path along x: the coefficient rows interleaved in buf
+ * resampled into out[0 .. G - 1] (G = bspline_group_rows (C); rows past
+ * the group point at a row whose values nobody reads), all rows at once:
+ * each tap is one weight times one vector of BSPLINE_GROUP_LANES values.
+ * C is a constant at each call site. */
+static BSPLINE_INLINE void
+SUFFIX (resample_group_c) (const REAL * buf, REAL * const *out,
+    const int *index, const REAL * weights, int n_out, int n_taps,
+    const int C)
+{
+  const int G = BSPLINE_GROUP_LANES / C;
+  int j, t, l, q, c;
   for (j = 0; j < n_out; j++) {
     const int *ix = index + (size_t) j * n_taps;
     const REAL *w = weights + (size_t) j * n_taps;
-    REAL acc[BSPLINE_MAX_CHANNELS] = { 0 };
-    for (k = 0; k < n_taps; k++) {
-      const REAL *s = in + (ptrdiff_t) ix[k] * C;
-      for (c = 0; c < C; c++)
-        acc[c] += w[k] * s[c];
+    REAL acc[BSPLINE_GROUP_LANES];
+#define TAP(t) (buf + (ptrdiff_t) ix[t] * BSPLINE_GROUP_LANES)
+    if (n_taps == 4) {
+      const REAL *s0 = TAP (0), *s1 = TAP (1), *s2 = TAP (2), *s3 = TAP (3);
+      for (l = 0; l < BSPLINE_GROUP_LANES; l++)
+        acc[l] = w[0] * s0[l] + w[1] * s1[l] + w[2] * s2[l] + w[3] * s3[l];
+    } else {
+      const REAL *s = TAP (0);
+      for (l = 0; l < BSPLINE_GROUP_LANES; l++)
+        acc[l] = w[0] * s[l];
+      for (t = 1; t < n_taps; t++) {
+        const REAL wt = w[t];
+        s = TAP (t);
+        for (l = 0; l < BSPLINE_GROUP_LANES; l++)
+          acc[l] += wt * s[l];
+      }
     }
-    for (c = 0; c < C; c++)
-      out[j * C + c] = acc[c];
+#undef TAP
+    for (q = 0; q < G; q++)
+      for (c = 0; c < C; c++)
+        out[q][j * C + c] = acc[q * C + c];
   }
 }
 
-/* Separable path, pass 1: every coefficient row that pass 2 reads is
- * resampled along x into tmp (rows of dst_width * C values). */
-static void
-SUFFIX (separable_rows) (const bspline_plan * plan,
-    const bspline_coefficients * coef, REAL * tmp, const unsigned char *used,
-    int first, int last)
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (resample_group) (const bspline_plan * plan, const REAL * buf,
+    REAL * const *out)
 {
   const bspline_axis_table *t = &plan->x;
-  const REAL *weights = (const REAL *) SUFFIX (table_weights) (t);
-  int r;
-
-  for (r = first; r < last; r++) {
-    const REAL *in = (const REAL *) coef->data + (ptrdiff_t) r * coef->row_len;
-    REAL *out = tmp + (ptrdiff_t) r * t->n_out * coef->channels;
-    if (!used[r])
-      continue;
-    switch (coef->channels) {
-      case 1:
-        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
-            t->n_taps, 1);
-        break;
-      case 2:
-        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
-            t->n_taps, 2);
-        break;
-      case 3:
-        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
-            t->n_taps, 3);
-        break;
-      default:
-        SUFFIX (resample_row) (in, out, t->index, weights, t->n_out,
-            t->n_taps, 4);
-        break;
-    }
+  const REAL *w = (const REAL *) SUFFIX (table_weights) (t);
+  switch (plan->channels) {
+    case 1:
+      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 1);
+      break;
+    case 2:
+      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 2);
+      break;
+    case 3:
+      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 3);
+      break;
+    default:
+      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 4);
+      break;
   }
 }
 
-/* Separable path, pass 2: output rows first .. last - 1 along y. */
-static void
-SUFFIX (separable_columns) (const bspline_plan * plan, const REAL * tmp,
-    REAL * acc, const bspline_image * dst, int first, int last)
+/* Separable path along y: output rows first .. last - 1 from the rows
+ * resampled along x, coefficient row r being rows + (r % ring) * n, a
+ * block of values of every output row at a time, so that the blocks of
+ * the rows they read stay in the first-level cache from one output row to
+ * the next; each block is rounded and stored as soon as it is summed. */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (resample_columns) (const bspline_plan * plan, const REAL * rows,
+    int ring, int first, int last, const bspline_image * dst)
 {
   const bspline_axis_table *t = &plan->y;
   const int n = plan->x.n_out * plan->channels, n_taps = t->n_taps;
   const REAL *weights = (const REAL *) SUFFIX (table_weights) (t);
-  int i, k, v;
+  REAL acc[COLUMN_BLOCK];
+  int v0, v, k, i;
 
-  for (i = first; i < last; i++) {
-    const int *index = t->index + (size_t) i * n_taps;
-    const REAL *w = weights + (size_t) i * n_taps;
-    for (v = 0; v < n; v++)
-      acc[v] = (REAL) 0;
-    for (k = 0; k < n_taps; k++) {
-      const REAL *s = tmp + (ptrdiff_t) index[k] * n;
-      const REAL wk = w[k];
-      for (v = 0; v < n; v++)
-        acc[v] += wk * s[v];
+  for (v0 = 0; v0 < n; v0 += COLUMN_BLOCK) {
+    const int nb = n - v0 < COLUMN_BLOCK ? n - v0 : COLUMN_BLOCK;
+    for (i = first; i < last; i++) {
+      const int *index = t->index + (size_t) i * n_taps;
+      const REAL *w = weights + (size_t) i * n_taps;
+#define TAP(k) (rows + (ptrdiff_t) (index[k] % ring) * n + v0)
+      if (n_taps == 4) {
+        const REAL *r0 = TAP (0), *r1 = TAP (1), *r2 = TAP (2);
+        const REAL *r3 = TAP (3);
+        const REAL w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+        for (v = 0; v < nb; v++)
+          acc[v] = w0 * r0[v] + w1 * r1[v] + w2 * r2[v] + w3 * r3[v];
+      } else {
+        const REAL *r0 = TAP (0);
+        const REAL w0 = w[0];
+        for (v = 0; v < nb; v++)
+          acc[v] = w0 * r0[v];
+        for (k = 1; k < n_taps; k++) {
+          const REAL *rk = TAP (k);
+          const REAL wk = w[k];
+          for (v = 0; v < nb; v++)
+            acc[v] += wk * rk[v];
+        }
+      }
+#undef TAP
+      SUFFIX (store_values) (dst, i, v0, acc, nb);
     }
-    SUFFIX (store_row) (dst, i, acc, n);
   }
+}
+
+/* Plane path, along x: the coefficient rows first .. last - 1 that some
+ * output row reads, a group at a time, into tmp (rows of n_out * C). */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (separable_rows) (const bspline_plan * plan,
+    const bspline_coefficients * coef, REAL * tmp, const unsigned char *used,
+    int first, int last, REAL * buf, REAL * sink)
+{
+  const int C = coef->channels, G = bspline_group_rows (C);
+  const int width = coef->width + 2 * coef->pad;
+  const ptrdiff_t n = (ptrdiff_t) plan->x.n_out * C;
+  REAL *out[BSPLINE_GROUP_LANES];
+  int r, q, count = 0;
+
+  memset (buf, 0, sizeof (REAL) * width * BSPLINE_GROUP_LANES);
+  for (r = first; r < last; r++) {
+    if (!used[r])
+      continue;
+    SUFFIX (group_in) (buf, count,
+        (const REAL *) coef->data + (ptrdiff_t) r * coef->row_len, width, C);
+    out[count++] = tmp + r * n;
+    if (count == G) {
+      SUFFIX (resample_group) (plan, buf, out);
+      count = 0;
+    }
+  }
+  if (count > 0) {
+    for (q = count; q < G; q++)
+      out[q] = sink;
+    SUFFIX (resample_group) (plan, buf, out);
+  }
+}
+
+/* Streaming path: output rows o0 .. o1 - 1, bottom-up.  The coefficient
+ * rows they read, bottom .. top, come out of the anticausal recursion
+ * along y, c_k = z (c_{k+1} - s_k) ([BD19] eq. 18, across rows), run from
+ * line m = top + N down (from the exact initialisation, eq. 16-17, when m
+ * is the last line; else from zero, leaving out terms that weigh
+ * z^(N+1), [BD19] section 3).  A row that some output row of the chunk
+ * reads joins a group; a full group (or one that an output row waits for)
+ * is resampled along x into a ring of `ring` rows, and the output rows
+ * whose taps are all in the ring are resampled along y before the ring
+ * moves on.  Groups are
+ * filled at most G rows below the lowest tap needed, which is what
+ * stream_ring (resample.c) sizes the ring for. */
+BSPLINE_VECTOR_CLONES static void
+SUFFIX (stream_rows) (const bspline_plan * plan,
+    const bspline_coefficients * coef, const REAL * last_line,
+    const bspline_image * dst, int o0, int o1, int ring, REAL * crow,
+    REAL * buf, REAL * sink, REAL * rows, unsigned char *used)
+{
+  const bspline_axis_table *ty = &plan->y;
+  const int C = coef->channels, G = bspline_group_rows (C);
+  const int n_lines = coef->height + 2 * coef->pad;
+  const int width = coef->width + 2 * coef->pad, T = ty->n_taps;
+  const ptrdiff_t row_len = coef->row_len;
+  const ptrdiff_t n = (ptrdiff_t) plan->x.n_out * C;
+  const REAL z = (REAL) plan->setup.poles[0];
+  const int truncation = plan->setup.truncation[0];
+  const REAL *plane = (const REAL *) coef->data;
+  REAL *out[BSPLINE_GROUP_LANES];
+  int top = 0, bottom = n_lines - 1, m, next, ring_low, ready, i, k, q;
+  ptrdiff_t v;
+
+  for (k = o0 * T; k < o1 * T; k++) {
+    top = ty->index[k] > top ? ty->index[k] : top;
+    bottom = ty->index[k] < bottom ? ty->index[k] : bottom;
+  }
+  memset (used + bottom, 0, (size_t) (top - bottom + 1));
+  for (k = o0 * T; k < o1 * T; k++)
+    used[ty->index[k]] = 1;
+  memset (buf, 0, sizeof (REAL) * width * BSPLINE_GROUP_LANES);
+
+  m = top + truncation >= n_lines - 1 ? n_lines - 1 : top + truncation;
+  if (m == n_lines - 1) {
+    for (v = 0; v < row_len; v++)
+      crow[v] = SUFFIX (bspline_anticausal_init) (plane + v, row_len,
+          n_lines, z, truncation, plan->setup.boundary, plan->pad > 0,
+          last_line[v]);
+  } else {
+    const REAL *s = plane + (ptrdiff_t) m * row_len;
+    for (v = 0; v < row_len; v++)
+      crow[v] = z * ((REAL) 0 - s[v]);
+  }
+  next = m;
+  ring_low = m + 1;
+  ready = o1;
+  for (i = o1 - 1; i >= o0; i--) {
+    int lo = ty->index[(size_t) i * T];
+    for (k = 1; k < T; k++)
+      lo = ty->index[(size_t) i * T + k] < lo ?
+          ty->index[(size_t) i * T + k] : lo;
+    while (ring_low > lo) {
+      int count = 0;
+      /* the rows ready so far go before the ring moves on */
+      if (ready > i + 1)
+        SUFFIX (resample_columns) (plan, rows, ring, i + 1, ready, dst);
+      ready = i + 1;
+      while (count < G && next >= bottom) {
+        const int join = next <= top && used[next];
+        if (next < m)
+          SUFFIX (anticausal_row) (crow,
+              plane + (ptrdiff_t) next * row_len, z, join ? buf : NULL,
+              count, width, C);
+        else if (join)
+          SUFFIX (group_in) (buf, count, crow, width, C);
+        if (join)
+          out[count++] = rows + (ptrdiff_t) (next % ring) * n;
+        next--;
+        if (count > 0 && next < lo - G)
+          break;
+      }
+      if (count > 0) {
+        for (q = count; q < G; q++)
+          out[q] = sink;
+        SUFFIX (resample_group) (plan, buf, out);
+      }
+      ring_low = next + 1;
+    }
+  }
+  SUFFIX (resample_columns) (plan, rows, ring, o0, ready, dst);
 }
 
 /* The value at sample coordinates (x, y), every channel, into out[]. */
@@ -182,7 +410,7 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
       SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y,
           px);
     }
-    SUFFIX (store_row) (dst, i, acc, plan->dst_width * C);
+    SUFFIX (store_values) (dst, i, 0, acc, plan->dst_width * C);
   }
 }
 

@@ -9,6 +9,12 @@
 
 /* Bands of output rows: enough for any pool to balance its threads. */
 #define MAX_BANDS 64
+/* Values resampled along y before they are stored (fits the first-level
+ * cache with the rows it reads). */
+#define COLUMN_BLOCK 512
+/* The streaming path splits the output rows into chunks of at least this
+ * many output rows, and of at least twice as many coefficient rows. */
+#define STREAM_CHUNK_OUT_ROWS 64
 
 static const double *
 table_weights_d (const bspline_axis_table * t)
@@ -38,12 +44,27 @@ typedef struct
 {
   const bspline_plan *plan;
   const bspline_coefficients *coef;
+  const void *last_line;        /* streaming: last line before causal */
   const bspline_image *dst;
-  void *tmp;                    /* separable: rows of dst_width * C */
-  unsigned char *used;          /* separable: coefficient rows read */
-  void *acc;                    /* one row of dst_width * C per band */
+  void *tmp;                    /* plane: rows of dst_width * C */
+  unsigned char *used;          /* plane: coefficient rows read */
+  char *scratch;                /* per worker */
+  size_t worker_size;           /* bytes of scratch per worker */
+  int ring;                     /* streaming: rows of the ring */
   int n_bands, n_rows;
 } resample_job;
+
+static size_t
+real_size (const bspline_plan * plan)
+{
+  return plan->use_double ? sizeof (double) : sizeof (float);
+}
+
+static size_t
+round64 (size_t size)
+{
+  return (size + 63) / 64 * 64;
+}
 
 static int
 n_bands (const bspline_plan * plan)
@@ -51,39 +72,169 @@ n_bands (const bspline_plan * plan)
   return plan->dst_height < MAX_BANDS ? plan->dst_height : MAX_BANDS;
 }
 
-size_t
-bspline_resample_scratch_size (const bspline_plan * plan)
+int
+bspline_separable_streams (const bspline_plan * plan)
 {
-  size_t real = plan->use_double ? sizeof (double) : sizeof (float);
-  size_t row = (size_t) plan->dst_width * plan->channels * real;
-  size_t size = row * n_bands (plan);
-  if (plan->separable)
-    size += row * (size_t) (plan->src_height + 2 * plan->pad)
-        + (size_t) (plan->src_height + 2 * plan->pad);
+  return plan->separable && plan->setup.n_poles == 1
+      && plan->params.boundary != BSPLINE_BOUNDARY_WRAP;
+}
+
+/* Chunks of output rows of the streaming path: a function of the plan
+ * only, so that the output does not depend on the number of threads. */
+static int
+stream_chunks (const bspline_plan * plan)
+{
+  int n_lines = plan->src_height + 2 * plan->pad;
+  int by_out = plan->dst_height / STREAM_CHUNK_OUT_ROWS;
+  int by_in = n_lines / (2 * STREAM_CHUNK_OUT_ROWS);
+  int n = by_out < by_in ? by_out : by_in;
+  return n < 1 ? 1 : n;
+}
+
+static void
+chunk (int n, int n_chunks, int task, int *first, int *last)
+{
+  *first = (int) ((long long) n * task / n_chunks);
+  *last = (int) ((long long) n * (task + 1) / n_chunks);
+}
+
+/* Rows of the ring of the streaming path (stream_rows): when output row i
+ * is resampled along y, every row at or above the lowest tap of the output
+ * rows below it, less G, may have gone through the ring, and the ring must
+ * still hold every tap of row i. */
+static int
+stream_ring (const bspline_plan * plan)
+{
+  const bspline_axis_table *t = &plan->y;
+  const int n_chunks = stream_chunks (plan), T = t->n_taps;
+  const int G = bspline_group_rows (plan->channels);
+  int ring = 1, task, i, k;
+
+  for (task = 0; task < n_chunks; task++) {
+    int o0, o1, low = plan->src_height + 2 * plan->pad, bottom = low;
+    int top = 0, need = 0;
+    chunk (plan->dst_height, n_chunks, task, &o0, &o1);
+    for (i = o1 - 1; i >= o0; i--) {
+      int lo = t->index[(size_t) i * T], hi = lo;
+      for (k = 1; k < T; k++) {
+        int r = t->index[(size_t) i * T + k];
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+      }
+      low = lo < low ? lo : low;
+      top = hi > top ? hi : top;
+      bottom = lo < bottom ? lo : bottom;
+      if (hi - low + G + 1 > need)
+        need = hi - low + G + 1;
+    }
+    if (need > top - bottom + 1)
+      need = top - bottom + 1;
+    if (need > ring)
+      ring = need;
+  }
+  return ring;
+}
+
+/* Per worker: a group of rows and a row of output that nobody reads (both
+ * paths); the streaming path's coefficient row, ring and marks of the rows
+ * read. */
+static size_t
+worker_size (const bspline_plan * plan, int ring)
+{
+  const size_t real = real_size (plan);
+  const size_t width = (size_t) plan->src_width + 2 * (size_t) plan->pad;
+  const size_t n_lines = (size_t) plan->src_height + 2 * (size_t) plan->pad;
+  size_t size = round64 (width * BSPLINE_GROUP_LANES * real)
+      + round64 ((size_t) plan->dst_width * plan->channels * real);
+  if (ring > 0)
+    size += round64 (width * plan->channels * real)
+        + round64 ((size_t) ring * plan->dst_width * plan->channels * real)
+        + round64 (n_lines);
   return size;
+}
+
+size_t
+bspline_resample_scratch_size (const bspline_plan * plan, int n_workers)
+{
+  const size_t n_lines = (size_t) plan->src_height + 2 * (size_t) plan->pad;
+  const size_t row = (size_t) plan->dst_width * plan->channels
+      * real_size (plan);
+  if (!plan->separable)
+    return row * (size_t) n_workers;
+  if (bspline_separable_streams (plan))
+    return worker_size (plan, stream_ring (plan)) * (size_t) n_workers;
+  return round64 (row * n_lines) + round64 (n_lines)
+      + worker_size (plan, 0) * (size_t) n_workers;
 }
 
 static void
 band (const resample_job * job, int n, int task, int *first, int *last)
 {
-  *first = (int) ((long long) n * task / job->n_bands);
-  *last = (int) ((long long) n * (task + 1) / job->n_bands);
+  chunk (n, job->n_bands, task, first, last);
 }
 
 static void
-rows_task (void *data, int task)
+rows_task (void *data, int task, int worker)
 {
   const resample_job *job = data;
+  const bspline_plan *plan = job->plan;
+  const size_t width = (size_t) plan->src_width + 2 * (size_t) plan->pad;
+  char *buf = job->scratch + job->worker_size * worker;
+  char *sink = buf + round64 (width * BSPLINE_GROUP_LANES
+      * real_size (plan));
   int first, last;
   band (job, job->n_rows, task, &first, &last);
+  if (plan->use_double)
+    separable_rows_d (plan, job->coef, job->tmp, job->used, first, last,
+        (double *) buf, (double *) sink);
+  else
+    separable_rows_f (plan, job->coef, job->tmp, job->used, first, last,
+        (float *) buf, (float *) sink);
+}
+
+static void
+columns_task (void *data, int task, int worker)
+{
+  const resample_job *job = data;
+  int first, last;
+  (void) worker;
+  band (job, job->plan->dst_height, task, &first, &last);
   if (job->plan->use_double)
-    separable_rows_d (job->plan, job->coef, job->tmp, job->used, first, last);
+    resample_columns_d (job->plan, job->tmp, job->n_rows, first, last,
+        job->dst);
   else
-    separable_rows_f (job->plan, job->coef, job->tmp, job->used, first, last);
+    resample_columns_f (job->plan, job->tmp, job->n_rows, first, last,
+        job->dst);
 }
 
 static void
-columns_task (void *data, int task)
+stream_task (void *data, int task, int worker)
+{
+  const resample_job *job = data;
+  const bspline_plan *plan = job->plan;
+  const size_t real = real_size (plan);
+  const size_t width = (size_t) plan->src_width + 2 * (size_t) plan->pad;
+  const size_t out_row = (size_t) plan->dst_width * plan->channels * real;
+  char *buf = job->scratch + job->worker_size * worker;
+  char *sink = buf + round64 (width * BSPLINE_GROUP_LANES * real);
+  char *crow = sink + round64 (out_row);
+  char *rows = crow + round64 (width * plan->channels * real);
+  unsigned char *used = (unsigned char *) rows
+      + round64 ((size_t) job->ring * plan->dst_width * plan->channels * real);
+  int first, last;
+  band (job, plan->dst_height, task, &first, &last);
+  if (plan->use_double)
+    stream_rows_d (plan, job->coef, job->last_line, job->dst, first, last,
+        job->ring, (double *) crow, (double *) buf, (double *) sink,
+        (double *) rows, used);
+  else
+    stream_rows_f (plan, job->coef, job->last_line, job->dst, first, last,
+        job->ring, (float *) crow, (float *) buf, (float *) sink,
+        (float *) rows, used);
+}
+
+static void
+warp_task (void *data, int task, int worker)
 {
   const resample_job *job = data;
   const bspline_plan *plan = job->plan;
@@ -91,47 +242,43 @@ columns_task (void *data, int task)
   int first, last;
   band (job, plan->dst_height, task, &first, &last);
   if (plan->use_double)
-    separable_columns_d (plan, job->tmp, (double *) job->acc + row * task,
+    warp_rows_d (plan, job->coef, (double *) job->scratch + row * worker,
         job->dst, first, last);
   else
-    separable_columns_f (plan, job->tmp, (float *) job->acc + row * task,
+    warp_rows_f (plan, job->coef, (float *) job->scratch + row * worker,
         job->dst, first, last);
-}
-
-static void
-warp_task (void *data, int task)
-{
-  const resample_job *job = data;
-  const bspline_plan *plan = job->plan;
-  size_t row = (size_t) plan->dst_width * plan->channels;
-  int first, last;
-  band (job, plan->dst_height, task, &first, &last);
-  if (plan->use_double)
-    warp_rows_d (plan, job->coef, (double *) job->acc + row * task, job->dst,
-        first, last);
-  else
-    warp_rows_f (plan, job->coef, (float *) job->acc + row * task, job->dst,
-        first, last);
 }
 
 void
 bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
-    const bspline_coefficients * coef, const bspline_image * dst, void *tmp)
+    const bspline_coefficients * coef, const void *last_line,
+    const bspline_image * dst, void *scratch)
 {
   resample_job job;
-  size_t real = plan->use_double ? sizeof (double) : sizeof (float);
-  size_t row = (size_t) plan->dst_width * plan->channels * real;
+  const size_t row = (size_t) plan->dst_width * plan->channels
+      * real_size (plan);
 
+  memset (&job, 0, sizeof (job));
   job.plan = plan;
   job.coef = coef;
+  job.last_line = last_line;
   job.dst = dst;
   job.n_bands = n_bands (plan);
-  job.acc = tmp;
-  if (plan->separable) {
+  job.n_rows = plan->src_height + 2 * plan->pad;
+  job.scratch = scratch;
+  if (!plan->separable) {
+    bspline_pool_run (pool, job.n_bands, warp_task, &job);
+  } else if (bspline_separable_streams (plan)) {
+    job.ring = stream_ring (plan);
+    job.worker_size = worker_size (plan, job.ring);
+    job.n_bands = stream_chunks (plan);
+    bspline_pool_run (pool, job.n_bands, stream_task, &job);
+  } else {
     size_t i, n_taps = (size_t) plan->y.n_taps * plan->y.n_out;
-    job.n_rows = plan->src_height + 2 * plan->pad;
-    job.tmp = (char *) tmp + row * job.n_bands;
-    job.used = (unsigned char *) job.tmp + row * job.n_rows;
+    job.tmp = scratch;
+    job.used = (unsigned char *) scratch + round64 (row * job.n_rows);
+    job.scratch = (char *) job.used + round64 ((size_t) job.n_rows);
+    job.worker_size = worker_size (plan, 0);
     /* only the coefficient rows that some output row reads */
     memset (job.used, 0, (size_t) job.n_rows);
     for (i = 0; i < n_taps; i++)
@@ -144,8 +291,6 @@ bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
       job.n_bands = saved;
     }
     bspline_pool_run (pool, job.n_bands, columns_task, &job);
-  } else {
-    bspline_pool_run (pool, job.n_bands, warp_task, &job);
   }
 }
 

@@ -9,12 +9,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* What a worker thread needs to know: its pool and its index (1 .. n). */
+struct bspline_worker
+{
+  bspline_pool *pool;
+  int index;
+};
+
 struct bspline_pool
 {
   pthread_mutex_t lock;
   pthread_cond_t work_cond;     /* workers wait here for a generation */
   pthread_cond_t done_cond;     /* the caller waits here for completion */
   pthread_t *threads;
+  struct bspline_worker *workers;
   int n_workers;
   int quit;
   unsigned long generation;
@@ -32,14 +40,14 @@ bspline_online_cores (void)
 
 /* Claims and runs tasks until none is left; called with the lock held. */
 static void
-run_tasks_locked (bspline_pool * pool)
+run_tasks_locked (bspline_pool * pool, int worker)
 {
   while (pool->next_task < pool->n_tasks) {
     int task = pool->next_task++;
     bspline_task_fn fn = pool->fn;
     void *ctx = pool->ctx;
     pthread_mutex_unlock (&pool->lock);
-    fn (ctx, task);
+    fn (ctx, task, worker);
     pthread_mutex_lock (&pool->lock);
     if (++pool->n_done == pool->n_tasks)
       pthread_cond_signal (&pool->done_cond);
@@ -49,7 +57,8 @@ run_tasks_locked (bspline_pool * pool)
 static void *
 worker_main (void *data)
 {
-  bspline_pool *pool = data;
+  const struct bspline_worker *self = data;
+  bspline_pool *pool = self->pool;
   unsigned long seen = 0;
 
   pthread_mutex_lock (&pool->lock);
@@ -59,7 +68,7 @@ worker_main (void *data)
     if (pool->quit)
       break;
     seen = pool->generation;
-    run_tasks_locked (pool);
+    run_tasks_locked (pool, self->index);
   }
   pthread_mutex_unlock (&pool->lock);
   return NULL;
@@ -80,10 +89,15 @@ bspline_pool_new (int n_threads)
   pthread_cond_init (&pool->done_cond, NULL);
   if (n_threads > 1) {
     pool->threads = calloc ((size_t) n_threads - 1, sizeof (pthread_t));
-    if (pool->threads) {
+    pool->workers = calloc ((size_t) n_threads - 1,
+        sizeof (struct bspline_worker));
+    if (pool->threads && pool->workers) {
       /* A thread that cannot be created only makes the pool smaller. */
       for (i = 0; i < n_threads - 1; i++) {
-        if (pthread_create (&pool->threads[i], NULL, worker_main, pool) != 0)
+        pool->workers[i].pool = pool;
+        pool->workers[i].index = i + 1;
+        if (pthread_create (&pool->threads[i], NULL, worker_main,
+                &pool->workers[i]) != 0)
           break;
         pool->n_workers++;
       }
@@ -107,7 +121,7 @@ bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
   if (pool->n_workers == 0 || n_tasks == 1) {
     int i;
     for (i = 0; i < n_tasks; i++)
-      fn (ctx, i);
+      fn (ctx, i, 0);
     return;
   }
   pthread_mutex_lock (&pool->lock);
@@ -118,7 +132,7 @@ bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
   pool->n_done = 0;
   pool->generation++;
   pthread_cond_broadcast (&pool->work_cond);
-  run_tasks_locked (pool);
+  run_tasks_locked (pool, 0);
   while (pool->n_done < pool->n_tasks)
     pthread_cond_wait (&pool->done_cond, &pool->lock);
   pool->n_tasks = 0;
@@ -138,6 +152,7 @@ bspline_pool_free (bspline_pool * pool)
   for (i = 0; i < pool->n_workers; i++)
     pthread_join (pool->threads[i], NULL);
   free (pool->threads);
+  free (pool->workers);
   pthread_cond_destroy (&pool->work_cond);
   pthread_cond_destroy (&pool->done_cond);
   pthread_mutex_destroy (&pool->lock);
