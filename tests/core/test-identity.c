@@ -19,14 +19,22 @@
 #include "test-common.h"
 
 /* Bounds, relative to the signal scale (the range of the samples and of
- * the fill value): the double path (double precision, F64 output) and,
- * per order, everything that stores or computes in float: 4 g^2 2^-24,
- * g the prefilter's gain at Nyquist (measured worst cases on white noise
- * stay below 1.7 g^2 2^-24; 1.6e-6 for order 3, 3.0e-3 for order 11). */
+ * the fill value), per order.  Rounding errors of the prefilter grow with
+ * g^2, g its gain at Nyquist (test_prefilter_nyquist_gain: 3 for order 3,
+ * 113 for order 11), so the bounds do too:
+ *  - the double path (double precision, F64 output): 1e-12, or 2 g^2 2^-53
+ *    where that is larger (order 11 only: 2.8e-12); worst of 15 runs 6.8e-13
+ *    for order 11, 3.0e-13 for order 10, 1.3e-15 for order 3;
+ *  - everything that stores or computes in float: (4 g^2 + 4) 2^-24
+ *    (2.4e-6 for order 3, 3.0e-3 for order 11); worst of 15 runs about
+ *    2 g^2 2^-24 for order 2, 0.4 g^2 2^-24 for order 11. */
 #define DOUBLE_BOUND 1e-12
+#define DOUBLE_ULPS 2.0
 #define FLOAT_ULPS 4.0
-static double float_bound[BSPLINE_MAX_ORDER + 1];
 #define POLE_BOUND 2.5e-16
+
+static double double_bound[BSPLINE_MAX_ORDER + 1];
+static double float_bound[BSPLINE_MAX_ORDER + 1];
 
 enum
 {
@@ -189,7 +197,7 @@ run_plan (bspline_cpu * cpu, const bspline_params * params, int map,
       exact_double = params->precision == BSPLINE_PRECISION_DOUBLE
           && dst_type == BSPLINE_SAMPLE_F64;
       err /= scale;
-      bound = exact_double ? DOUBLE_BOUND : float_bound[order];
+      bound = exact_double ? double_bound[order] : float_bound[order];
       if (exact_double)
         err_double[order] = fmax (err_double[order], err);
       else
@@ -233,7 +241,7 @@ run_points (bspline_cpu * cpu, const bspline_params * params,
             err = isnan (d) ? INFINITY : d;
         }
     exact_double = params->precision == BSPLINE_PRECISION_DOUBLE;
-    bound = exact_double ? DOUBLE_BOUND : float_bound[order];
+    bound = exact_double ? double_bound[order] : float_bound[order];
     if (exact_double)
       err_points_double[order] = fmax (err_points_double[order], err);
     else
@@ -265,7 +273,9 @@ main (void)
   test_begin ("test-identity", &rng);
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++) {
     double g = test_prefilter_nyquist_gain (order);
-    float_bound[order] = FLOAT_ULPS * g * g * ldexp (1.0, -24);
+    double_bound[order] = fmax (DOUBLE_BOUND, DOUBLE_ULPS * g * g
+        * ldexp (1.0, -53));
+    float_bound[order] = (FLOAT_ULPS * g * g + 4.0) * ldexp (1.0, -24);
   }
   pole_step = check_poles ();
   printf ("poles: largest Newton step |Q(z)/Q'(z)/z| = %.3g (bound %.3g)\n",
@@ -356,23 +366,26 @@ main (void)
         }
 
   printf ("max error / signal scale\n");
-  printf ("order  plan double  points double  plan float  points float  "
-      "float bound\n");
+  printf ("order  plan double  points double  bound    plan float  "
+      "points float  bound\n");
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++) {
-    printf ("%5d  %11.3g  %13.3g  %10.3g  %12.3g  %11.3g\n", order,
-        err_double[order], err_points_double[order], err_float[order],
-        err_points_float[order], float_bound[order]);
+    printf ("%5d  %11.3g  %13.3g  %7.2g  %10.3g  %12.3g  %7.2g\n", order,
+        err_double[order], err_points_double[order], double_bound[order],
+        err_float[order], err_points_float[order], float_bound[order]);
     worst_double = fmax (worst_double, fmax (err_double[order],
             err_points_double[order]));
     worst_float = fmax (worst_float, fmax (err_float[order],
             err_points_float[order]));
   }
   bspline_cpu_free (cpu);
-  return test_end ("%ld runs at pixel centres, orders 0-11 x 5 boundaries: "
-      "max error double %.3g (bound %.0e), float %.3g (order 3: %.3g, bound "
-      "%.2g; order 11: %.3g, bound %.2g) of the signal scale; %ld integer "
-      "runs exact; pole Newton step %.3g", n_runs, worst_double,
-      DOUBLE_BOUND, worst_float, fmax (err_float[3], err_points_float[3]),
-      float_bound[3], fmax (err_float[11], err_points_float[11]),
-      float_bound[11], n_integer_runs, pole_step);
+  return test_end ("%ld runs at pixel centres, orders 0-11 x 5 boundaries, "
+      "max error of the signal scale: double %.3g (order 3: %.3g, bound "
+      "%.2g; order 11: %.3g, bound %.2g), float %.3g (order 3: %.3g, bound "
+      "%.2g; order 11: %.3g, bound %.2g); %ld integer runs exact; pole "
+      "Newton step %.3g", n_runs, worst_double,
+      fmax (err_double[3], err_points_double[3]), double_bound[3],
+      fmax (err_double[11], err_points_double[11]), double_bound[11],
+      worst_float, fmax (err_float[3], err_points_float[3]), float_bound[3],
+      fmax (err_float[11], err_points_float[11]), float_bound[11],
+      n_integer_runs, pole_step);
 }
