@@ -56,10 +56,10 @@ bspline_matrix_invert (const double m[9], double inv[9])
   c[7] = m[1] * m[6] - m[0] * m[7];
   c[8] = m[0] * m[4] - m[1] * m[3];
   det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
+  /* hypot: no overflow for entries near DBL_MAX */
   for (i = 0; i < 3; i++) {
-    rows *= sqrt (m[3 * i] * m[3 * i] + m[3 * i + 1] * m[3 * i + 1]
-        + m[3 * i + 2] * m[3 * i + 2]);
-    cols *= sqrt (m[i] * m[i] + m[3 + i] * m[3 + i] + m[6 + i] * m[6 + i]);
+    rows *= hypot (hypot (m[3 * i], m[3 * i + 1]), m[3 * i + 2]);
+    cols *= hypot (hypot (m[i], m[3 + i]), m[6 + i]);
   }
   if (!isfinite (det) || det == 0.0
       || fabs (det) <= 1e-15 * (rows < cols ? rows : cols))
