@@ -97,6 +97,9 @@ bspline_status bspline_params_validate (const bspline_params * params,
 
 const char *bspline_status_string (bspline_status status);
 
+/* Bytes of one sample of a type, 0 for an unknown type. */
+size_t bspline_sample_size (bspline_sample_type type);
+
 /* Checks an image description (sizes, channels, strides, pointer). */
 bspline_status bspline_image_validate (const bspline_image * image,
     int need_data, char *msg, size_t msg_len);

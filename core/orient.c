@@ -100,21 +100,6 @@ orient_index_map_get (bspline_orientation orientation, int src_width,
   return map;
 }
 
-static size_t
-orient_sample_size (bspline_sample_type type)
-{
-  switch (type) {
-    case BSPLINE_SAMPLE_U8:
-      return 1;
-    case BSPLINE_SAMPLE_U16:
-      return 2;
-    case BSPLINE_SAMPLE_F32:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 /* Copies one destination row: n elements of `size` bytes, reading the
  * source `step` bytes apart.  Fixed-size loads for the common sizes. */
 static void
@@ -183,7 +168,7 @@ bspline_orient_plane (bspline_orientation orientation,
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
 
-  size = orient_sample_size (src->type) * (size_t) src->channels;
+  size = bspline_sample_size (src->type) * (size_t) src->channels;
   map = orient_index_map_get (orientation, src->width, src->height);
   for (y = 0; y < dst->height; y++) {
     ptrdiff_t col = map.col0 + (ptrdiff_t) map.col_y * y;

@@ -105,8 +105,8 @@ bspline_params_validate (const bspline_params * p, char *msg, size_t msg_len)
   return BSPLINE_OK;
 }
 
-static size_t
-sample_size (bspline_sample_type type)
+size_t
+bspline_sample_size (bspline_sample_type type)
 {
   switch (type) {
     case BSPLINE_SAMPLE_U8:
@@ -130,7 +130,7 @@ bspline_image_validate (const bspline_image * img, int need_data, char *msg,
     bspline_set_error (msg, msg_len, "no image given");
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
-  size = sample_size (img->type);
+  size = bspline_sample_size (img->type);
   if (size == 0) {
     bspline_set_error (msg, msg_len, "unknown sample type %d",
         (int) img->type);

@@ -304,16 +304,9 @@ bspline_cuda_host_free (void *ptr)
 }
 
 static size_t
-sample_bytes (bspline_sample_type type)
-{
-  return type == BSPLINE_SAMPLE_U8 ? 1 : type == BSPLINE_SAMPLE_U16 ? 2 :
-      type == BSPLINE_SAMPLE_F32 ? 4 : 8;
-}
-
-static size_t
 row_bytes (const bspline_image * img)
 {
-  return sample_bytes (img->type) * img->channels * (size_t) img->width;
+  return bspline_sample_size (img->type) * img->channels * (size_t) img->width;
 }
 
 /* Row pitch on the device: rows start on 256-byte boundaries. */

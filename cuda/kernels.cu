@@ -256,6 +256,32 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
   }
 }
 
+/* Where output pixel (j, i) samples the input (pixel coordinates) and how
+ * much its kernel widens; writes the fill colour and returns 0 where the
+ * pixel is outside the frame or has no input point (the horizon of a
+ * perspective map). */
+template < typename T > __device__ static inline int
+warp_source (const bspline_gpu_frame & f, int j, int i, unsigned char *out,
+    double *x, double *y, double *widen_x, double *widen_y)
+{
+  const double u = j + 0.5, v = i + 0.5;
+  int c;
+
+  if (j >= f.dst_width || i >= f.dst_height)
+    return 0;
+  if (!bspline_map_point (f.inverse, u, v, x, y)) {
+    for (c = 0; c < f.channels; c++)
+      write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
+          j * f.channels + c, (T) f.fill[c]);
+    return 0;
+  }
+  *widen_x = *widen_y = 1.0;
+  if (f.widen)
+    bspline_footprint (f.inverse, u, v, *x, *y, f.max_widen, widen_x,
+        widen_y);
+  return 1;
+}
+
 /* General path: one thread per output pixel. */
 template < typename T > __global__ void
 warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
@@ -265,22 +291,12 @@ warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
   T acc[BSPLINE_MAX_CHANNELS];
-  double u = j + 0.5, v = i + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
-  unsigned char *out;
+  double x, y, widen_x, widen_y;
+  unsigned char *out = dst + i * dst_pitch;
   int c;
 
-  if (j >= f.dst_width || i >= f.dst_height)
+  if (!warp_source < T > (f, j, i, out, &x, &y, &widen_x, &widen_y))
     return;
-  out = dst + i * dst_pitch;
-  if (!bspline_map_point (f.inverse, u, v, &x, &y)) {
-    for (c = 0; c < C; c++)
-      write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
-          (T) f.fill[c]);
-    return;
-  }
-  if (f.widen)
-    bspline_footprint (f.inverse, u, v, x, y, f.max_widen, &widen_x,
-        &widen_y);
   eval_point (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, acc);
   for (c = 0; c < C; c++)
     write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
@@ -330,22 +346,12 @@ warp_fast_kernel (bspline_gpu_frame f, cudaTextureObject_t tex,
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
   float acc[BSPLINE_MAX_CHANNELS];
-  double u = j + 0.5, v = i + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
-  unsigned char *out;
+  double x, y, widen_x, widen_y;
+  unsigned char *out = dst + i * dst_pitch;
   int c;
 
-  if (j >= f.dst_width || i >= f.dst_height)
+  if (!warp_source < float >(f, j, i, out, &x, &y, &widen_x, &widen_y))
     return;
-  out = dst + i * dst_pitch;
-  if (!bspline_map_point (f.inverse, u, v, &x, &y)) {
-    for (c = 0; c < C; c++)
-      write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
-          (float) f.fill[c]);
-    return;
-  }
-  if (f.widen)
-    bspline_footprint (f.inverse, u, v, x, y, f.max_widen, &widen_x,
-        &widen_y);
   if (widen_x > 1.0 || widen_y > 1.0) {
     eval_point (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, acc);
   } else {
