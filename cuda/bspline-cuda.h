@@ -54,6 +54,15 @@ bspline_status bspline_cuda_submit (bspline_cuda * cuda,
     const bspline_image * dst, int *slot);
 bspline_status bspline_cuda_finish (bspline_cuda * cuda, int slot);
 
+/* Images already on the device (data are device pointers, strides in
+ * bytes): prefilter and resample queued on `stream` (a cudaStream_t; NULL
+ * for the default stream) without waiting.  The engine's buffers for this
+ * are its own, apart from the slots: successive launches must go to the
+ * same stream, or wait for each other. */
+bspline_status bspline_cuda_launch_on_device (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_image * dst, void *stream);
+
 /* Page-locked host memory for frames (NULL on failure); free it with
  * bspline_cuda_host_free. */
 void *bspline_cuda_host_alloc (size_t size);

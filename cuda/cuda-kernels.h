@@ -39,9 +39,11 @@ typedef struct
   int x_taps, y_taps;
 } bspline_gpu_tables;
 
-/* Both return a cudaError_t as int (0 = success) from the launches. */
+/* Both return a cudaError_t as int (0 = success) from the launches.
+ * scratch: a second plane the size of coef, for the segmented
+ * prefilter's causal pass. */
 int bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, void *coef, void *stream);
+    size_t src_pitch, void *coef, void *scratch, void *stream);
 /* tables == NULL: general (warp) path. */
 int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
     const bspline_gpu_tables * tables, void *tmp, void *dst,

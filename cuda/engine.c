@@ -34,7 +34,7 @@ typedef struct
   cudaStream_t stream;
   cudaEvent_t done;
   int busy;
-  device_buffer src, coef, tmp, out;
+  device_buffer src, coef, scratch, tmp, out;
   device_buffer x_index, y_index, x_weight, y_weight;
   unsigned long tables_serial;  /* plan whose tables are on the device */
   cudaArray_t texture_array;
@@ -50,6 +50,7 @@ struct bspline_cuda
   int device;
   char name[256];
   slot slots[BSPLINE_CUDA_SLOTS];
+  slot device_slot;             /* buffers of bspline_cuda_launch_on_device */
   int fault_kind;               /* BSPLINE_CUDA_FAULT, FAULT_NONE if unset */
   long fault_countdown;
   int fault_injected;
@@ -184,6 +185,7 @@ slot_free (slot * sl)
   texture_free (sl);
   buffer_free (&sl->src);
   buffer_free (&sl->coef);
+  buffer_free (&sl->scratch);
   buffer_free (&sl->tmp);
   buffer_free (&sl->out);
   buffer_free (&sl->x_index);
@@ -208,6 +210,7 @@ bspline_cuda_free (bspline_cuda * cuda)
   cudaSetDevice (cuda->device);
   for (i = 0; i < BSPLINE_CUDA_SLOTS; i++)
     slot_free (&cuda->slots[i]);
+  slot_free (&cuda->device_slot);
   free (cuda);
 }
 
@@ -427,7 +430,7 @@ uses_texture (const bspline_plan * plan)
  * kept). */
 static bspline_status
 update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
-    int *normalized)
+    cudaStream_t stream, int *normalized)
 {
   const int C = plan->channels;
   const int wc = plan->src_width + 2 * plan->pad;
@@ -468,11 +471,56 @@ update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   CUDA_CHECK (cuda, cudaMemcpy2DToArrayAsync (sl->texture_array, 0, 0,
           sl->coef.ptr, (size_t) wc * C * sizeof (float),
           (size_t) wc * C * sizeof (float), hc, cudaMemcpyDeviceToDevice,
-          sl->stream));
+          stream));
   return BSPLINE_OK;
 
 fail:
   texture_free (sl);
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* Prefilter and resample, from samples at src_dev to samples at dst_dev
+ * (device memory, described by src and dst), queued on stream with the
+ * coefficient, scratch, table and texture buffers of slot sl. */
+static bspline_status
+resample_on_device (bspline_cuda * cuda, slot * sl,
+    const bspline_plan * plan, const bspline_image * src, const void *src_dev,
+    size_t src_pitch, const bspline_image * dst, void *dst_dev,
+    size_t dst_pitch, cudaStream_t stream)
+{
+  size_t real = plan->use_double ? sizeof (double) : sizeof (float);
+  size_t coef_bytes = (size_t) (plan->src_width + 2 * plan->pad)
+      * (plan->src_height + 2 * plan->pad) * plan->channels * real;
+  bspline_gpu_frame f;
+  bspline_gpu_tables tables;
+
+  describe_frame (plan, src, dst, &f);
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
+  if (plan->prefilter)
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, coef_bytes));
+  if (plan->separable) {
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
+            (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
+            * plan->channels * real));
+    if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
+      goto fail;
+  }
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
+          src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));
+  if (uses_texture (plan)) {
+    int normalized;
+    if (update_texture (cuda, sl, plan, stream, &normalized) != BSPLINE_OK)
+      goto fail;
+    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_fast (&f,
+            sl->texture, normalized, sl->coef.ptr, dst_dev, dst_pitch, stream));
+  } else {
+    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,
+            sl->coef.ptr, plan->separable ? &tables : NULL, sl->tmp.ptr,
+            dst_dev, dst_pitch, stream));
+  }
+  return BSPLINE_OK;
+
+fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
@@ -505,10 +553,7 @@ bspline_status
 bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst, int *slot_index)
 {
-  bspline_gpu_frame f;
-  bspline_gpu_tables tables;
-  size_t real, src_pitch, dst_pitch, coef_bytes;
-  size_t src_row, dst_row;
+  size_t src_pitch, dst_pitch, src_row, dst_row;
   const void *upload_from;
   size_t upload_pitch;
   bspline_status status;
@@ -533,28 +578,16 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   }
   sl = &cuda->slots[index];
 
-  real = plan->use_double ? sizeof (double) : sizeof (float);
   src_row = row_bytes (src);
   dst_row = row_bytes (dst);
   src_pitch = device_pitch (src);
   dst_pitch = device_pitch (dst);
-  coef_bytes = (size_t) (plan->src_width + 2 * plan->pad)
-      * (plan->src_height + 2 * plan->pad) * plan->channels * real;
-  describe_frame (plan, src, dst, &f);
 
   CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
   CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
           src_pitch * src->height));
-  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
   CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->out,
           dst_pitch * dst->height));
-  if (plan->separable) {
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
-            (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
-            * plan->channels * real));
-    if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
-      goto fail;
-  }
 
   /* upload: directly from pinned memory, else through pinned staging */
   upload_from = src->data;
@@ -572,20 +605,9 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->src.ptr, src_pitch,
           upload_from, upload_pitch, src_row, src->height,
           cudaMemcpyHostToDevice, sl->stream));
-  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
-          sl->src.ptr, src_pitch, sl->coef.ptr, sl->stream));
-  if (uses_texture (plan)) {
-    int normalized;
-    if (update_texture (cuda, sl, plan, &normalized) != BSPLINE_OK)
-      goto fail;
-    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_fast (&f,
-            sl->texture, normalized, sl->coef.ptr, sl->out.ptr, dst_pitch,
-            sl->stream));
-  } else {
-    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,
-            sl->coef.ptr, plan->separable ? &tables : NULL, sl->tmp.ptr,
-            sl->out.ptr, dst_pitch, sl->stream));
-  }
+  if (resample_on_device (cuda, sl, plan, src, sl->src.ptr, src_pitch, dst,
+          sl->out.ptr, dst_pitch, sl->stream) != BSPLINE_OK)
+    goto fail;
   /* download: directly into pinned memory, else into staging that finish
    * copies out */
   sl->dst = *dst;
@@ -645,4 +667,26 @@ bspline_cuda_execute (bspline_cuda * cuda, const bspline_plan * plan,
   if (status != BSPLINE_OK)
     return status;
   return bspline_cuda_finish (cuda, index);
+}
+
+bspline_status
+bspline_cuda_launch_on_device (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_image * dst, void *stream)
+{
+  bspline_status status;
+
+  if (!cuda)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cuda->error[0] = '\0';
+  status = check_frame (cuda, plan, src, dst);
+  if (status != BSPLINE_OK)
+    return status;
+  CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
+  return resample_on_device (cuda, &cuda->device_slot, plan, src, src->data,
+      (size_t) src->stride, dst, dst->data, (size_t) dst->stride,
+      (cudaStream_t) stream);
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
 }

@@ -132,52 +132,106 @@ convert_kernel (bspline_gpu_frame f, const unsigned char *src,
   coef[(size_t) r * wc * C + v] = value * (T) (f.gain * f.gain);
 }
 
-/* One line of the prefilter: all poles, causal then anticausal
- * ([BD19] Algorithm 1 and 2). */
-template < typename T > __device__ static void
-filter_line (const bspline_gpu_frame & f, T * p, ptrdiff_t step, int len)
+/* The prefilter runs on segments of lines so that every SM has work: a
+ * line of len samples is cut into segments of seg_len (the last one takes
+ * the rest, between seg_len and 2 seg_len samples), one thread each.  A
+ * segment that does not start the line begins its causal recursion from
+ * the N preceding samples (eq. 19 around a point inside the line), and one
+ * that does not end it begins the anticausal recursion from the N
+ * following causal values (eq. 20): with N the truncation index this is
+ * as precise as the boundary initialisations ([BD19] section 3, the
+ * column division of Algorithm 8).  seg_len > N, so those samples are in
+ * the line.  The causal pass writes to a second plane (its neighbours
+ * still read the original samples); the anticausal pass writes back. */
+typedef struct
 {
-  const int padded = f.pad > 0;
-  int i, k;
-  for (i = 0; i < f.n_poles; i++) {
-    const T z = (T) f.poles[i];
-    const T last = p[(ptrdiff_t) (len - 1) * step];
-    p[0] = causal_init (p, step, len, z, f.truncation[i], f.boundary, padded);
-    for (k = 1; k < len; k++)
-      p[k * step] += z * p[(k - 1) * step];
-    p[(ptrdiff_t) (len - 1) * step] = anticausal_init (p, step, len, z,
-        f.truncation[i], f.boundary, padded, last);
-    for (k = len - 2; k >= 0; k--)
-      p[k * step] = z * (p[(k + 1) * step] - p[k * step]);
+  int n_lines, len;
+  ptrdiff_t step;               /* between samples of a line */
+  int lines_per_row;            /* line l starts at (l / lines_per_row) */
+  ptrdiff_t row_stride;         /*   * row_stride + l % lines_per_row */
+  int seg_len, n_segs;
+} line_set;
+
+__device__ static inline ptrdiff_t
+line_offset (const line_set & ls, int l)
+{
+  return (ptrdiff_t) (l / ls.lines_per_row) * ls.row_stride
+      + l % ls.lines_per_row;
+}
+
+template < typename T > __global__ void
+causal_kernel (bspline_gpu_frame f, line_set ls, const T * in, T * out,
+    int pole)
+{
+  const int l = blockIdx.x * blockDim.x + threadIdx.x;
+  const int seg = blockIdx.y;
+  const T z = (T) f.poles[pole];
+  const int n = f.truncation[pole];
+  const T *p;
+  T *q, acc;
+  int k0, k1, k, j;
+
+  if (l >= ls.n_lines)
+    return;
+  p = in + line_offset (ls, l);
+  q = out + line_offset (ls, l);
+  k0 = seg * ls.seg_len;
+  k1 = seg == ls.n_segs - 1 ? ls.len : k0 + ls.seg_len;
+  if (seg == 0) {
+    acc = causal_init (p, ls.step, ls.len, z, n, f.boundary, f.pad > 0);
+  } else {
+    T zj = (T) 1;
+    acc = (T) 0;
+    for (j = 0; j <= n; j++) {
+      acc += zj * p[(k0 - j) * ls.step];
+      zj *= z;
+    }
+  }
+  q[k0 * ls.step] = acc;
+  for (k = k0 + 1; k < k1; k++) {
+    acc = p[k * ls.step] + z * acc;
+    q[k * ls.step] = acc;
   }
 }
 
-/* Along x: one thread per (row, channel). */
 template < typename T > __global__ void
-prefilter_x_kernel (bspline_gpu_frame f, T * coef)
+anticausal_kernel (bspline_gpu_frame f, line_set ls, const T * causal,
+    T * out, int pole)
 {
-  const int C = f.channels;
-  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
-  const int line = blockIdx.x * blockDim.x + threadIdx.x;
-  int r, c;
-  if (line >= hc * C)
-    return;
-  r = line / C;
-  c = line - r * C;
-  filter_line (f, coef + (size_t) r * wc * C + c, C, wc);
-}
+  const int l = blockIdx.x * blockDim.x + threadIdx.x;
+  const int seg = blockIdx.y;
+  const T z = (T) f.poles[pole];
+  const int n = f.truncation[pole];
+  const T *p;
+  T *q, acc;
+  int k0, k1, k, j;
 
-/* Along y: one thread per column value, neighbours in a warp read
- * neighbouring addresses. */
-template < typename T > __global__ void
-prefilter_y_kernel (bspline_gpu_frame f, T * coef)
-{
-  const int C = f.channels;
-  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
-  const int v = blockIdx.x * blockDim.x + threadIdx.x;
-  if (v >= wc * C)
+  if (l >= ls.n_lines)
     return;
-  filter_line (f, coef + v, (ptrdiff_t) wc * C, hc);
+  p = causal + line_offset (ls, l);
+  q = out + line_offset (ls, l);
+  k0 = seg * ls.seg_len;
+  k1 = seg == ls.n_segs - 1 ? ls.len : k0 + ls.seg_len;
+  if (seg == ls.n_segs - 1) {
+    /* out still holds the original samples: the padded initialisation
+     * needs the last one */
+    acc = anticausal_init (p, ls.step, ls.len, z, n, f.boundary, f.pad > 0,
+        q[(ptrdiff_t) (ls.len - 1) * ls.step]);
+  } else {
+    /* (h * s)_i = -z sum_{j>=0} z^j s^z_{i+j} */
+    T zj = (T) 1;
+    acc = (T) 0;
+    for (j = 0; j <= n; j++) {
+      acc += zj * p[(k1 - 1 + j) * ls.step];
+      zj *= z;
+    }
+    acc *= -z;
+  }
+  q[(k1 - 1) * ls.step] = acc;
+  for (k = k1 - 2; k >= k0; k--) {
+    acc = z * (acc - p[k * ls.step]);
+    q[k * ls.step] = acc;
+  }
 }
 
 /* Separable pass 1: coefficient row r, output column j -> tmp. */
@@ -398,20 +452,59 @@ grid2 (int nx, int ny, dim3 block)
   return dim3 ((nx + block.x - 1) / block.x, (ny + block.y - 1) / block.y);
 }
 
+/* The lines of one axis of the padded coefficient plane, in segments
+ * longer than every truncation index. */
+static line_set
+axis_lines (const bspline_gpu_frame * f, int along_x)
+{
+  const int C = f->channels;
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  line_set ls;
+  int i, longest = 0;
+
+  for (i = 0; i < f->n_poles; i++)
+    longest = f->truncation[i] > longest ? f->truncation[i] : longest;
+  ls.seg_len = longest + 1 > 128 ? longest + 1 : 128;
+  if (along_x) {
+    ls.n_lines = hc * C;
+    ls.len = wc;
+    ls.step = C;
+    ls.lines_per_row = C;
+    ls.row_stride = (ptrdiff_t) wc * C;
+  } else {
+    ls.n_lines = wc * C;
+    ls.len = hc;
+    ls.step = (ptrdiff_t) wc * C;
+    ls.lines_per_row = wc * C;
+    ls.row_stride = 0;
+  }
+  /* at most 65535 segments (the grid's y limit): the last one takes the
+   * rest of a very long line */
+  ls.n_segs = ls.len / ls.seg_len;
+  ls.n_segs = ls.n_segs < 1 ? 1 : ls.n_segs > 65535 ? 65535 : ls.n_segs;
+  return ls;
+}
+
 template < typename T > static cudaError_t
 run_prefilter (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, T * coef, cudaStream_t stream)
+    size_t src_pitch, T * coef, T * scratch, cudaStream_t stream)
 {
   const int C = f->channels;
   const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
   dim3 block (64, 4);
+  int axis, pole;
+
   convert_kernel < T > <<<grid2 (wc * C, hc, block), block, 0, stream >>>
       (*f, (const unsigned char *) src, src_pitch, coef);
-  if (f->n_poles > 0) {
-    prefilter_x_kernel < T > <<<(hc * C + 127) / 128, 128, 0, stream >>>
-        (*f, coef);
-    prefilter_y_kernel < T > <<<(wc * C + 127) / 128, 128, 0, stream >>>
-        (*f, coef);
+  for (axis = 0; axis < 2 && f->n_poles > 0; axis++) {
+    line_set ls = axis_lines (f, axis == 0);
+    dim3 grid ((ls.n_lines + 127) / 128, ls.n_segs);
+    for (pole = 0; pole < f->n_poles; pole++) {
+      causal_kernel < T > <<<grid, 128, 0, stream >>> (*f, ls, coef, scratch,
+          pole);
+      anticausal_kernel < T > <<<grid, 128, 0, stream >>> (*f, ls, scratch,
+          coef, pole);
+    }
   }
   return cudaGetLastError ();
 }
@@ -472,12 +565,12 @@ bspline_gpu_resample_fast (const bspline_gpu_frame * f,
 
 extern "C" int
 bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, void *coef, void *stream)
+    size_t src_pitch, void *coef, void *scratch, void *stream)
 {
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
-        (cudaStream_t) stream);
-  return run_prefilter (f, src, src_pitch, (float *) coef,
+        (double *) scratch, (cudaStream_t) stream);
+  return run_prefilter (f, src, src_pitch, (float *) coef, (float *) scratch,
       (cudaStream_t) stream);
 }
 

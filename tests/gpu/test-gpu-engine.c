@@ -173,6 +173,54 @@ test_in_flight (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "and pageable, all equal to the CPU engine\n", BSPLINE_CUDA_SLOTS_TESTED);
 }
 
+/* Frames long enough that the GPU prefilter cuts their lines into several
+ * segments (128 samples or more each): the seams must not show. */
+static void
+test_segments (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const int orders[] = { 2, 3, 5, 11 };
+  double worst = 0.0;
+  int o, boundary;
+
+  for (o = 0; o < 4; o++)
+    for (boundary = 0; boundary < 5; boundary++) {
+      int w = test_rng_int (rng, 300, 900), h = test_rng_int (rng, 300, 700);
+      int channels = test_rng_int (rng, 1, 4);
+      bspline_image src, ref, gpu;
+      bspline_params p;
+      bspline_plan *plan = NULL;
+      double m[9], range[2], err;
+      char msg[256];
+
+      bspline_params_init (&p);
+      p.order = orders[o];
+      p.boundary = (bspline_boundary) boundary;
+      p.precision = BSPLINE_PRECISION_DOUBLE;
+      p.fill[0] = 0.5;
+      test_rotation_zoom (0.3, 1.2, w, h, w, h, m);
+      test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_F32, 0);
+      test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+      test_image_alloc (&gpu, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+      test_image_fill_random (&src, rng, 0.0, 1.0, range);
+      bspline_plan_new (&p, m, w, h, w, h, channels, &plan, msg, sizeof (msg));
+      bspline_cpu_execute (cpu, plan, &src, &ref);
+      TEST_CHECK (bspline_cuda_execute (cuda, plan, &src, &gpu) == BSPLINE_OK,
+          "cuda: %s", bspline_cuda_last_error (cuda));
+      err = max_difference (&gpu, &ref) / test_signal_scale (range);
+      TEST_CHECK (err <= 1e-9, "segments: order %d %s %dx%dx%d: GPU double "
+          "differs from CPU double by %.3g of the range", orders[o],
+          test_boundary_name (boundary), w, h, channels, err);
+      worst = fmax (worst, err);
+      bspline_plan_free (plan);
+      test_image_free (&src);
+      test_image_free (&ref);
+      test_image_free (&gpu);
+    }
+  printf ("segmented prefilter: 20 frames of 300-900 px, orders 2, 3, 5, "
+      "11, every boundary: GPU double vs CPU double max %.3g of the "
+      "range\n", worst);
+}
+
 int
 main (void)
 {
@@ -335,6 +383,7 @@ main (void)
         test_image_free (&src);
       }
   test_in_flight (cuda, cpu, &rng);
+  test_segments (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "

@@ -1,0 +1,304 @@
+/* gpu-bench: device time of the CUDA engine on the work of issue 5, beside
+ * a device-to-device copy of the same frame (the floor).
+ *
+ * Every case runs on images already on the GPU (bspline_cuda_launch_on_
+ * device), from random data, rotating among enough input frames that they
+ * do not fit in L2; each launch is timed with CUDA events after warm-up and
+ * the median is printed.  bench/gpu-anchors.py times NPP-free anchors
+ * (torch, cupyx) in the same run; scripts/run-gpu-bench.sh runs both.
+ *
+ *   gpu-bench [--repeat N]
+ */
+#include "bspline-cuda.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N_INPUTS 6
+#define WARMUP 5
+
+#define CHECK(call) \
+  do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      fprintf (stderr, "%s failed: %s\n", #call, cudaGetErrorString (err_)); \
+      exit (1); \
+    } \
+  } while (0)
+
+static int
+compare_floats (const void *a, const void *b)
+{
+  float x = *(const float *) a, y = *(const float *) b;
+  return x < y ? -1 : x > y;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t
+rng (void)
+{
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t) (rng_state >> 32);
+}
+
+/* N_INPUTS random frames on the device. */
+static void **
+random_frames (size_t bytes)
+{
+  void **frames = calloc (N_INPUTS, sizeof (void *));
+  unsigned char *host = malloc (bytes);
+  size_t i;
+  int k;
+
+  for (k = 0; k < N_INPUTS; k++) {
+    for (i = 0; i < bytes; i++)
+      host[i] = (unsigned char) rng ();
+    if (bytes % 4 == 0 && bytes > 0 && host[3] == 0xff)
+      host[3] = 0;
+    CHECK (cudaMalloc (&frames[k], bytes));
+    CHECK (cudaMemcpy (frames[k], host, bytes, cudaMemcpyHostToDevice));
+  }
+  free (host);
+  return frames;
+}
+
+/* Float frames in [0, 255) (random bytes are not valid floats). */
+static void **
+random_float_frames (size_t n)
+{
+  void **frames = calloc (N_INPUTS, sizeof (void *));
+  float *host = malloc (n * sizeof (float));
+  size_t i;
+  int k;
+
+  for (k = 0; k < N_INPUTS; k++) {
+    for (i = 0; i < n; i++)
+      host[i] = (float) (rng () % 25500) / 100.0f;
+    CHECK (cudaMalloc (&frames[k], n * sizeof (float)));
+    CHECK (cudaMemcpy (frames[k], host, n * sizeof (float),
+            cudaMemcpyHostToDevice));
+  }
+  free (host);
+  return frames;
+}
+
+static void
+free_frames (void **frames)
+{
+  int k;
+  for (k = 0; k < N_INPUTS; k++)
+    cudaFree (frames[k]);
+  free (frames);
+}
+
+typedef struct
+{
+  const char *name;
+  int src_w, src_h, dst_w, dst_h, channels;
+  bspline_sample_type type;
+  int order;
+  bspline_precision precision;
+  double m[9];                  /* inverse map */
+} bench_case;
+
+/* Median device time of one launch, in microseconds. */
+static double
+time_case (bspline_cuda * cuda, const bench_case * bc, int repeat)
+{
+  size_t ss = bspline_sample_size (bc->type);
+  size_t src_bytes = ss * bc->channels * (size_t) bc->src_w * bc->src_h;
+  size_t dst_bytes = ss * bc->channels * (size_t) bc->dst_w * bc->dst_h;
+  void **inputs = bc->type == BSPLINE_SAMPLE_F32 ?
+      random_float_frames (src_bytes / 4) : random_frames (src_bytes);
+  void *output;
+  bspline_params p;
+  bspline_plan *plan;
+  bspline_image src, dst;
+  cudaEvent_t start, stop;
+  float *times = malloc (sizeof (float) * repeat);
+  char msg[256];
+  double median;
+  int i;
+
+  CHECK (cudaMalloc (&output, dst_bytes));
+  bspline_params_init (&p);
+  p.order = bc->order;
+  p.precision = bc->precision;
+  if (bspline_plan_new (&p, bc->m, bc->src_w, bc->src_h, bc->dst_w,
+          bc->dst_h, bc->channels, &plan, msg, sizeof (msg)) != BSPLINE_OK) {
+    fprintf (stderr, "%s: %s\n", bc->name, msg);
+    exit (1);
+  }
+  memset (&src, 0, sizeof (src));
+  src.width = bc->src_w;
+  src.height = bc->src_h;
+  src.channels = bc->channels;
+  src.type = bc->type;
+  src.bits = bc->type == BSPLINE_SAMPLE_U8 ? 8 : 16;
+  src.stride = (ptrdiff_t) (ss * bc->channels * bc->src_w);
+  dst = src;
+  dst.width = bc->dst_w;
+  dst.height = bc->dst_h;
+  dst.stride = (ptrdiff_t) (ss * bc->channels * bc->dst_w);
+  dst.data = output;
+
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop));
+  for (i = -WARMUP; i < repeat; i++) {
+    src.data = inputs[(i + WARMUP) % N_INPUTS];
+    CHECK (cudaEventRecord (start, 0));
+    if (bspline_cuda_launch_on_device (cuda, plan, &src, &dst, NULL)) {
+      fprintf (stderr, "%s: %s\n", bc->name, bspline_cuda_last_error (cuda));
+      exit (1);
+    }
+    CHECK (cudaEventRecord (stop, 0));
+    CHECK (cudaEventSynchronize (stop));
+    if (i >= 0)
+      CHECK (cudaEventElapsedTime (&times[i], start, stop));
+  }
+  qsort (times, repeat, sizeof (float), compare_floats);
+  median = times[repeat / 2] * 1000.0;
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  bspline_plan_free (plan);
+  cudaFree (output);
+  free_frames (inputs);
+  free (times);
+  return median;
+}
+
+/* Device-to-device copy of `bytes`, the floor of any resampling of them. */
+static double
+time_copy (size_t bytes, int repeat)
+{
+  void **inputs = random_frames (bytes), *output;
+  cudaEvent_t start, stop;
+  float *times = malloc (sizeof (float) * repeat);
+  double median;
+  int i;
+
+  CHECK (cudaMalloc (&output, bytes));
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop));
+  for (i = -WARMUP; i < repeat; i++) {
+    CHECK (cudaEventRecord (start, 0));
+    CHECK (cudaMemcpyAsync (output, inputs[(i + WARMUP) % N_INPUTS], bytes,
+            cudaMemcpyDeviceToDevice, 0));
+    CHECK (cudaEventRecord (stop, 0));
+    CHECK (cudaEventSynchronize (stop));
+    if (i >= 0)
+      CHECK (cudaEventElapsedTime (&times[i], start, stop));
+  }
+  qsort (times, repeat, sizeof (float), compare_floats);
+  median = times[repeat / 2] * 1000.0;
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  cudaFree (output);
+  free_frames (inputs);
+  free (times);
+  return median;
+}
+
+/* The inverse map of a rotation by `degrees` clockwise about the centre of
+ * a w x h frame (pixel coordinates, centres at +0.5). */
+static void
+rotation (double degrees, int w, int h, double m[9])
+{
+  double a = degrees * 3.14159265358979323846 / 180.0;
+  double c = cos (a), s = sin (a);
+  double cx = 0.5 * w, cy = 0.5 * h;
+  m[0] = c;
+  m[1] = s;
+  m[2] = cx - c * cx - s * cy;
+  m[3] = -s;
+  m[4] = c;
+  m[5] = cy + s * cx - c * cy;
+  m[6] = 0.0;
+  m[7] = 0.0;
+  m[8] = 1.0;
+}
+
+static void
+scale (int sw, int sh, int dw, int dh, double m[9])
+{
+  bspline_matrix_identity (m);
+  m[0] = (double) sw / dw;
+  m[4] = (double) sh / dh;
+}
+
+static void
+shift (double dx, double dy, double m[9])
+{
+  bspline_matrix_identity (m);
+  m[2] = dx;
+  m[5] = dy;
+}
+
+int
+main (int argc, char **argv)
+{
+  bench_case cases[9];
+  bspline_cuda *cuda;
+  char msg[256];
+  int repeat = 50, n = 0, i;
+  double floor_4k;
+
+  if (argc == 3 && strcmp (argv[1], "--repeat") == 0)
+    repeat = atoi (argv[2]) > 0 ? atoi (argv[2]) : repeat;
+  if (bspline_cuda_new (-1, &cuda, msg, sizeof (msg)) != BSPLINE_OK) {
+    fprintf (stderr, "no CUDA engine: %s\n", msg);
+    return 77;
+  }
+#define RGBA_CASE(NAME, SW, SH, DW, DH, ORDER, PREC) \
+  cases[n].name = NAME; cases[n].src_w = SW; cases[n].src_h = SH; \
+  cases[n].dst_w = DW; cases[n].dst_h = DH; cases[n].channels = 4; \
+  cases[n].type = BSPLINE_SAMPLE_U8; cases[n].order = ORDER; \
+  cases[n].precision = PREC
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3", 3840, 2160, 3840, 2160, 3,
+      BSPLINE_PRECISION_FLOAT);
+  rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 fast", 3840, 2160, 3840, 2160,
+      3, BSPLINE_PRECISION_FAST);
+  rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11", 3840, 2160, 3840, 2160, 11,
+      BSPLINE_PRECISION_FLOAT);
+  rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("1080p -> 4K RGBA8, order 3", 1920, 1080, 3840, 2160, 3,
+      BSPLINE_PRECISION_FLOAT);
+  scale (1920, 1080, 3840, 2160, cases[n++].m);
+  for (i = 0; i < 3; i++) {
+    static const int orders[] = { 3, 5, 11 };
+    static const char *names[] = {
+      "4608x3456 float shift (0.5, 0.5) reflect, order 3",
+      "4608x3456 float shift (0.5, 0.5) reflect, order 5",
+      "4608x3456 float shift (0.5, 0.5) reflect, order 11"
+    };
+    cases[n].name = names[i];
+    cases[n].src_w = cases[n].dst_w = 4608;
+    cases[n].src_h = cases[n].dst_h = 3456;
+    cases[n].channels = 1;
+    cases[n].type = BSPLINE_SAMPLE_F32;
+    cases[n].order = orders[i];
+    cases[n].precision = BSPLINE_PRECISION_FLOAT;
+    shift (0.5, 0.5, cases[n++].m);
+  }
+
+  floor_4k = time_copy ((size_t) 3840 * 2160 * 4, repeat);
+  printf ("device: %s; median of %d launches after %d warm-up, %d input "
+      "frames in rotation\n", bspline_cuda_device_name (cuda), repeat,
+      WARMUP, N_INPUTS);
+  printf ("%-52s %10s %10s\n", "work", "time (us)", "x 4K copy");
+  printf ("%-52s %10.1f %10.2f\n", "4K RGBA8 device-to-device copy (floor)",
+      floor_4k, 1.0);
+  for (i = 0; i < n; i++) {
+    double t = time_case (cuda, &cases[i], repeat);
+    printf ("%-52s %10.1f %10.2f\n", cases[i].name, t, t / floor_4k);
+  }
+  bspline_cuda_free (cuda);
+  return 0;
+}
