@@ -282,15 +282,18 @@ separable_columns_kernel (bspline_gpu_frame f, const T * tmp,
 }
 
 /* The value at input sample coordinates (x, y) from the coefficients,
- * every channel, for kernels widened by (widen_x, widen_y). */
-template < typename T > __device__ static void
-eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
+ * every channel, for kernels widened by (widen_x, widen_y).  MAX_TAPS
+ * sizes the tap arrays: BSPLINE_MAX_TAPS (12, in registers) serves every
+ * plain interpolation, BSPLINE_MAX_POINT_TAPS (128, in local memory) the
+ * widened kernels of antialiasing. */
+template < typename T, int MAX_TAPS > __device__ static void
+eval_taps (const bspline_gpu_frame & f, const T * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   const int C = f.channels;
   const int wc = f.src_width + 2 * f.pad;
-  int ix[BSPLINE_MAX_POINT_TAPS], iy[BSPLINE_MAX_POINT_TAPS];
-  T wx[BSPLINE_MAX_POINT_TAPS], wy[BSPLINE_MAX_POINT_TAPS];
+  int ix[MAX_TAPS], iy[MAX_TAPS];
+  T wx[MAX_TAPS], wy[MAX_TAPS];
   int nx, ny, a, b, c;
 
   nx = axis_taps (&f.axis_x, x, widen_x, ix, wx);
@@ -308,6 +311,17 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
     for (c = 0; c < C; c++)
       acc[c] += wy[b] * line[c];
   }
+}
+
+template < typename T > __device__ static void
+eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
+    double widen_x, double widen_y, T * acc)
+{
+  if (widen_x > 1.0 || widen_y > 1.0)
+    eval_taps < T, BSPLINE_MAX_POINT_TAPS > (f, coef, x, y, widen_x, widen_y,
+        acc);
+  else
+    eval_taps < T, BSPLINE_MAX_TAPS > (f, coef, x, y, 1.0, 1.0, acc);
 }
 
 /* Where output pixel (j, i) samples the input (pixel coordinates) and how
