@@ -54,8 +54,10 @@ bspline_cpu_last_error (const bspline_cpu * cpu)
   return cpu->error;
 }
 
-/* Grows *buf to at least size bytes, aligned for any vector load; 0 on
- * failure (the old buffer stays). */
+/* Grows *buf to at least size bytes, aligned for any vector load and
+ * zeroed (the engine's passes then never read garbage, which may hold
+ * denormals, from a buffer they do not fully write); 0 on failure (the old
+ * buffer stays). */
 static int
 ensure (void **buf, size_t * have, size_t size)
 {
@@ -64,6 +66,7 @@ ensure (void **buf, size_t * have, size_t size)
     return 1;
   if (posix_memalign (&p, 64, size) != 0)
     return 0;
+  memset (p, 0, size);
   free (*buf);
   *buf = p;
   *have = size;

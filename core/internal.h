@@ -126,6 +126,24 @@ typedef struct
  * ([BD19] section 3). */
 int bspline_separable_streams (const bspline_plan * plan);
 
+/* The causal pass of the streaming path splits the lines into blocks, as
+ * many as bspline_causal_blocks gives (a function of the plan only), each
+ * at least truncation + 2 lines long.  The recursion of a block starts
+ * from zero at its first line f (the top block from the exact
+ * initialisation) and the plane keeps these block-local values s'_k; the
+ * causal output is s_k = s'_k + z^(k - f + 1) s_{f - 1}, which the reader
+ * adds for the lines k < f + N (bspline_causal_line_carry), leaving out
+ * terms that weigh z^(N + 1) as a truncated initialisation does
+ * ([BD19] section 3).  Line f - 1 lies N lines or more past its own
+ * block's start, so its stored value is final, and blocks need no warm-up
+ * lines: any number of them costs the same work. */
+int bspline_causal_blocks (const bspline_plan * plan);
+/* For line `line` of the plane: 0 when the stored value is final, else
+ * k - f + 1 (1 .. N), the power of z that weighs line f - 1 =
+ * line - k + f - 1 (see above). */
+int bspline_causal_line_carry (const bspline_plan * plan, int n_blocks,
+    int line);
+
 /* ---- prefilter.c ---- */
 /* Scratch of bspline_prefilter_image and bspline_prefilter_causal for a
  * pool of n_workers threads. */

@@ -236,12 +236,15 @@ SUFFIX (prefilter_rows) (const bspline_plan * plan,
   int r, q, count;
 
   for (r = first; r < last; r += count) {
+    REAL *out[BSPLINE_GROUP_LANES];
     count = last - r < G ? last - r : G;
     SUFFIX (filter_group) (plan, src, r, count, buf, conv);
     for (q = 0; q < count; q++)
-      SUFFIX (group_out) (plan, buf, q,
-          (REAL *) coef->data + (ptrdiff_t) (r + q) * coef->row_len, NULL,
-          (REAL) 0);
+      out[q] = (REAL *) coef->data + (ptrdiff_t) (r + q) * coef->row_len;
+    if (SUFFIX (group_out_all) (plan, buf, count, out, NULL, 0, (REAL) 0))
+      continue;
+    for (q = 0; q < count; q++)
+      SUFFIX (group_out) (plan, buf, q, out[q], NULL, (REAL) 0);
   }
 }
 
@@ -255,15 +258,14 @@ SUFFIX (prefilter_columns) (const bspline_plan * plan,
       coef->height + 2 * coef->pad, lanes);
 }
 
-/* Streaming path: lines first .. last - 1 of the padded storage, filtered
- * along x and causally along y, into the plane.  The chunk that starts at
- * the top takes the exact causal initialisation of every column
- * ([BD19] eq. 14, 19), for which the first min(len, N + 2) lines are
- * filtered along x into the plane first (the initialisation reads at most
- * lines 0 .. N of a folded line, line 0 of a padded one); another chunk
- * starts its recursion from zero N lines above its first line, whose
- * rows are computed and dropped: the terms left out weigh z^(N+1), what
- * the truncated initialisation leaves out ([BD19] section 3). */
+/* Streaming path: lines first .. last - 1 (one block, see internal.h) of
+ * the padded storage, filtered along x and causally along y, into the
+ * plane.  The top block takes the exact causal initialisation of every
+ * column ([BD19] eq. 14, 19), for which the first min(len, N + 2) lines
+ * are filtered along x into the plane first (the initialisation reads at
+ * most lines 0 .. N of a folded line, line 0 of a padded one); another
+ * block starts its recursion from zero at its first line, and the reader
+ * adds the carry from the line above it (bspline_causal_line_carry). */
 BSPLINE_VECTOR_CLONES static void
 SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
     const bspline_coefficients * coef, int first, int last, REAL * last_line,
@@ -278,12 +280,11 @@ SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
   REAL *plane = (REAL *) coef->data;
   REAL *buf = scratch;
   REAL *conv = buf + (ptrdiff_t) width * BSPLINE_GROUP_LANES;
-  REAL *warm = conv + (ptrdiff_t) coef->width * C;
   const REAL *prev = NULL;
-  int r, q, count;
+  int r = first, q, count;
 
   if (first == 0) {
-    int n_init = n_lines < truncation + 2 ? n_lines : truncation + 2;
+    int n_init = last < truncation + 2 ? last : truncation + 2;
     ptrdiff_t v;
     for (r = 0; r < n_init; r += count) {
       count = n_init - r < G ? n_init - r : G;
@@ -306,20 +307,20 @@ SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
     }
     prev = plane + (ptrdiff_t) (n_init - 1) * row_len;
     r = n_init;
-  } else {
-    r = first - truncation;
   }
   for (; r < last; r += count) {
+    REAL *out[BSPLINE_GROUP_LANES];
     count = last - r < G ? last - r : G;
     SUFFIX (filter_group) (plan, src, r, count, buf, conv);
     for (q = 0; q < count; q++) {
-      int line = r + q;
-      REAL *out = line >= first ? plane + (ptrdiff_t) line * row_len :
-          warm + (ptrdiff_t) (line & 1) * row_len;
-      if (line == n_lines - 1)
+      out[q] = plane + (ptrdiff_t) (r + q) * row_len;
+      if (r + q == n_lines - 1)
         SUFFIX (group_out) (plan, buf, q, last_line, NULL, z);
-      SUFFIX (group_out) (plan, buf, q, out, prev, z);
-      prev = out;
     }
+    if (!SUFFIX (group_out_all) (plan, buf, count, out, prev, 1, z))
+      for (q = 0; q < count; q++)
+        SUFFIX (group_out) (plan, buf, q, out[q], q > 0 ? out[q - 1] : prev,
+            z);
+    prev = out[count - 1];
   }
 }

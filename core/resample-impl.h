@@ -85,43 +85,79 @@ SUFFIX (group_in) (REAL * buf, int q, const REAL * row, int n, int C)
 }
 
 /* The anticausal recursion along y one row down, c_k = z (c_{k+1} - s_k)
- * ([BD19] eq. 18, across rows), on the row c of n pixels; with buf, c_k
- * also goes into lanes lane .. lane + C - 1 of buf. */
+ * ([BD19] eq. 18, across rows), on the row c of n pixels, where the causal
+ * output s_k is the stored row s, plus w times the row carry when there is
+ * one (see internal.h); with buf, c_k also goes into lanes lane ..
+ * lane + C - 1 of buf. */
 static BSPLINE_INLINE void
-SUFFIX (anticausal_row_c) (REAL * c, const REAL * s, REAL z, REAL * buf,
-    int lane, int n, const int C)
+SUFFIX (anticausal_row_c) (REAL * c, const REAL * s, const REAL * carry,
+    REAL w, REAL z, REAL * buf, int lane, int n, const int C)
 {
   int i, k;
   if (!buf) {
-    for (i = 0; i < n * C; i++)
-      c[i] = z * (c[i] - s[i]);
+    if (carry)
+      for (i = 0; i < n * C; i++)
+        c[i] = z * (c[i] - (s[i] + w * carry[i]));
+    else
+      for (i = 0; i < n * C; i++)
+        c[i] = z * (c[i] - s[i]);
     return;
   }
   buf += lane;
-  for (i = 0; i < n; i++)
-    for (k = 0; k < C; k++) {
-      REAL v = z * (c[i * C + k] - s[i * C + k]);
-      c[i * C + k] = v;
-      buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
-    }
+  if (carry) {
+    for (i = 0; i < n; i++)
+      for (k = 0; k < C; k++) {
+        REAL v = z * (c[i * C + k] - (s[i * C + k] + w * carry[i * C + k]));
+        c[i * C + k] = v;
+        buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
+      }
+  } else {
+    for (i = 0; i < n; i++)
+      for (k = 0; k < C; k++) {
+        REAL v = z * (c[i * C + k] - s[i * C + k]);
+        c[i * C + k] = v;
+        buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
+      }
+  }
 }
 
+/* The anticausal step from line k + 1 to line k of the streaming path's
+ * plane (see anticausal_row_c); a NULL buf only runs the recursion. */
 BSPLINE_VECTOR_CLONES static void
-SUFFIX (anticausal_row) (REAL * c, const REAL * s, REAL z, REAL * buf,
-    int q, int n, int C)
+SUFFIX (anticausal_row) (const bspline_plan * plan,
+    const bspline_coefficients * coef, int n_blocks, int k, REAL * c,
+    REAL * buf, int q)
 {
-  switch (C) {
+  const REAL *plane = (const REAL *) coef->data;
+  const ptrdiff_t row_len = coef->row_len;
+  const REAL *s = plane + (ptrdiff_t) k * row_len, *carry = NULL;
+  const REAL z = (REAL) plan->setup.poles[0];
+  const int p = bspline_causal_line_carry (plan, n_blocks, k);
+  const int n = coef->width + 2 * coef->pad;
+  REAL w = z;
+  int i;
+
+  if (p > 0) {
+    for (i = 1; i < p; i++)
+      w *= z;
+    carry = plane + (ptrdiff_t) (k - p) * row_len;
+  }
+  if (!buf) {
+    SUFFIX (anticausal_row_c) (c, s, carry, w, z, NULL, 0, n, coef->channels);
+    return;
+  }
+  switch (coef->channels) {
     case 1:
-      SUFFIX (anticausal_row_c) (c, s, z, buf, q, n, 1);
+      SUFFIX (anticausal_row_c) (c, s, carry, w, z, buf, q, n, 1);
       break;
     case 2:
-      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 2, n, 2);
+      SUFFIX (anticausal_row_c) (c, s, carry, w, z, buf, q * 2, n, 2);
       break;
     case 3:
-      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 3, n, 3);
+      SUFFIX (anticausal_row_c) (c, s, carry, w, z, buf, q * 3, n, 3);
       break;
     default:
-      SUFFIX (anticausal_row_c) (c, s, z, buf, q * 4, n, 4);
+      SUFFIX (anticausal_row_c) (c, s, carry, w, z, buf, q * 4, n, 4);
       break;
   }
 }
@@ -212,6 +248,10 @@ SUFFIX (resample_columns) (const bspline_plan * plan, const REAL * rows,
         const REAL *r0 = TAP (0), *r1 = TAP (1), *r2 = TAP (2);
         const REAL *r3 = TAP (3);
         const REAL w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
+        if (dst->type == BSPLINE_SAMPLE_U8
+            && SUFFIX (sum4_store_u8) ((uint8_t *) dst->data
+                + (ptrdiff_t) i * dst->stride + v0, r0, r1, r2, r3, w, nb))
+          continue;
         for (v = 0; v < nb; v++)
           acc[v] = w0 * r0[v] + w1 * r1[v] + w2 * r2[v] + w3 * r3[v];
       } else {
@@ -291,6 +331,7 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
   const REAL z = (REAL) plan->setup.poles[0];
   const int truncation = plan->setup.truncation[0];
   const REAL *plane = (const REAL *) coef->data;
+  const int n_blocks = bspline_causal_blocks (plan);
   REAL *out[BSPLINE_GROUP_LANES];
   int top = 0, bottom = n_lines - 1, m, next, ring_low, ready, i, k, q;
   ptrdiff_t v;
@@ -302,7 +343,9 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
   memset (used + bottom, 0, (size_t) (top - bottom + 1));
   for (k = o0 * T; k < o1 * T; k++)
     used[ty->index[k]] = 1;
-  memset (buf, 0, sizeof (REAL) * width * BSPLINE_GROUP_LANES);
+  /* buf is not cleared: the lanes past a partial group go to the sink, and
+   * the engine zeroes its scratch once, when it allocates it (cpu.c), so
+   * they hold zeros or values of earlier groups, never garbage. */
 
   m = top + truncation >= n_lines - 1 ? n_lines - 1 : top + truncation;
   if (m == n_lines - 1) {
@@ -311,9 +354,9 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
           n_lines, z, truncation, plan->setup.boundary, plan->pad > 0,
           last_line[v]);
   } else {
-    const REAL *s = plane + (ptrdiff_t) m * row_len;
-    for (v = 0; v < row_len; v++)
-      crow[v] = z * ((REAL) 0 - s[v]);
+    /* from zero below line m: c_{m+1} = 0 */
+    memset (crow, 0, sizeof (REAL) * row_len);
+    SUFFIX (anticausal_row) (plan, coef, n_blocks, m, crow, NULL, 0);
   }
   next = m;
   ring_low = m + 1;
@@ -332,9 +375,8 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
       while (count < G && next >= bottom) {
         const int join = next <= top && used[next];
         if (next < m)
-          SUFFIX (anticausal_row) (crow,
-              plane + (ptrdiff_t) next * row_len, z, join ? buf : NULL,
-              count, width, C);
+          SUFFIX (anticausal_row) (plan, coef, n_blocks, next, crow,
+              join ? buf : NULL, count);
         else if (join)
           SUFFIX (group_in) (buf, count, crow, width, C);
         if (join)
