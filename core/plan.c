@@ -168,6 +168,16 @@ bspline_image_validate (const bspline_image * img, int need_data, char *msg,
         img->channels, size);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  /* The engines load samples of 2, 4 and 8 bytes as such: every row must
+   * start on a multiple of the sample size (C99 6.3.2.3p7: a misaligned
+   * pointer is undefined behaviour). */
+  if (img->stride % (ptrdiff_t) size != 0
+      || (img->data && (uintptr_t) img->data % size != 0)) {
+    bspline_set_error (msg, msg_len, "rows of %zu-byte samples must start "
+        "on multiples of %zu bytes (data %p, stride %td)", size, size,
+        img->data, img->stride);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
   return BSPLINE_OK;
 }
 

@@ -327,6 +327,11 @@ static gboolean gst_bspline_warp_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static void gst_bspline_warp_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
+static GstFlowReturn gst_bspline_warp_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static gboolean gst_bspline_warp_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize);
 static gboolean gst_bspline_warp_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
@@ -485,6 +490,9 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_bspline_warp_sink_event);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_before_transform);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_size);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_bspline_warp_transform);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_frame);
@@ -1324,6 +1332,65 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
             &self->frame));
 }
 
+/* GstVideoFilter's transform, when the input buffer cannot be mapped as a
+ * frame of the caps (smaller than they say, or a video meta whose planes
+ * start outside it), posts a warning and returns GST_FLOW_OK: the output
+ * buffer, never written, would be pushed.  Refuse such a buffer with an
+ * error instead, as the CUDA path does (gst_bspline_warp_submit). */
+static GstFlowReturn
+gst_bspline_warp_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstVideoFrame frame;
+
+  if (filter->negotiated) {
+    if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ))
+      goto invalid_buffer;
+    gst_video_frame_unmap (&frame);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
+      outbuf);
+
+  /* ERRORS */
+invalid_buffer:
+  {
+    GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
+        ("A video buffer does not hold a frame of its caps."),
+        ("%" G_GSIZE_FORMAT " bytes, %s; a %dx%d %s frame needs %"
+            G_GSIZE_FORMAT, gst_buffer_get_size (inbuf),
+            gst_buffer_get_video_meta (inbuf) ? "with a video meta" :
+            "no video meta", GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+            GST_VIDEO_INFO_NAME (&filter->in_info),
+            GST_VIDEO_INFO_SIZE (&filter->in_info)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* GstVideoFilter's transform_size asserts that the buffer is not empty
+ * (g_assert in 1.22, which aborts the application on an empty buffer from
+ * upstream): refuse one here with an element error instead. */
+static gboolean
+gst_bspline_warp_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize)
+{
+  if (size == 0)
+    goto empty_buffer;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->transform_size (trans,
+      direction, caps, size, othercaps, othersize);
+
+  /* ERRORS */
+empty_buffer:
+  {
+    GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
+        ("An empty video buffer was received."),
+        ("a frame of %" GST_PTR_FORMAT " cannot have 0 bytes", caps));
+    return FALSE;
+  }
+}
+
 /* The first component stored in a plane. */
 static guint
 gst_bspline_warp_plane_component (const GstVideoInfo * info, guint plane)
@@ -1618,6 +1685,60 @@ engine_failed:
   }
 }
 
+/* TRUE when every row of every plane of frame lies in the memory it maps.
+ * Without a GstVideoMeta, gst_video_frame_map has checked the buffer size
+ * against the caps; with one, GStreamer checks only that each plane starts
+ * inside the buffer, and the meta (made upstream) may describe strides or
+ * offsets whose rows run past the end: the engine would read or write
+ * outside the buffer. */
+static gboolean
+gst_bspline_warp_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
+{
+  guint p;
+
+  if (frame->meta == NULL)
+    return TRUE;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    bspline_image image;
+    guint64 row, start, end;
+
+    gst_bspline_warp_plane_image (info, frame, p, &image);
+    row = (guint64) image.width * image.channels *
+        bspline_sample_size (image.type);
+    if (image.stride < 0 || (guint64) image.stride < row
+        || (guint8 *) image.data < frame->map[p].data)
+      return FALSE;
+    start = (guint64) ((guint8 *) image.data - frame->map[p].data);
+    end = start + (guint64) image.stride * (guint64) (image.height - 1) + row;
+    if (end > frame->map[p].size)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_bspline_warp_check_frames (GstBSplineWarp * self,
+    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  if (!gst_bspline_warp_frame_fits (&filter->in_info, in_frame))
+    goto bad_meta;
+  if (!gst_bspline_warp_frame_fits (&filter->out_info, out_frame))
+    goto bad_meta;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+bad_meta:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A video buffer's planes do not fit in its memory."),
+        ("the GstVideoMeta's strides or offsets describe rows past the end "
+            "of the buffer"));
+    return GST_FLOW_ERROR;
+  }
+}
+
 static GstFlowReturn
 gst_bspline_warp_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -1627,6 +1748,9 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   GstFlowReturn ret;
   guint p;
 
+  ret = gst_bspline_warp_check_frames (self, in_frame, out_frame);
+  if (ret != GST_FLOW_OK)
+    return ret;
   ret = gst_bspline_warp_prepare_frame (self, &geometry);
   for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (in_frame);
       p++)
@@ -1680,7 +1804,10 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
     gst_video_frame_unmap (&pending->in_frame);
     goto map_failed;
   }
-  ret = gst_bspline_warp_prepare_frame (self, &geometry);
+  ret = gst_bspline_warp_check_frames (self, &pending->in_frame,
+      &pending->out_frame);
+  if (ret == GST_FLOW_OK)
+    ret = gst_bspline_warp_prepare_frame (self, &geometry);
   for (p = 0; ret == GST_FLOW_OK
       && p < GST_VIDEO_FRAME_N_PLANES (&pending->in_frame); p++) {
     bspline_image src, dst;

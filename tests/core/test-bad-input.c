@@ -7,7 +7,7 @@
  *    non-finite or out-of-range bicubic a, non-finite fill;
  *  - images: sizes 0, negative, 1 << 30, BSPLINE_MAX_SIDE + 1; channels
  *    0 / 5; unknown type; bad bits / shift; NULL data; strides smaller than
- *    a row, zero or negative;
+ *    a row, zero or negative; rows not aligned to the sample size;
  *  - plans: the same sizes on both sides, NULL pointers, NaN / Inf in every
  *    matrix entry, singular matrices, coordinates that overflow;
  *  - execute and sample_points: NULL engine / plan / images / arrays,
@@ -196,6 +196,13 @@ case_images (void)
   BAD_IMAGE ("stride negative", img.stride = -(7 * 3 * 4));
   BAD_IMAGE ("stride PTRDIFF_MIN", img.stride = PTRDIFF_MIN);
   BAD_IMAGE ("F64 stride of an F32 row", img.type = BSPLINE_SAMPLE_F64);
+  /* misaligned rows: found by tests/fuzz (corpus/core/crash-misaligned-*):
+   * the engine loaded 16-bit samples from odd addresses */
+  BAD_IMAGE ("U16 rows at odd addresses (stride 85)",
+      (img.type = BSPLINE_SAMPLE_U16, img.bits = 16, img.stride = 85));
+  BAD_IMAGE ("F32 stride 86, not a multiple of 4", img.stride = 86);
+  BAD_IMAGE ("F32 data 2 bytes past an aligned address",
+      img.data = (char *) img.data + 2);
 #undef BAD_IMAGE
 
   img = good;

@@ -244,6 +244,16 @@ push_pull (GstHarness * h, GstBuffer * in)
   return drain_and_pull (h);
 }
 
+/* push_pull, taking the caller's reference to in. */
+static GstBuffer *
+push_pull_owned (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out = push_pull (h, in);
+
+  gst_buffer_unref (in);
+  return out;
+}
+
 /* A buffer of `size` bytes of grey, for tests where the content does not
  * matter (but must be initialised). */
 static GstBuffer *
@@ -548,15 +558,37 @@ GST_START_TEST (test_padded_strides)
     out_tight = push_pull (h, in_tight);
     out_padded = push_pull (h, in_padded);
     {
-      GstMapInfo ma, mb;
+      /* the samples only: the padding at the end of the output rows is
+       * not written (valgrind: uninitialised) */
+      GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+      GstVideoInfo out_info;
+      guint y;
 
-      fail_unless (gst_buffer_map (out_tight, &ma, GST_MAP_READ));
-      fail_unless (gst_buffer_map (out_padded, &mb, GST_MAP_READ));
-      fail_unless_equals_int (ma.size, mb.size);
-      fail_unless (memcmp (ma.data, mb.data, ma.size) == 0,
-          "%s: padded input strides change the output", fmts[i]);
-      gst_buffer_unmap (out_tight, &ma);
-      gst_buffer_unmap (out_padded, &mb);
+      fail_unless (gst_video_info_from_caps (&out_info, oc));
+      gst_caps_unref (oc);
+      fail_unless (gst_video_frame_map (&a, &out_info, out_tight,
+              GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&b, &out_info, out_padded,
+              GST_MAP_READ));
+      for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&a); p++) {
+        guint c = p;
+        gsize row;
+
+        /* the first component stored in plane p */
+        while (GST_VIDEO_FRAME_COMP_PLANE (&a, c) != p)
+          c++;
+        row = (gsize) GST_VIDEO_FRAME_COMP_WIDTH (&a, c) *
+            GST_VIDEO_FRAME_COMP_PSTRIDE (&a, c);
+        for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&a, c); y++)
+          fail_unless (memcmp ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a,
+                      p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, p),
+                  (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b,
+                      p) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, p),
+                  row) == 0, "%s: padded input strides change the output "
+              "(plane %u row %u)", fmts[i], p, y);
+      }
+      gst_video_frame_unmap (&a);
+      gst_video_frame_unmap (&b);
     }
     gst_buffer_unref (in_tight);
     gst_buffer_unref (in_padded);
@@ -1355,6 +1387,253 @@ GST_START_TEST (test_bad_input)
 
 GST_END_TEST;
 
+
+/* Bad input in the stream (docs/reliability.md). */
+GST_START_TEST (test_bad_buffers)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=16,height=16,"
+      "framerate=30/1";
+  const gsize size = 16 * 16 * 3 / 2;
+  GstHarness *h;
+  GstBuffer *buffer;
+  gchar *text;
+
+  /* a buffer smaller than the caps say: an error, no read past its end */
+  h = harness_new (caps, "video/x-raw,width=32,height=32");
+  text = push_expect_error (h, grey_buffer (size - 1));
+  fail_unless (strstr (text, "does not hold") != NULL, "message: %s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  /* an empty buffer: an error (GstVideoFilter alone would abort the
+   * process in a g_assert; found by tests/fuzz, corpus/element/
+   * crash-empty-buffer-assert) */
+  h = harness_new (caps, "video/x-raw,width=32,height=32");
+  text = push_expect_error (h, gst_buffer_new ());
+  fail_unless (strstr (text, "empty") != NULL
+      || strstr (text, "does not hold") != NULL, "message: %s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  /* a video meta whose strides run past the end of the buffer: an error,
+   * not a read outside it (found by tests/fuzz, corpus/element/
+   * crash-video-meta-rows-past-buffer) */
+  h = harness_new (caps, "video/x-raw,width=32,height=32");
+  {
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, 256, 320 };
+    gint stride[GST_VIDEO_MAX_PLANES] = { 64, 8, 8 };
+
+    buffer = grey_buffer (size);
+    gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_I420, 16, 16, 3, offset, stride);
+    text = push_expect_error (h, buffer);
+    fail_unless (strstr (text, "do not fit") != NULL, "message: %s", text);
+    g_free (text);
+  }
+  gst_harness_teardown (h);
+
+  /* a bigger buffer than the caps say is fine (the rest is ignored) */
+  h = harness_new (caps, "video/x-raw,width=32,height=32");
+  buffer = push_pull_owned (h, grey_buffer (size + 1000));
+  fail_unless_equals_int (gst_buffer_get_size (buffer), 32 * 32 * 3 / 2);
+  gst_buffer_unref (buffer);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The fill colour of every pixel of an RGBA frame. */
+static void
+assert_all_pixels (GstBuffer * buffer, const guint8 rgba[4], const gchar * what)
+{
+  GstMapInfo map;
+  gsize i;
+
+  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_READ));
+  for (i = 0; i < map.size; i++)
+    fail_unless_equals_int_hex (map.data[i], rgba[i % 4]);
+  gst_buffer_unmap (buffer, &map);
+  (void) what;
+}
+
+GST_START_TEST (test_bad_geometry_and_properties)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=16,height=12,"
+      "framerate=30/1";
+  const guint8 fill[4] = { 0x10, 0x20, 0x30, 0xff };
+  GstHarness *h;
+  GstBuffer *out;
+  gdouble zoom, pivot;
+  guint n_threads;
+  gint b;
+
+  /* every output pixel maps outside the input: the fill colour for
+   * boundary=constant; the other boundaries extend the picture (finite,
+   * no crash) */
+  for (b = 0; b < 5; b++) {
+    h = harness_new (caps, "video/x-raw,width=20,height=10");
+    g_object_set (h->element, "boundary", b, "fill-color", 0xff102030,
+        "translate-x", 1e6, "translate-y", -3e5, NULL);
+    out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
+    fail_unless_equals_int (gst_buffer_get_size (out), 20 * 10 * 4);
+    if (b == 4 /* constant */ )
+      assert_all_pixels (out, fill, "outside");
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+
+  /* a perspective whose horizon crosses the frame: the pixels beyond it
+   * map to no input point (w <= 0) */
+  h = harness_new (caps, "video/x-raw,width=16,height=12");
+  gst_util_set_object_arg (G_OBJECT (h->element), "matrix",
+      "<1.0,0.0,0.0,0.0,1.0,0.0,0.0,0.2,1.0>");
+  g_object_set (h->element, "boundary", 4, NULL);
+  out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* out-of-range values: refused by GLib with a warning, value kept */
+  h = harness_new (caps, "video/x-raw");
+  ASSERT_WARNING (g_object_set (h->element, "zoom", 0.0, NULL));
+  ASSERT_WARNING (g_object_set (h->element, "zoom", 1e5, NULL));
+  ASSERT_WARNING (g_object_set (h->element, "zoom", NAN, NULL));
+  g_object_get (h->element, "zoom", &zoom, NULL);
+  fail_unless_equals_float (zoom, 1.0);
+  ASSERT_WARNING (g_object_set (h->element, "pivot-x", 1.5, NULL));
+  ASSERT_WARNING (g_object_set (h->element, "rotation", INFINITY, NULL));
+  g_object_get (h->element, "pivot-x", &pivot, NULL);
+  fail_unless_equals_float (pivot, 0.5);
+  ASSERT_WARNING (g_object_set (h->element, "n-threads", 5000, NULL));
+  g_object_get (h->element, "n-threads", &n_threads, NULL);
+  fail_unless_equals_int (n_threads, 0);
+  ASSERT_WARNING (g_object_set (h->element, "bicubic-a", 1.0, NULL));
+  ASSERT_WARNING (g_object_set (h->element, "boundary", 9, NULL));
+  /* and the element still runs, in passthrough (identity) */
+  out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_stream_events)
+{
+  GstHarness *h = harness_new ("video/x-raw,format=I420,width=32,height=24,"
+      "framerate=30/1", "video/x-raw,width=48,height=36");
+  GstSegment segment;
+  GstBuffer *out;
+  GstEvent *event;
+  guint i, n_eos = 0;
+
+  g_object_set (h->element, "rotation", 10.0, NULL);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = grey_buffer (32 * 24 * 3 / 2);
+
+    GST_BUFFER_PTS (in) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+
+  /* a flushing seek in the middle of the stream: flush, new segment, and
+   * the stream goes on from the new position */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  segment.start = segment.time = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  while ((out = gst_harness_try_pull (h)) != NULL)
+    gst_buffer_unref (out);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *in = grey_buffer (32 * 24 * 3 / 2);
+
+    GST_BUFFER_PTS (in) = 10 * GST_SECOND + i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+
+  /* caps change mid-stream: another format and size */
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGBA,width=20,"
+      "height=10,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, grey_buffer (20 * 10 * 4)),
+      GST_FLOW_OK);
+
+  /* EOS: on the CPU no frame is in flight (each frame goes out before
+   * gst_harness_push returns), so all 4 are out before EOS is sent, and
+   * EOS passes through */
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < 3; i++) {
+    out = gst_harness_pull (h);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        10 * GST_SECOND + i * GST_SECOND / 30);
+    fail_unless_equals_int (gst_buffer_get_size (out), 48 * 36 * 3 / 2);
+    gst_buffer_unref (out);
+  }
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (gst_buffer_get_size (out), 48 * 36 * 4);
+  gst_buffer_unref (out);
+  while ((event = gst_harness_try_pull_event (h)) != NULL) {
+    n_eos += GST_EVENT_TYPE (event) == GST_EVENT_EOS;
+    gst_event_unref (event);
+  }
+  fail_unless_equals_int (n_eos, 1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* 32767 pixels wide: a constant picture stays constant (a B-spline of a
+ * constant is that constant, for every boundary but constant) */
+GST_START_TEST (test_very_wide)
+{
+  const gchar *sizes[][2] = {
+    {"width=32767,height=2", "width=100,height=2"},
+    {"width=2,height=2", "width=32767,height=2"},
+    {"width=32767,height=3", "width=32767,height=5"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=GRAY8,%s,"
+        "framerate=30/1", sizes[i][0]);
+    gchar *out_caps = g_strdup_printf ("video/x-raw,%s,"
+        "pixel-aspect-ratio=1/1", sizes[i][1]);
+    GstHarness *h = harness_new (in_caps, out_caps);
+    GstVideoInfo info;
+    GstCaps *c = gst_caps_from_string (in_caps);
+    GstBuffer *out;
+    GstMapInfo map;
+    gsize k;
+
+    fail_unless (gst_video_info_from_caps (&info, c));
+    g_object_set (h->element, "order", 5, "add-borders", FALSE, NULL);
+    out = push_pull_owned (h, grey_buffer (info.size));
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    for (k = 0; k < map.size; k++)
+      if (map.data[k] != 0x80)
+        break;
+    /* rows are padded to 4 bytes: compare the samples only */
+    {
+      GstVideoInfo oinfo;
+      GstCaps *oc = gst_pad_get_current_caps (h->sinkpad);
+      gint x, y;
+
+      fail_unless (gst_video_info_from_caps (&oinfo, oc));
+      for (y = 0; y < GST_VIDEO_INFO_HEIGHT (&oinfo); y++)
+        for (x = 0; x < GST_VIDEO_INFO_WIDTH (&oinfo); x++)
+          fail_unless_equals_int (map.data[y *
+                  GST_VIDEO_INFO_PLANE_STRIDE (&oinfo, 0) + x], 0x80);
+      gst_caps_unref (oc);
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    gst_caps_unref (c);
+    g_free (in_caps);
+    g_free (out_caps);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 bsplinewarp_suite (void)
 {
@@ -1377,6 +1656,10 @@ bsplinewarp_suite (void)
   tcase_add_test (tc, test_stress_and_renegotiation);
   tcase_add_test (tc, test_controlled_rotation);
   tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_bad_buffers);
+  tcase_add_test (tc, test_bad_geometry_and_properties);
+  tcase_add_test (tc, test_stream_events);
+  tcase_add_test (tc, test_very_wide);
   return s;
 }
 
