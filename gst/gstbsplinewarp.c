@@ -1332,6 +1332,23 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
             &self->frame));
 }
 
+/* The error for an input buffer that is not a frame of the caps. */
+static void
+gst_bspline_warp_post_bad_buffer (GstBSplineWarp * self, GstBuffer * inbuf)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("A video buffer does not hold a frame of its caps."),
+      ("%" G_GSIZE_FORMAT " bytes, %s; a %dx%d %s frame needs %"
+          G_GSIZE_FORMAT, gst_buffer_get_size (inbuf),
+          gst_buffer_get_video_meta (inbuf) ? "with a video meta" :
+          "no video meta", GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+          GST_VIDEO_INFO_NAME (&filter->in_info),
+          GST_VIDEO_INFO_SIZE (&filter->in_info)));
+}
+
 /* GstVideoFilter's transform, when the input buffer cannot be mapped as a
  * frame of the caps (smaller than they say, or a video meta whose planes
  * start outside it), posts a warning and returns GST_FLOW_OK: the output
@@ -1345,27 +1362,14 @@ gst_bspline_warp_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstVideoFrame frame;
 
   if (filter->negotiated) {
-    if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ))
-      goto invalid_buffer;
+    if (!gst_video_frame_map (&frame, &filter->in_info, inbuf, GST_MAP_READ)) {
+      gst_bspline_warp_post_bad_buffer (GST_BSPLINE_WARP (trans), inbuf);
+      return GST_FLOW_ERROR;
+    }
     gst_video_frame_unmap (&frame);
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->transform (trans, inbuf,
       outbuf);
-
-  /* ERRORS */
-invalid_buffer:
-  {
-    GST_ELEMENT_ERROR (trans, STREAM, FORMAT,
-        ("A video buffer does not hold a frame of its caps."),
-        ("%" G_GSIZE_FORMAT " bytes, %s; a %dx%d %s frame needs %"
-            G_GSIZE_FORMAT, gst_buffer_get_size (inbuf),
-            gst_buffer_get_video_meta (inbuf) ? "with a video meta" :
-            "no video meta", GST_VIDEO_INFO_WIDTH (&filter->in_info),
-            GST_VIDEO_INFO_HEIGHT (&filter->in_info),
-            GST_VIDEO_INFO_NAME (&filter->in_info),
-            GST_VIDEO_INFO_SIZE (&filter->in_info)));
-    return GST_FLOW_ERROR;
-  }
 }
 
 /* GstVideoFilter's transform_size asserts that the buffer is not empty
@@ -1845,11 +1849,10 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   /* ERRORS */
 map_failed:
   {
+    gst_bspline_warp_post_bad_buffer (self, inbuf);
     gst_buffer_unref (inbuf);
     gst_buffer_unref (outbuf);
     g_free (pending);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not map a video frame."), (NULL));
     return GST_FLOW_ERROR;
   }
 }

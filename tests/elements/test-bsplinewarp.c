@@ -1555,11 +1555,12 @@ GST_START_TEST (test_stream_events)
   fail_unless_equals_int (gst_harness_push (h, grey_buffer (20 * 10 * 4)),
       GST_FLOW_OK);
 
-  /* EOS: on the CPU no frame is in flight (each frame goes out before
-   * gst_harness_push returns), so all 4 are out before EOS is sent, and
-   * EOS passes through */
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
+  /* EOS: every frame is out after it (on the CPU each frame leaves before
+   * gst_harness_push returns; the CUDA engine holds one frame in flight,
+   * which EOS drains), and EOS passes through */
+  fail_unless (gst_harness_buffers_in_queue (h) >= 3);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 4);
   for (i = 0; i < 3; i++) {
     out = gst_harness_pull (h);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
