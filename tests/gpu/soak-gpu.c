@@ -140,6 +140,7 @@ main (int argc, char **argv)
     if (i > 0 && i % RENEGOTIATE_EVERY == 0) {
       gst_harness_set_sink_caps_str (h,
           out_caps[(i / RENEGOTIATE_EVERY) % G_N_ELEMENTS (out_caps)]);
+      printf ("frame %u: host RSS %ld KiB\n", i, rss_kib ());
       if (i == RENEGOTIATE_EVERY * G_N_ELEMENTS (out_caps)) {
         /* after every size has run once: the baseline */
         bspline_cuda_device_memory (-1, &free_start, &total);

@@ -360,6 +360,39 @@ GST_START_TEST (test_start_stop_cycles)
 
 GST_END_TEST;
 
+/* cuda-device-id: a device that exists runs, one that does not is an
+ * error at start that names it. */
+GST_START_TEST (test_device_id)
+{
+  GstElement *e = gst_element_factory_make ("bsplinewarp", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "backend", 2 /* cuda */ , "cuda-device-id", 0, NULL);
+  fail_unless (gst_element_set_state (e, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (e, GST_STATE_NULL);
+  g_object_set (e, "cuda-device-id", 99, NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "device 99 does not exist") != NULL,
+      "message: %s", error->message);
+  g_print ("cuda-device-id=99: %s\n", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_element_suite (void)
 {
@@ -374,6 +407,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_gpu_failure_falls_back);
   tcase_add_test (tc, test_gpu_failure_is_an_error);
   tcase_add_test (tc, test_start_stop_cycles);
+  tcase_add_test (tc, test_device_id);
   tcase_set_timeout (tc, 600);
   return s;
 }
