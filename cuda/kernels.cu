@@ -159,6 +159,20 @@ line_offset (const line_set & ls, int l)
       + l % ls.lines_per_row;
 }
 
+/* sum_{j=0}^{n} z^j p[(k + dir j) step]: eqs. 19 and 20 truncated at n,
+ * around a point inside the line. */
+template < typename T > __device__ static inline T
+geometric_sum (const T * p, ptrdiff_t step, int k, int dir, T z, int n)
+{
+  T acc = (T) 0, zj = (T) 1;
+  int j;
+  for (j = 0; j <= n; j++) {
+    acc += zj * p[(ptrdiff_t) (k + dir * j) * step];
+    zj *= z;
+  }
+  return acc;
+}
+
 template < typename T > __global__ void
 causal_kernel (bspline_gpu_frame f, line_set ls, const T * in, T * out,
     int pole)
@@ -169,7 +183,7 @@ causal_kernel (bspline_gpu_frame f, line_set ls, const T * in, T * out,
   const int n = f.truncation[pole];
   const T *p;
   T *q, acc;
-  int k0, k1, k, j;
+  int k0, k1, k;
 
   if (l >= ls.n_lines)
     return;
@@ -177,16 +191,10 @@ causal_kernel (bspline_gpu_frame f, line_set ls, const T * in, T * out,
   q = out + line_offset (ls, l);
   k0 = seg * ls.seg_len;
   k1 = seg == ls.n_segs - 1 ? ls.len : k0 + ls.seg_len;
-  if (seg == 0) {
+  if (seg == 0)
     acc = causal_init (p, ls.step, ls.len, z, n, f.boundary, f.pad > 0);
-  } else {
-    T zj = (T) 1;
-    acc = (T) 0;
-    for (j = 0; j <= n; j++) {
-      acc += zj * p[(k0 - j) * ls.step];
-      zj *= z;
-    }
-  }
+  else
+    acc = geometric_sum (p, ls.step, k0, -1, z, n);
   q[k0 * ls.step] = acc;
   for (k = k0 + 1; k < k1; k++) {
     acc = p[k * ls.step] + z * acc;
@@ -204,7 +212,7 @@ anticausal_kernel (bspline_gpu_frame f, line_set ls, const T * causal,
   const int n = f.truncation[pole];
   const T *p;
   T *q, acc;
-  int k0, k1, k, j;
+  int k0, k1, k;
 
   if (l >= ls.n_lines)
     return;
@@ -219,13 +227,7 @@ anticausal_kernel (bspline_gpu_frame f, line_set ls, const T * causal,
         q[(ptrdiff_t) (ls.len - 1) * ls.step]);
   } else {
     /* (h * s)_i = -z sum_{j>=0} z^j s^z_{i+j} */
-    T zj = (T) 1;
-    acc = (T) 0;
-    for (j = 0; j <= n; j++) {
-      acc += zj * p[(k1 - 1 + j) * ls.step];
-      zj *= z;
-    }
-    acc *= -z;
+    acc = -z * geometric_sum (p, ls.step, k1 - 1, 1, z, n);
   }
   q[(k1 - 1) * ls.step] = acc;
   for (k = k1 - 2; k >= k0; k--) {
