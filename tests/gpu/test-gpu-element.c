@@ -3,6 +3,7 @@
  * EOS and drain give every frame, flushes drop them), the latency it
  * reports, the pinned memory it proposes upstream and uses downstream,
  * and the same pixels as backend=cpu.  Skips (exit 77) without a GPU. */
+#include <math.h>
 #include <string.h>
 
 #include <gst/gst.h>
@@ -63,6 +64,31 @@ max_difference (GstBuffer * a, GstBuffer * b)
   gst_buffer_unmap (b, &mb);
   return worst;
 }
+
+/* Largest difference between two buffers of samples of `bits` bits (8:
+ * bytes; more: 16-bit words, P010's code values in the high bits). */
+static gint
+max_difference_samples (GstBuffer * a, GstBuffer * b, gint bits)
+{
+  GstMapInfo ma, mb;
+  gint worst = 0;
+  gsize i;
+
+  if (bits == 8)
+    return max_difference (a, b);
+  gst_buffer_map (a, &ma, GST_MAP_READ);
+  gst_buffer_map (b, &mb, GST_MAP_READ);
+  fail_unless_equals_int (ma.size, mb.size);
+  for (i = 0; i + 1 < ma.size; i += 2) {
+    gint x = ((const guint16 *) ma.data)[i / 2] >> (16 - bits);
+    gint y = ((const guint16 *) mb.data)[i / 2] >> (16 - bits);
+    worst = MAX (worst, ABS (x - y));
+  }
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  return worst;
+}
+
 
 GST_START_TEST (test_frames_in_flight)
 {
@@ -393,6 +419,124 @@ GST_START_TEST (test_device_id)
 
 GST_END_TEST;
 
+/* One frame of `format` through bsplinewarp with `settings` (a launch-line
+ * fragment) on `backend`; returns the output buffer. */
+static GstBuffer *
+warp_once (const gchar * backend, const gchar * settings,
+    const gchar * in_caps, const gchar * out_caps, GstBuffer * in)
+{
+  gchar *d = g_strdup_printf ("bsplinewarp backend=%s %s", backend,
+      settings);
+  GstHarness *h = gst_harness_new_parse (d);
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h, in_caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  out = gst_harness_pull (h);
+  gst_harness_teardown (h);
+  g_free (d);
+  return out;
+}
+
+/* The element on the GPU against the element on the CPU in double (the
+ * reference), for every order 0-11, every boundary, float and double, on
+ * a warp and a downscale, for 8-bit, 10-bit (P010) and 16-bit formats,
+ * planar, semi-planar and interleaved.  Bounds in code values: one for
+ * double; for float the CPU float path's tolerance (docs/accuracy.md:
+ * 2e-6 of the range up to order 3, 1e-5 up to 6, 1e-4 above, as in
+ * test-gpu-engine) times the range, at least one. */
+GST_START_TEST (test_sweep_against_cpu_double)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint bits;
+  } formats[] = {
+    {"RGBA", 8}, {"I420", 8}, {"NV12", 8}, {"P010_10LE", 10},
+    {"GRAY16_LE", 16}
+  };
+  static const gchar *const cases[] = {
+    "rotation=17 zoom=0.9",     /* general path, antialiased shrink */
+    "",                         /* 64x48 -> 40x30: separable, widened */
+  };
+  guint32 seed = g_random_int ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint f, order, boundary, precision, c, runs = 0;
+  gint worst_float = 0, worst_double = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d,framerate=30/1,pixel-aspect-ratio=1/1",
+          formats[f].format, c ? 64 : 48, c ? 48 : 36);
+      gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,height=%d,"
+          "pixel-aspect-ratio=1/1", c ? 40 : 48, c ? 30 : 36);
+      GstVideoInfo info;
+      GstCaps *caps = gst_caps_from_string (in_caps);
+      GstBuffer *in;
+      GstMapInfo map;
+      gsize i;
+
+      gst_video_info_from_caps (&info, caps);
+      gst_caps_unref (caps);
+      in = gst_buffer_new_allocate (NULL, info.size, NULL);
+      gst_buffer_map (in, &map, GST_MAP_WRITE);
+      for (i = 0; i < map.size; i++)
+        map.data[i] = (guint8) g_rand_int (rand);
+      if (formats[f].bits == 10)        /* P010: 10 bits in the high bits */
+        for (i = 0; i < map.size; i += 2)
+          map.data[i] &= 0xc0;
+      gst_buffer_unmap (in, &map);
+
+      for (order = 0; order <= 11; order++)
+        for (boundary = 0; boundary < 5; boundary++)
+          for (precision = 0; precision < 2; precision++) {
+            gchar *settings = g_strdup_printf ("%s order=%u boundary=%u "
+                "fill-color=0xff336699", cases[c], order, boundary);
+            gchar *gpu_settings = g_strdup_printf ("%s precision=%s",
+                settings, precision ? "double" : "float");
+            gchar *ref_settings = g_strdup_printf ("%s precision=double",
+                settings);
+            GstBuffer *gpu = warp_once ("cuda", gpu_settings, in_caps,
+                out_caps, in);
+            GstBuffer *ref = warp_once ("cpu", ref_settings, in_caps,
+                out_caps, in);
+            gint d = max_difference_samples (gpu, ref, formats[f].bits);
+            gdouble tol = order <= 3 ? 2e-6 : order <= 6 ? 1e-5 : 1e-4;
+            gint bound = precision ? 1 :
+                MAX (1, (gint) ceil (tol * ((1 << formats[f].bits) - 1)));
+
+            fail_unless (d <= bound, "%s %s order %u boundary %u %s: GPU "
+                "differs from the CPU double reference by %d code values "
+                "(bound %d, seed %u)", formats[f].format, cases[c], order,
+                boundary, precision ? "double" : "float", d, bound, seed);
+            if (precision)
+              worst_double = MAX (worst_double, d);
+            else
+              worst_float = MAX (worst_float, d);
+            runs++;
+            gst_buffer_unref (gpu);
+            gst_buffer_unref (ref);
+            g_free (settings);
+            g_free (gpu_settings);
+            g_free (ref_settings);
+          }
+      gst_buffer_unref (in);
+      g_free (in_caps);
+      g_free (out_caps);
+    }
+  g_print ("sweep: %u element runs (5 formats x 2 maps x orders 0-11 x 5 "
+      "boundaries x float/double) against the CPU double reference: float "
+      "within %d, double within %d code value(s)\n", runs, worst_float,
+      worst_double);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_element_suite (void)
 {
@@ -408,6 +552,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_gpu_failure_is_an_error);
   tcase_add_test (tc, test_start_stop_cycles);
   tcase_add_test (tc, test_device_id);
+  tcase_add_test (tc, test_sweep_against_cpu_double);
   tcase_set_timeout (tc, 600);
   return s;
 }
