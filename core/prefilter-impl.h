@@ -145,6 +145,42 @@ SUFFIX (load_line) (const bspline_plan * plan, const bspline_image * src,
     }
 }
 
+/* A whole group of lines, all from source rows, into buf where the type
+ * and the layout have a kernel (prefilter.c): the same values as
+ * load_line on each.  Returns 0 where it does not apply. */
+static int
+SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
+    int first, int count, REAL * buf)
+{
+  const int C = plan->channels, pad = plan->pad, W = plan->src_width;
+  const int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
+  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES;
+  const uint8_t *row[8];
+  int q, i, c;
+
+  if (C != 4 || count != 8 || src->type != BSPLINE_SAMPLE_U8)
+    return 0;
+  for (q = 0; q < 8; q++) {
+    const int y = bspline_source_row (plan, first + q);
+    if (y < 0)
+      return 0;
+    row[q] = (const uint8_t *) src->data + y * src->stride;
+  }
+  if (!SUFFIX (load_group_rgba8) (plan, src, body, row, gain2))
+    return 0;
+  for (q = 0; q < 8; q++)
+    for (i = 0; i < pad; i++)
+      for (c = 0; c < C; c++) {
+        REAL fill = (REAL) plan->params.fill[c] * gain2;
+        buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + q * C + c] =
+            constant ? fill : (REAL) row[q][c] * gain2;
+        body[(ptrdiff_t) (W + i) * BSPLINE_GROUP_LANES + q * C + c] =
+            constant ? fill : (REAL) row[q][(W - 1) * C + c] * gain2;
+      }
+  return 1;
+}
+
 /* Lines first .. first + count - 1 (count <= bspline_group_rows) of the
  * padded storage into buf, interleaved, times the gains of both axes and
  * prefiltered along x ([BD19] eq. 27-28: the 2-D prefilter is separable).
@@ -160,8 +196,9 @@ SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
   ptrdiff_t i;
   int q, l;
 
-  for (q = 0; q < count; q++)
-    SUFFIX (load_line) (plan, src, first + q, buf, q * C, conv);
+  if (!SUFFIX (load_group) (plan, src, first, count, buf))
+    for (q = 0; q < count; q++)
+      SUFFIX (load_line) (plan, src, first + q, buf, q * C, conv);
   if (count * C < BSPLINE_GROUP_LANES)
     for (i = 0; i < n; i++)
       for (l = count * C; l < BSPLINE_GROUP_LANES; l++)

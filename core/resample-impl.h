@@ -162,6 +162,41 @@ SUFFIX (anticausal_row) (const bspline_plan * plan,
   }
 }
 
+/* Up to eight anticausal steps at once, lines k .. k - count + 1 into
+ * lanes of rows 0 .. count - 1 of buf (the lanes of rows count .. 7 get
+ * copies of row count - 1, for the sink; a NULL buf only runs the
+ * recursion), where the type and the layout have a whole-group kernel
+ * (resample.c): the same values as count calls of anticausal_row.
+ * Returns 0 where it does not apply. */
+static int
+SUFFIX (anticausal_group) (const bspline_plan * plan,
+    const bspline_coefficients * coef, int n_blocks, int k, int count,
+    REAL * c, REAL * buf)
+{
+  const REAL *plane = (const REAL *) coef->data;
+  const ptrdiff_t row_len = coef->row_len;
+  const REAL z = (REAL) plan->setup.poles[0];
+  const REAL *s[8], *carry[8];
+  REAL w[8];
+  int q, i;
+
+  if (coef->channels != 4 || bspline_group_rows (4) != 8)
+    return 0;
+  for (q = 0; q < count; q++) {
+    const int p = bspline_causal_line_carry (plan, n_blocks, k - q);
+    s[q] = plane + (ptrdiff_t) (k - q) * row_len;
+    carry[q] = NULL;
+    w[q] = z;
+    if (p > 0) {
+      for (i = 1; i < p; i++)
+        w[q] *= z;
+      carry[q] = plane + (ptrdiff_t) (k - q - p) * row_len;
+    }
+  }
+  return SUFFIX (anticausal_group_impl) (c, s, carry, w, z, buf, count,
+      coef->width + 2 * coef->pad);
+}
+
 /* Separable path along x: the coefficient rows interleaved in buf
  * resampled into out[0 .. G - 1] (G = bspline_group_rows (C); rows past
  * the group point at a row whose values nobody reads), all rows at once:
@@ -218,6 +253,9 @@ SUFFIX (resample_group) (const bspline_plan * plan, const REAL * buf,
       SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 3);
       break;
     default:
+      if (t->n_taps == 4 && SUFFIX (resample_group_rgba) (buf, out, t->index,
+              w, t->n_out))
+        break;
       SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 4);
       break;
   }
@@ -333,7 +371,8 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
   const REAL *plane = (const REAL *) coef->data;
   const int n_blocks = bspline_causal_blocks (plan);
   REAL *out[BSPLINE_GROUP_LANES];
-  int top = 0, bottom = n_lines - 1, m, next, ring_low, ready, i, k, q;
+  int top = 0, bottom = n_lines - 1, m, done, next, ring_low, ready, i, k;
+  int q;
   ptrdiff_t v;
 
   for (k = o0 * T; k < o1 * T; k++) {
@@ -358,7 +397,16 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
     memset (crow, 0, sizeof (REAL) * row_len);
     SUFFIX (anticausal_row) (plan, coef, n_blocks, m, crow, NULL, 0);
   }
-  next = m;
+  /* the warm-up lines above the chunk's rows (nobody reads them), eight
+   * at a time where a kernel can: crow then holds line done (top + 1, or
+   * top when m is top), and the lines from top down are to join */
+  done = m;
+  while (done - 8 > top && SUFFIX (anticausal_group) (plan, coef, n_blocks,
+          done - 1, 8, crow, NULL))
+    done -= 8;
+  for (; done > top + 1; done--)
+    SUFFIX (anticausal_row) (plan, coef, n_blocks, done - 1, crow, NULL, 0);
+  next = top;
   ring_low = m + 1;
   ready = o1;
   for (i = o1 - 1; i >= o0; i--) {
@@ -367,14 +415,36 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
       lo = ty->index[(size_t) i * T + k] < lo ?
           ty->index[(size_t) i * T + k] : lo;
     while (ring_low > lo) {
-      int count = 0;
+      int count = 0, took = 0;
       /* the rows ready so far go before the ring moves on */
       if (ready > i + 1)
         SUFFIX (resample_columns) (plan, rows, ring, i + 1, ready, dst);
       ready = i + 1;
-      while (count < G && next >= bottom) {
+      /* the lines that the loop below would take, when they all join and
+       * none is done yet: at once where a kernel can */
+      if (next < done) {
+        int take = 0, line = next;
+        while (take < G && line >= bottom) {
+          if (line > top || !used[line]) {
+            take = 0;
+            break;
+          }
+          take++;
+          line--;
+          if (line < lo - G)
+            break;
+        }
+        if (take > 0 && SUFFIX (anticausal_group) (plan, coef, n_blocks,
+                next, take, crow, buf)) {
+          for (q = 0; q < take; q++)
+            out[count++] = rows + (ptrdiff_t) ((next - q) % ring) * n;
+          next -= take;
+          took = 1;             /* where the loop below would stop */
+        }
+      }
+      while (!took && count < G && next >= bottom) {
         const int join = next <= top && used[next];
-        if (next < m)
+        if (next < done)
           SUFFIX (anticausal_row) (plan, coef, n_blocks, next, crow,
               join ? buf : NULL, count);
         else if (join)

@@ -83,7 +83,170 @@ sum4_store_u8_f (uint8_t * out, const float *r0, const float *r1,
   sum4_store_u8_avx512 (out, r0, r1, r2, r3, w, n);
   return 1;
 }
+
+/* Up to eight anticausal steps of the streaming path for four-channel
+ * float rows where AVX-512 is there: row q = 0 .. count - 1 is c_q =
+ * z (c_{q-1} - (s_q + w_q carry_q)) (c_{-1} is c on entry; no carry term
+ * where carry[q] is NULL), with the operations of anticausal_row_c
+ * (resample-impl.h) in its order, so the values are the same; c_q goes
+ * into lanes 4 q .. 4 q + 3 of buf (interleaved, see internal.h; not with
+ * a NULL buf; rows count .. 7 get c_{count-1}) and c_{count-1} into c.
+ * Four pixels of the eight rows stay in registers and are transposed by
+ * 128-bit lanes, so that buf takes whole-vector stores and c is read and
+ * written once per group instead of once per row. */
+__attribute__ ((target ("avx512f")))
+static void
+anticausal_group_rgba_avx512 (float *c, const float *const *s,
+    const float *const *carry, const float *w, float z, float *buf,
+    int count, int n)
+{
+  const __m512 vz = _mm512_set1_ps (z);
+  int x, q, k;
+
+  for (x = 0; x + 4 <= n; x += 4) {
+    float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+    __m512 r[8], v = _mm512_loadu_ps (c + 4 * x), t0, t1, t2, t3;
+    int h;
+    for (q = 0; q < count; q++) {
+      __m512 sv = _mm512_loadu_ps (s[q] + 4 * x);
+      if (carry[q])
+        sv = _mm512_add_ps (sv, _mm512_mul_ps (_mm512_set1_ps (w[q]),
+                _mm512_loadu_ps (carry[q] + 4 * x)));
+      v = _mm512_mul_ps (vz, _mm512_sub_ps (v, sv));
+      r[q] = v;
+    }
+    for (; q < 8; q++)
+      r[q] = v;
+    _mm512_storeu_ps (c + 4 * x, v);
+    for (h = 0; h < 2 && buf; h++) {
+      t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
+      t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
+      t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
+      t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
+      _mm512_storeu_ps (b + 16 * h, _mm512_shuffle_f32x4 (t0, t2, 0x88));
+      _mm512_storeu_ps (b + BSPLINE_GROUP_LANES + 16 * h,
+          _mm512_shuffle_f32x4 (t0, t2, 0xDD));
+      _mm512_storeu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h,
+          _mm512_shuffle_f32x4 (t1, t3, 0x88));
+      _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
+          _mm512_shuffle_f32x4 (t1, t3, 0xDD));
+    }
+  }
+  for (; x < n; x++)
+    for (k = 0; k < 4; k++) {
+      float v = c[4 * x + k];
+      for (q = 0; q < 8; q++) {
+        if (q >= count)
+          ;
+        else if (carry[q])
+          v = z * (v - (s[q][4 * x + k] + w[q] * carry[q][4 * x + k]));
+        else
+          v = z * (v - s[q][4 * x + k]);
+        if (buf)
+          buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + k] = v;
+      }
+      c[4 * x + k] = v;
+    }
+}
+
+static int
+anticausal_group_impl_f (float *c, const float *const *s,
+    const float *const *carry, const float *w, float z, float *buf,
+    int count, int n)
+{
+  if (!__builtin_cpu_supports ("avx512f"))
+    return 0;
+  anticausal_group_rgba_avx512 (c, s, carry, w, z, buf, count, n);
+  return 1;
+}
+/* resample_group_c (resample-impl.h) of four taps over a group of eight
+ * four-channel float rows where AVX-512 is there: each output value is
+ * w0 s0 + w1 s1 + w2 s2 + w3 s3 summed left to right (no fused
+ * multiply-add), as the C loop does, so the values are the same.  Four
+ * output pixels (eight vectors) are transposed by 128-bit lanes, so that
+ * each of the eight rows takes one whole-vector store instead of four
+ * 128-bit ones. */
+__attribute__ ((target ("avx512f")))
+static void
+resample_group_rgba_avx512 (const float *buf, float *const *out,
+    const int *index, const float *weights, int n_out)
+{
+  int j, p, h, l;
+
+  for (j = 0; j + 4 <= n_out; j += 4) {
+    /* a[2 p + h]: output pixel j + p, rows 4 h .. 4 h + 3 */
+    __m512 a[8], t0, t1, t2, t3;
+    for (p = 0; p < 4; p++) {
+      const int *ix = index + (size_t) (j + p) * 4;
+      const float *w = weights + (size_t) (j + p) * 4;
+      const float *s0 = buf + (ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES;
+      const float *s1 = buf + (ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES;
+      const float *s2 = buf + (ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES;
+      const float *s3 = buf + (ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES;
+      const __m512 w0 = _mm512_set1_ps (w[0]), w1 = _mm512_set1_ps (w[1]);
+      const __m512 w2 = _mm512_set1_ps (w[2]), w3 = _mm512_set1_ps (w[3]);
+      for (h = 0; h < 2; h++)
+        a[2 * p + h] = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps
+                (_mm512_mul_ps (w0, _mm512_loadu_ps (s0 + 16 * h)),
+                    _mm512_mul_ps (w1, _mm512_loadu_ps (s1 + 16 * h))),
+                _mm512_mul_ps (w2, _mm512_loadu_ps (s2 + 16 * h))),
+            _mm512_mul_ps (w3, _mm512_loadu_ps (s3 + 16 * h)));
+    }
+    for (h = 0; h < 2; h++) {
+      t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
+      t1 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0xEE);
+      t2 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0x44);
+      t3 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0xEE);
+      _mm512_storeu_ps (out[4 * h] + 4 * j,
+          _mm512_shuffle_f32x4 (t0, t2, 0x88));
+      _mm512_storeu_ps (out[4 * h + 1] + 4 * j,
+          _mm512_shuffle_f32x4 (t0, t2, 0xDD));
+      _mm512_storeu_ps (out[4 * h + 2] + 4 * j,
+          _mm512_shuffle_f32x4 (t1, t3, 0x88));
+      _mm512_storeu_ps (out[4 * h + 3] + 4 * j,
+          _mm512_shuffle_f32x4 (t1, t3, 0xDD));
+    }
+  }
+  for (; j < n_out; j++) {
+    const int *ix = index + (size_t) j * 4;
+    const float *w = weights + (size_t) j * 4;
+    for (l = 0; l < BSPLINE_GROUP_LANES; l++)
+      out[l / 4][4 * j + l % 4] =
+          w[0] * buf[(ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES + l]
+          + w[1] * buf[(ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES + l]
+          + w[2] * buf[(ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES + l]
+          + w[3] * buf[(ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES + l];
+  }
+}
+
+static int
+resample_group_rgba_f (const float *buf, float *const *out,
+    const int *index, const float *weights, int n_out)
+{
+  if (BSPLINE_GROUP_LANES != 32 || !__builtin_cpu_supports ("avx512f"))
+    return 0;
+  resample_group_rgba_avx512 (buf, out, index, weights, n_out);
+  return 1;
+}
 #else
+static int
+resample_group_rgba_f (const float *buf, float *const *out,
+    const int *index, const float *weights, int n_out)
+{
+  (void) buf, (void) out, (void) index, (void) weights, (void) n_out;
+  return 0;
+}
+
+static int
+anticausal_group_impl_f (float *c, const float *const *s,
+    const float *const *carry, const float *w, float z, float *buf,
+    int count, int n)
+{
+  (void) c, (void) s, (void) carry, (void) w, (void) z, (void) buf;
+  (void) count, (void) n;
+  return 0;
+}
+
 static int
 sum4_store_u8_f (uint8_t * out, const float *r0, const float *r1,
     const float *r2, const float *r3, const float *w, int n)
@@ -92,6 +255,24 @@ sum4_store_u8_f (uint8_t * out, const float *r0, const float *r1,
   return 0;
 }
 #endif
+
+static int
+resample_group_rgba_d (const double *buf, double *const *out,
+    const int *index, const double *weights, int n_out)
+{
+  (void) buf, (void) out, (void) index, (void) weights, (void) n_out;
+  return 0;
+}
+
+static int
+anticausal_group_impl_d (double *c, const double *const *s,
+    const double *const *carry, const double *w, double z, double *buf,
+    int count, int n)
+{
+  (void) c, (void) s, (void) carry, (void) w, (void) z, (void) buf;
+  (void) count, (void) n;
+  return 0;
+}
 
 static int
 sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
