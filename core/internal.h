@@ -31,10 +31,12 @@ void bspline_pool_free (bspline_pool * pool);
  * three versions compute bit-identical values. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
     && defined(__ELF__) && __GNUC__ >= 12
+#define BSPLINE_X86_DISPATCH 1
 #define BSPLINE_VECTOR_CLONES \
   __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", \
               "default")))
 #else
+#define BSPLINE_X86_DISPATCH 0
 #define BSPLINE_VECTOR_CLONES
 #endif
 
@@ -59,6 +61,35 @@ bspline_group_rows (int channels)
 {
   return BSPLINE_GROUP_LANES / channels;
 }
+
+#if BSPLINE_X86_DISPATCH
+#include <immintrin.h>
+
+/* Stores pixels x .. x + 3 of the eight rows of an RGBA group, one vector
+ * r[q] per row (4 pixels x 4 channels), interleaved at b = buf + x *
+ * BSPLINE_GROUP_LANES: the 128-bit lanes (pixels) are transposed so that
+ * every store is a whole 64-byte vector holding one pixel of all eight
+ * rows.  For the AVX-512 loops of prefilter.c and resample.c. */
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
+{
+  int h;
+  for (h = 0; h < 2; h++) {
+    __m512 t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
+    __m512 t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
+    __m512 t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
+    __m512 t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
+    _mm512_storeu_ps (b + 16 * h, _mm512_shuffle_f32x4 (t0, t2, 0x88));
+    _mm512_storeu_ps (b + BSPLINE_GROUP_LANES + 16 * h,
+        _mm512_shuffle_f32x4 (t0, t2, 0xDD));
+    _mm512_storeu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h,
+        _mm512_shuffle_f32x4 (t1, t3, 0x88));
+    _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
+        _mm512_shuffle_f32x4 (t1, t3, 0xDD));
+  }
+}
+#endif
 
 /* ---- plans (plan.c) ---- */
 

@@ -65,9 +65,7 @@ bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
  * the same.  Four pixels of the eight rows are read at once (eight
  * vectors) and transposed by 128-bit lanes, instead of the whole buffer
  * once per row as the C loop does.  Returns 0 where it does not apply. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && __GNUC__ >= 12
-#include <immintrin.h>
+#if BSPLINE_X86_DISPATCH
 
 __attribute__ ((target ("avx512f")))
 static void
@@ -146,24 +144,11 @@ load_group_rgba8_avx512 (float *body, const uint8_t * const *row, float gain,
 
   for (x = 0; x + 4 <= n; x += 4) {
     float *b = body + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
-    __m512 r[8], t0, t1, t2, t3;
-    int h;
+    __m512 r[8];
     for (q = 0; q < 8; q++)
       r[q] = _mm512_mul_ps (_mm512_cvtepi32_ps (_mm512_cvtepu8_epi32
               (_mm_loadu_si128 ((const __m128i *) (row[q] + 4 * x)))), g);
-    for (h = 0; h < 2; h++) {
-      t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
-      t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
-      t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
-      t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
-      _mm512_storeu_ps (b + 16 * h, _mm512_shuffle_f32x4 (t0, t2, 0x88));
-      _mm512_storeu_ps (b + BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t0, t2, 0xDD));
-      _mm512_storeu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t1, t3, 0x88));
-      _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t1, t3, 0xDD));
-    }
+    bspline_group_store_rgba_avx512 (b, r);
   }
   for (; x < n; x++)
     for (q = 0; q < 8; q++)

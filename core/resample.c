@@ -40,9 +40,7 @@ table_weights_f (const bspline_axis_table * t)
  * then rounded half up and truncated as store_values does: the bytes are
  * the same as those of the plain C path, which GCC vectorises with
  * compares and blends only.  Returns 0 where it does not apply. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && __GNUC__ >= 12
-#include <immintrin.h>
+#if BSPLINE_X86_DISPATCH
 
 __attribute__ ((target ("avx512f")))
 static void
@@ -105,8 +103,7 @@ anticausal_group_rgba_avx512 (float *c, const float *const *s,
 
   for (x = 0; x + 4 <= n; x += 4) {
     float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
-    __m512 r[8], v = _mm512_loadu_ps (c + 4 * x), t0, t1, t2, t3;
-    int h;
+    __m512 r[8], v = _mm512_loadu_ps (c + 4 * x);
     for (q = 0; q < count; q++) {
       __m512 sv = _mm512_loadu_ps (s[q] + 4 * x);
       if (carry[q])
@@ -118,19 +115,8 @@ anticausal_group_rgba_avx512 (float *c, const float *const *s,
     for (; q < 8; q++)
       r[q] = v;
     _mm512_storeu_ps (c + 4 * x, v);
-    for (h = 0; h < 2 && buf; h++) {
-      t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
-      t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
-      t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
-      t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
-      _mm512_storeu_ps (b + 16 * h, _mm512_shuffle_f32x4 (t0, t2, 0x88));
-      _mm512_storeu_ps (b + BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t0, t2, 0xDD));
-      _mm512_storeu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t1, t3, 0x88));
-      _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
-          _mm512_shuffle_f32x4 (t1, t3, 0xDD));
-    }
+    if (buf)
+      bspline_group_store_rgba_avx512 (b, r);
   }
   for (; x < n; x++)
     for (k = 0; k < 4; k++) {
