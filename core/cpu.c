@@ -170,13 +170,13 @@ bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
         &resample_scratch);
   if (status != BSPLINE_OK)
     return status;
-  if (bspline_separable_streams (plan))
-    bspline_prefilter_causal (cpu->pool, plan, src, &coef, last_line,
-        prefilter_scratch);
-  else
+  if (bspline_separable_streams (plan)) {
+    bspline_resample_streaming (cpu->pool, plan, src, &coef, last_line, dst,
+        prefilter_scratch, resample_scratch);
+  } else {
     bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
-  bspline_resample_image (cpu->pool, plan, &coef, last_line, dst,
-      resample_scratch);
+    bspline_resample_image (cpu->pool, plan, &coef, dst, resample_scratch);
+  }
   return BSPLINE_OK;
 }
 

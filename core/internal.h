@@ -19,6 +19,15 @@ int bspline_pool_size (const bspline_pool * pool);
  * thread. */
 void bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
     void *ctx);
+/* For tasks of one bspline_pool_run that depend on others: waits until
+ * ready (ctx, arg) holds, checked under the pool's lock; update runs
+ * under that lock and wakes the waiting tasks.  Tasks are claimed in
+ * index order (and run in that order on a pool of one thread), so a task
+ * that waits only for tasks of lower index cannot wait forever. */
+void bspline_pool_wait (bspline_pool * pool, int (*ready) (void *ctx,
+        int arg), void *ctx, int arg);
+void bspline_pool_update (bspline_pool * pool, void (*update) (void *ctx,
+        int arg), void *ctx, int arg);
 void bspline_pool_free (bspline_pool * pool);
 
 /* ---- vector code ----
@@ -28,9 +37,11 @@ void bspline_pool_free (bspline_pool * pool);
  * times, for AVX-512 (x86-64-v4), AVX2 (x86-64-v3) and the baseline, and
  * the loader picks one for the machine (ifunc).  The core is built in ISO C
  * mode, where GCC contracts no a * b + c into a fused multiply-add, so the
- * three versions compute bit-identical values. */
+ * three versions compute bit-identical values.  Defining
+ * BSPLINE_NO_X86_DISPATCH (tests/core builds a copy of the core with it)
+ * leaves only the plain C loops, the reference of every x86 kernel. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && __GNUC__ >= 12
+    && defined(__ELF__) && __GNUC__ >= 12 && !defined(BSPLINE_NO_X86_DISPATCH)
 #define BSPLINE_X86_DISPATCH 1
 #define BSPLINE_VECTOR_CLONES \
   __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", \
@@ -65,6 +76,26 @@ bspline_group_rows (int channels)
 #if BSPLINE_X86_DISPATCH
 #include <immintrin.h>
 
+/* Whether the AVX-512 kernels (F and BW) may run, and the AVX2 ones.
+ * Defining BSPLINE_NO_AVX512 turns the former off, so that tests/core can
+ * check the AVX2 kernels on a machine that has AVX-512. */
+static inline int
+bspline_x86_avx512 (void)
+{
+#ifdef BSPLINE_NO_AVX512
+  return 0;
+#else
+  return __builtin_cpu_supports ("avx512f")
+      && __builtin_cpu_supports ("avx512bw");
+#endif
+}
+
+static inline int
+bspline_x86_avx2 (void)
+{
+  return __builtin_cpu_supports ("avx2");
+}
+
 /* Stores pixels x .. x + 3 of the eight rows of an RGBA group, one vector
  * r[q] per row (4 pixels x 4 channels), interleaved at b = buf + x *
  * BSPLINE_GROUP_LANES: the 128-bit lanes (pixels) are transposed so that
@@ -87,6 +118,22 @@ bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
         _mm512_shuffle_f32x4 (t1, t3, 0x88));
     _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
         _mm512_shuffle_f32x4 (t1, t3, 0xDD));
+  }
+}
+
+/* The same for AVX2: pixels x and x + 1 of the eight rows, one vector r[q]
+ * per row (2 pixels x 4 channels); rows 2 h and 2 h + 1 of a pixel make
+ * one vector of the group, their 128-bit halves exchanged by vperm2f128. */
+__attribute__ ((target ("avx2"), always_inline))
+static inline void
+bspline_group_store_rgba_avx2 (float *b, const __m256 * r)
+{
+  int h;
+  for (h = 0; h < 4; h++) {
+    _mm256_storeu_ps (b + 8 * h, _mm256_permute2f128_ps (r[2 * h],
+            r[2 * h + 1], 0x20));
+    _mm256_storeu_ps (b + BSPLINE_GROUP_LANES + 8 * h,
+        _mm256_permute2f128_ps (r[2 * h], r[2 * h + 1], 0x31));
   }
 }
 #endif
@@ -147,14 +194,16 @@ typedef struct
  *
  * For an axis-aligned map whose prefilter has one pole (orders 2 and 3)
  * and a non-periodic boundary, the engine never stores the final
- * coefficients: bspline_prefilter_causal fills the plane with rows filtered
- * along x and causally along y, and bspline_resample_streaming finishes the
- * anticausal recursion along y bottom-up, resampling each row along x as it
- * appears and each output row as soon as its taps are there.  Both split
- * the rows into chunks whose number depends only on the plan, so that the
- * output does not depend on the number of threads; a chunk starts its
- * recursion from zero a truncation index away from its first row
- * ([BD19] section 3). */
+ * coefficients: the causal blocks (bspline_prefilter_causal_block) fill
+ * the plane with rows filtered along x and causally along y, and the
+ * output chunks of bspline_resample_streaming finish the anticausal
+ * recursion along y bottom-up, resampling each row along x as it appears
+ * and each output row as soon as its taps are there.  Blocks and chunks
+ * are functions of the plan only, so that the output does not depend on
+ * the number of threads; a chunk starts its recursion from zero a
+ * truncation index below its last row ([BD19] section 3).  One pool run
+ * takes both, the blocks first; a chunk waits only for the blocks it
+ * reads. */
 int bspline_separable_streams (const bspline_plan * plan);
 
 /* The causal pass of the streaming path splits the lines into blocks, as
@@ -185,25 +234,37 @@ size_t bspline_prefilter_scratch_size (const bspline_plan * plan,
 void bspline_prefilter_image (bspline_pool * pool, const bspline_plan * plan,
     const bspline_image * src, const bspline_coefficients * coef,
     void *scratch);
-/* Streaming path, first half: fills coef with the rows of src converted,
- * prefiltered along x and filtered by the causal recursion along y, and
- * last_line (coef->row_len values) with the last stored line before the
- * causal recursion, which the anticausal initialisation of a padded line
- * needs. */
-void bspline_prefilter_causal (bspline_pool * pool, const bspline_plan * plan,
+/* Streaming path, first half, block `block` of bspline_causal_blocks:
+ * fills its lines of coef with the rows of src converted, prefiltered
+ * along x and filtered by the causal recursion along y, and, for the last
+ * block, last_line (coef->row_len values) with the last stored line before
+ * the causal recursion, which the anticausal initialisation of a padded
+ * line needs.  scratch: one worker's share of
+ * bspline_prefilter_scratch_size. */
+void bspline_prefilter_causal_block (const bspline_plan * plan,
     const bspline_image * src, const bspline_coefficients * coef,
-    void *last_line, void *scratch);
+    void *last_line, void *scratch, int block);
+/* The block (of n_blocks) that holds line `line` of the plane. */
+int bspline_causal_block_of_line (const bspline_plan * plan, int n_blocks,
+    int line);
 
 /* ---- resample.c ---- */
 /* Scratch of bspline_resample_image for a pool of n_workers threads. */
 size_t bspline_resample_scratch_size (const bspline_plan * plan,
     int n_workers);
-/* Evaluates the plan from coef into dst.  On the streaming path coef holds
- * the output of bspline_prefilter_causal (and last_line its last line), on
- * the others the final coefficients (last_line unused). */
+/* Evaluates the plan from the final coefficients coef into dst (all but
+ * the streaming path). */
 void bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
-    const bspline_coefficients * coef, const void *last_line,
-    const bspline_image * dst, void *scratch);
+    const bspline_coefficients * coef, const bspline_image * dst,
+    void *scratch);
+/* The streaming path, both halves (see above), src into dst through the
+ * plane coef and its last_line; the scratch of each half as sized by
+ * bspline_prefilter_scratch_size and bspline_resample_scratch_size. */
+void bspline_resample_streaming (bspline_pool * pool,
+    const bspline_plan * plan, const bspline_image * src,
+    const bspline_coefficients * coef, void *last_line,
+    const bspline_image * dst, void *prefilter_scratch,
+    void *resample_scratch);
 /* The plain interpolant at arbitrary input pixel coordinates. */
 void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,

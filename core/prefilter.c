@@ -48,11 +48,8 @@ int
 bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
 {
   const int n_lines = plan->src_height + 2 * plan->pad;
-  int block = (int) ((long long) line * n_blocks / n_lines), offset;
-  while (block + 1 < n_blocks
-      && block_first (n_lines, n_blocks, block + 1) <= line)
-    block++;
-  offset = line - block_first (n_lines, n_blocks, block);
+  const int block = bspline_causal_block_of_line (plan, n_blocks, line);
+  const int offset = line - block_first (n_lines, n_blocks, block);
   return block > 0 && offset < plan->setup.truncation[0] ? offset + 1 : 0;
 }
 
@@ -67,9 +64,9 @@ bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
  * once per row as the C loop does.  Returns 0 where it does not apply. */
 #if BSPLINE_X86_DISPATCH
 
-__attribute__ ((target ("avx512f")))
-static void
-group_out_rgba_avx512 (const float *buf, int count,
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+group_out_rgba_body (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
 {
   const __m512 vz = _mm512_set1_ps (z);
@@ -117,14 +114,87 @@ group_out_rgba_avx512 (const float *buf, int count,
     }
 }
 
+/* The whole chained group (count 8, the common case) is compiled apart,
+ * with the count a constant: the eight rows then stay in registers (with
+ * a variable count, GCC keeps r[] on the stack). */
+__attribute__ ((target ("avx512f")))
+static void
+group_out_rgba_avx512 (const float *buf, int count,
+    float *const *out, const float *prev, int chain, float z, int n)
+{
+  if (count == 8 && chain)
+    group_out_rgba_body (buf, 8, out, prev, 1, z, n);
+  else
+    group_out_rgba_body (buf, count, out, prev, chain, z, n);
+}
+
+/* group_out_rgba_avx512 for AVX2 machines: two pixels of the eight rows
+ * (eight vectors) at a time, the same operations in the same order. */
+__attribute__ ((target ("avx2"), always_inline))
+static inline void
+group_out_rgba_body_avx2 (const float *buf, int count,
+    float *const *out, const float *prev, int chain, float z, int n)
+{
+  const __m256 vz = _mm256_set1_ps (z);
+  int x, q, c, h;
+
+  for (x = 0; x + 2 <= n; x += 2) {
+    const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+    __m256 r[8], v;
+    for (h = 0; h < 4; h++) {
+      __m256 g0 = _mm256_loadu_ps (b + 8 * h);
+      __m256 g1 = _mm256_loadu_ps (b + BSPLINE_GROUP_LANES + 8 * h);
+      r[2 * h] = _mm256_permute2f128_ps (g0, g1, 0x20);
+      r[2 * h + 1] = _mm256_permute2f128_ps (g0, g1, 0x31);
+    }
+    v = r[0];
+    if (chain && prev)
+      v = _mm256_add_ps (v, _mm256_mul_ps (vz, _mm256_loadu_ps (prev + 4
+                  * x)));
+    _mm256_storeu_ps (out[0] + 4 * x, v);
+    for (q = 1; q < count; q++) {
+      v = chain ? _mm256_add_ps (r[q], _mm256_mul_ps (vz, v)) : r[q];
+      _mm256_storeu_ps (out[q] + 4 * x, v);
+    }
+  }
+  for (; x < n; x++)
+    for (c = 0; c < 4; c++) {
+      float s = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + c];
+      if (chain && prev)
+        s = s + z * prev[4 * x + c];
+      out[0][4 * x + c] = s;
+      for (q = 1; q < count; q++) {
+        float u = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c];
+        s = chain ? u + z * s : u;
+        out[q][4 * x + c] = s;
+      }
+    }
+}
+
+__attribute__ ((target ("avx2")))
+static void
+group_out_rgba_avx2 (const float *buf, int count,
+    float *const *out, const float *prev, int chain, float z, int n)
+{
+  if (count == 8 && chain)
+    group_out_rgba_body_avx2 (buf, 8, out, prev, 1, z, n);
+  else
+    group_out_rgba_body_avx2 (buf, count, out, prev, chain, z, n);
+}
+
 static int
 group_out_all_f (const bspline_plan * plan, const float *buf, int count,
     float *const *out, const float *prev, int chain, float z)
 {
-  if (plan->channels != 4 || !__builtin_cpu_supports ("avx512f"))
+  const int n = plan->src_width + 2 * plan->pad;
+  if (plan->channels != 4)
     return 0;
-  group_out_rgba_avx512 (buf, count, out, prev, chain, z,
-      plan->src_width + 2 * plan->pad);
+  if (bspline_x86_avx512 ())
+    group_out_rgba_avx512 (buf, count, out, prev, chain, z, n);
+  else if (bspline_x86_avx2 ())
+    group_out_rgba_avx2 (buf, count, out, prev, chain, z, n);
+  else
+    return 0;
   return 1;
 }
 
@@ -157,14 +227,44 @@ load_group_rgba8_avx512 (float *body, const uint8_t * const *row, float gain,
             (float) row[q][4 * x + c] * gain;
 }
 
+/* load_group_rgba8_avx512 for AVX2 machines: two pixels of the eight rows
+ * (eight vectors) at a time. */
+__attribute__ ((target ("avx2")))
+static void
+load_group_rgba8_avx2 (float *body, const uint8_t * const *row, float gain,
+    int n)
+{
+  const __m256 g = _mm256_set1_ps (gain);
+  int x, q, c;
+
+  for (x = 0; x + 2 <= n; x += 2) {
+    __m256 r[8];
+    for (q = 0; q < 8; q++)
+      r[q] = _mm256_mul_ps (_mm256_cvtepi32_ps (_mm256_cvtepu8_epi32
+              (_mm_loadl_epi64 ((const __m128i *) (row[q] + 4 * x)))), g);
+    bspline_group_store_rgba_avx2 (body + (ptrdiff_t) x *
+        BSPLINE_GROUP_LANES, r);
+  }
+  for (; x < n; x++)
+    for (q = 0; q < 8; q++)
+      for (c = 0; c < 4; c++)
+        body[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c] =
+            (float) row[q][4 * x + c] * gain;
+}
+
 static int
 load_group_rgba8_f (const bspline_plan * plan, const bspline_image * src,
     float *body, const uint8_t * const *row, float gain)
 {
   if (plan->channels != 4 || src->type != BSPLINE_SAMPLE_U8
-      || bspline_group_rows (4) != 8 || !__builtin_cpu_supports ("avx512f"))
+      || bspline_group_rows (4) != 8)
     return 0;
-  load_group_rgba8_avx512 (body, row, gain, plan->src_width);
+  if (bspline_x86_avx512 ())
+    load_group_rgba8_avx512 (body, row, gain, plan->src_width);
+  else if (bspline_x86_avx2 ())
+    load_group_rgba8_avx2 (body, row, gain, plan->src_width);
+  else
+    return 0;
   return 1;
 }
 #else
@@ -286,21 +386,6 @@ column_task (void *data, int task, int worker)
 }
 
 static void
-causal_task (void *data, int task, int worker)
-{
-  const prefilter_job *job = data;
-  void *scratch = job->scratch + job->worker_size * worker;
-  int first, last;
-  band (job, task, &first, &last);
-  if (job->plan->use_double)
-    causal_lines_d (job->plan, job->src, job->coef, first, last,
-        job->last_line, scratch);
-  else
-    causal_lines_f (job->plan, job->src, job->coef, first, last,
-        job->last_line, scratch);
-}
-
-static void
 job_init (prefilter_job * job, const bspline_plan * plan,
     const bspline_image * src, const bspline_coefficients * coef,
     void *scratch)
@@ -333,16 +418,28 @@ bspline_prefilter_image (bspline_pool * pool, const bspline_plan * plan,
 }
 
 void
-bspline_prefilter_causal (bspline_pool * pool, const bspline_plan * plan,
+bspline_prefilter_causal_block (const bspline_plan * plan,
     const bspline_image * src, const bspline_coefficients * coef,
-    void *last_line, void *scratch)
+    void *last_line, void *scratch, int block)
 {
-  prefilter_job job;
+  const int n_lines = coef->height + 2 * coef->pad;
+  const int n_blocks = bspline_causal_blocks (plan);
+  const int first = block_first (n_lines, n_blocks, block);
+  const int last = block_first (n_lines, n_blocks, block + 1);
+  if (plan->use_double)
+    causal_lines_d (plan, src, coef, first, last, last_line, scratch);
+  else
+    causal_lines_f (plan, src, coef, first, last, last_line, scratch);
+}
 
-  job_init (&job, plan, src, coef, scratch);
-  job.last_line = last_line;
-  /* as many blocks whatever the pool, so that the output does not depend
-   * on the number of threads */
-  job.n_bands = bspline_causal_blocks (plan);
-  bspline_pool_run (pool, job.n_bands, causal_task, &job);
+int
+bspline_causal_block_of_line (const bspline_plan * plan, int n_blocks,
+    int line)
+{
+  const int n_lines = plan->src_height + 2 * plan->pad;
+  int block = (int) ((long long) line * n_blocks / n_lines);
+  while (block + 1 < n_blocks
+      && block_first (n_lines, n_blocks, block + 1) <= line)
+    block++;
+  return block;
 }

@@ -162,41 +162,6 @@ SUFFIX (anticausal_row) (const bspline_plan * plan,
   }
 }
 
-/* Up to eight anticausal steps at once, lines k .. k - count + 1 into
- * lanes of rows 0 .. count - 1 of buf (the lanes of rows count .. 7 get
- * copies of row count - 1, for the sink; a NULL buf only runs the
- * recursion), where the type and the layout have a whole-group kernel
- * (resample.c): the same values as count calls of anticausal_row.
- * Returns 0 where it does not apply. */
-static int
-SUFFIX (anticausal_group) (const bspline_plan * plan,
-    const bspline_coefficients * coef, int n_blocks, int k, int count,
-    REAL * c, REAL * buf)
-{
-  const REAL *plane = (const REAL *) coef->data;
-  const ptrdiff_t row_len = coef->row_len;
-  const REAL z = (REAL) plan->setup.poles[0];
-  const REAL *s[8], *carry[8];
-  REAL w[8];
-  int q, i;
-
-  if (coef->channels != 4 || bspline_group_rows (4) != 8)
-    return 0;
-  for (q = 0; q < count; q++) {
-    const int p = bspline_causal_line_carry (plan, n_blocks, k - q);
-    s[q] = plane + (ptrdiff_t) (k - q) * row_len;
-    carry[q] = NULL;
-    w[q] = z;
-    if (p > 0) {
-      for (i = 1; i < p; i++)
-        w[q] *= z;
-      carry[q] = plane + (ptrdiff_t) (k - q - p) * row_len;
-    }
-  }
-  return SUFFIX (anticausal_group_impl) (c, s, carry, w, z, buf, count,
-      coef->width + 2 * coef->pad);
-}
-
 /* Separable path along x: the coefficient rows interleaved in buf
  * resampled into out[0 .. G - 1] (G = bspline_group_rows (C); rows past
  * the group point at a row whose values nobody reads), all rows at once:
@@ -204,12 +169,12 @@ SUFFIX (anticausal_group) (const bspline_plan * plan,
  * C is a constant at each call site. */
 static BSPLINE_INLINE void
 SUFFIX (resample_group_c) (const REAL * buf, REAL * const *out,
-    const int *index, const REAL * weights, int n_out, int n_taps,
+    const int *index, const REAL * weights, int j0, int j1, int n_taps,
     const int C)
 {
   const int G = BSPLINE_GROUP_LANES / C;
   int j, t, l, q, c;
-  for (j = 0; j < n_out; j++) {
+  for (j = j0; j < j1; j++) {
     const int *ix = index + (size_t) j * n_taps;
     const REAL *w = weights + (size_t) j * n_taps;
     REAL acc[BSPLINE_GROUP_LANES];
@@ -236,29 +201,111 @@ SUFFIX (resample_group_c) (const REAL * buf, REAL * const *out,
   }
 }
 
+/* Output pixels j0 .. j1 - 1 of the group (see resample_group_c). */
 BSPLINE_VECTOR_CLONES static void
 SUFFIX (resample_group) (const bspline_plan * plan, const REAL * buf,
-    REAL * const *out)
+    REAL * const *out, int j0, int j1)
 {
   const bspline_axis_table *t = &plan->x;
   const REAL *w = (const REAL *) SUFFIX (table_weights) (t);
+  const int T = t->n_taps;
   switch (plan->channels) {
     case 1:
-      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 1);
+      SUFFIX (resample_group_c) (buf, out, t->index, w, j0, j1, T, 1);
       break;
     case 2:
-      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 2);
+      SUFFIX (resample_group_c) (buf, out, t->index, w, j0, j1, T, 2);
       break;
     case 3:
-      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 3);
+      SUFFIX (resample_group_c) (buf, out, t->index, w, j0, j1, T, 3);
       break;
     default:
-      if (t->n_taps == 4 && SUFFIX (resample_group_rgba) (buf, out, t->index,
-              w, t->n_out))
+      if (T == 4 && SUFFIX (resample_group_rgba) (buf, out, t->index, w, j0,
+              j1))
         break;
-      SUFFIX (resample_group_c) (buf, out, t->index, w, t->n_out, t->n_taps, 4);
+      SUFFIX (resample_group_c) (buf, out, t->index, w, j0, j1, T, 4);
       break;
   }
+}
+
+/* The rows of up to eight anticausal steps at once, lines k .. k - count
+ * + 1 (see anticausal_row): s[q], carry[q] and w[q] for line k - q. */
+static BSPLINE_INLINE void
+SUFFIX (anticausal_lines) (const bspline_plan * plan,
+    const bspline_coefficients * coef, int n_blocks, int k, int count,
+    const REAL ** s, const REAL ** carry, REAL * w)
+{
+  const REAL *plane = (const REAL *) coef->data;
+  const ptrdiff_t row_len = coef->row_len;
+  const REAL z = (REAL) plan->setup.poles[0];
+  int q, i;
+
+  for (q = 0; q < count; q++) {
+    const int p = bspline_causal_line_carry (plan, n_blocks, k - q);
+    s[q] = plane + (ptrdiff_t) (k - q) * row_len;
+    carry[q] = NULL;
+    w[q] = z;
+    if (p > 0) {
+      for (i = 1; i < p; i++)
+        w[q] *= z;
+      carry[q] = plane + (ptrdiff_t) (k - q - p) * row_len;
+    }
+  }
+}
+
+/* Up to eight anticausal steps at once, lines k .. k - count + 1, the
+ * recursion only (the chunk's warm-up), where the type and the layout
+ * have a whole-group kernel (resample.c): the same values as count calls
+ * of anticausal_row.  Returns 0 where it does not apply. */
+static int
+SUFFIX (anticausal_group) (const bspline_plan * plan,
+    const bspline_coefficients * coef, int n_blocks, int k, int count,
+    REAL * c)
+{
+  const REAL *s[8], *carry[8];
+  REAL w[8];
+
+  if (coef->channels != 4 || bspline_group_rows (4) != 8)
+    return 0;
+  SUFFIX (anticausal_lines) (plan, coef, n_blocks, k, count, s, carry, w);
+  return SUFFIX (anticausal_group_impl) (c, s, carry, w,
+      (REAL) plan->setup.poles[0], NULL, count, coef->width + 2 * coef->pad);
+}
+
+/* As anticausal_group, lines k .. k - count + 1 into lanes of rows 0 ..
+ * count - 1 of buf (the lanes of rows count .. 7 get copies of row
+ * count - 1, for the sink), then resampled along x into out[0 .. 7]
+ * (resample_group), strip by strip: each strip of pixels is resampled as
+ * soon as the output pixels that read it have all their taps, while it is
+ * still in the first-level cache.  Returns 0 where it does not apply. */
+static int
+SUFFIX (anticausal_resample_group) (const bspline_plan * plan,
+    const bspline_coefficients * coef, int n_blocks, int k, int count,
+    REAL * c, REAL * buf, REAL * const *out, const stream_strips * strips)
+{
+  const REAL z = (REAL) plan->setup.poles[0];
+  const REAL *s[8], *carry[8], *s_x[8], *carry_x[8];
+  REAL w[8];
+  int t, q, x0 = 0, j0 = 0;
+
+  if (coef->channels != 4 || bspline_group_rows (4) != 8)
+    return 0;
+  SUFFIX (anticausal_lines) (plan, coef, n_blocks, k, count, s, carry, w);
+  for (t = 0; t < strips->n; t++) {
+    const int x1 = strips->x_end[t], j1 = strips->j_end[t];
+    for (q = 0; q < count; q++) {
+      s_x[q] = s[q] + 4 * x0;
+      carry_x[q] = carry[q] ? carry[q] + 4 * x0 : NULL;
+    }
+    if (!SUFFIX (anticausal_group_impl) (c + 4 * x0, s_x, carry_x, w, z,
+            buf + (ptrdiff_t) x0 * BSPLINE_GROUP_LANES, count, x1 - x0))
+      return 0;
+    if (j1 > j0)
+      SUFFIX (resample_group) (plan, buf, out, j0, j1);
+    x0 = x1;
+    j0 = j1;
+  }
+  return 1;
 }
 
 /* Separable path along y: output rows first .. last - 1 from the rows
@@ -331,14 +378,14 @@ SUFFIX (separable_rows) (const bspline_plan * plan,
         (const REAL *) coef->data + (ptrdiff_t) r * coef->row_len, width, C);
     out[count++] = tmp + r * n;
     if (count == G) {
-      SUFFIX (resample_group) (plan, buf, out);
+      SUFFIX (resample_group) (plan, buf, out, 0, plan->x.n_out);
       count = 0;
     }
   }
   if (count > 0) {
     for (q = count; q < G; q++)
       out[q] = sink;
-    SUFFIX (resample_group) (plan, buf, out);
+    SUFFIX (resample_group) (plan, buf, out, 0, plan->x.n_out);
   }
 }
 
@@ -357,8 +404,9 @@ SUFFIX (separable_rows) (const bspline_plan * plan,
 BSPLINE_VECTOR_CLONES static void
 SUFFIX (stream_rows) (const bspline_plan * plan,
     const bspline_coefficients * coef, const REAL * last_line,
-    const bspline_image * dst, int o0, int o1, int ring, REAL * crow,
-    REAL * buf, REAL * sink, REAL * rows, unsigned char *used)
+    const bspline_image * dst, int o0, int o1, int ring,
+    const stream_strips * strips, REAL * crow, REAL * buf, REAL * sink,
+    REAL * rows, unsigned char *used)
 {
   const bspline_axis_table *ty = &plan->y;
   const int C = coef->channels, G = bspline_group_rows (C);
@@ -402,7 +450,7 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
    * top when m is top), and the lines from top down are to join */
   done = m;
   while (done - 8 > top && SUFFIX (anticausal_group) (plan, coef, n_blocks,
-          done - 1, 8, crow, NULL))
+          done - 1, 8, crow))
     done -= 8;
   for (; done > top + 1; done--)
     SUFFIX (anticausal_row) (plan, coef, n_blocks, done - 1, crow, NULL, 0);
@@ -434,10 +482,12 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
           if (line < lo - G)
             break;
         }
-        if (take > 0 && SUFFIX (anticausal_group) (plan, coef, n_blocks,
-                next, take, crow, buf)) {
-          for (q = 0; q < take; q++)
-            out[count++] = rows + (ptrdiff_t) ((next - q) % ring) * n;
+        for (q = 0; q < take; q++)
+          out[q] = rows + (ptrdiff_t) ((next - q) % ring) * n;
+        for (q = take; q < G; q++)
+          out[q] = sink;
+        if (take > 0 && SUFFIX (anticausal_resample_group) (plan, coef,
+                n_blocks, next, take, crow, buf, out, strips)) {
           next -= take;
           took = 1;             /* where the loop below would stop */
         }
@@ -458,7 +508,7 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
       if (count > 0) {
         for (q = count; q < G; q++)
           out[q] = sink;
-        SUFFIX (resample_group) (plan, buf, out);
+        SUFFIX (resample_group) (plan, buf, out, 0, plan->x.n_out);
       }
       ring_low = next + 1;
     }

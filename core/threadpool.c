@@ -21,6 +21,7 @@ struct bspline_pool
   pthread_mutex_t lock;
   pthread_cond_t work_cond;     /* workers wait here for a generation */
   pthread_cond_t done_cond;     /* the caller waits here for completion */
+  pthread_cond_t ready_cond;    /* tasks wait here for other tasks */
   pthread_t *threads;
   struct bspline_worker *workers;
   int n_workers;
@@ -87,6 +88,7 @@ bspline_pool_new (int n_threads)
   pthread_mutex_init (&pool->lock, NULL);
   pthread_cond_init (&pool->work_cond, NULL);
   pthread_cond_init (&pool->done_cond, NULL);
+  pthread_cond_init (&pool->ready_cond, NULL);
   if (n_threads > 1) {
     pool->threads = calloc ((size_t) n_threads - 1, sizeof (pthread_t));
     pool->workers = calloc ((size_t) n_threads - 1,
@@ -140,6 +142,26 @@ bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
 }
 
 void
+bspline_pool_wait (bspline_pool * pool, int (*ready) (void *ctx, int arg),
+    void *ctx, int arg)
+{
+  pthread_mutex_lock (&pool->lock);
+  while (!ready (ctx, arg))
+    pthread_cond_wait (&pool->ready_cond, &pool->lock);
+  pthread_mutex_unlock (&pool->lock);
+}
+
+void
+bspline_pool_update (bspline_pool * pool, void (*update) (void *ctx,
+        int arg), void *ctx, int arg)
+{
+  pthread_mutex_lock (&pool->lock);
+  update (ctx, arg);
+  pthread_cond_broadcast (&pool->ready_cond);
+  pthread_mutex_unlock (&pool->lock);
+}
+
+void
 bspline_pool_free (bspline_pool * pool)
 {
   int i;
@@ -155,6 +177,7 @@ bspline_pool_free (bspline_pool * pool)
   free (pool->workers);
   pthread_cond_destroy (&pool->work_cond);
   pthread_cond_destroy (&pool->done_cond);
+  pthread_cond_destroy (&pool->ready_cond);
   pthread_mutex_destroy (&pool->lock);
   free (pool);
 }
