@@ -7,7 +7,8 @@
  * the median is printed.  bench/gpu-anchors.py times NPP-free anchors
  * (torch, cupyx) in the same run; scripts/run-gpu-bench.sh runs both.
  *
- *   gpu-bench [--repeat N]
+ *   gpu-bench [--repeat N] [--only SUBSTRING]
+ * --only runs the cases whose name contains SUBSTRING (for a profiler).
  */
 #include "bspline-cuda.h"
 
@@ -245,11 +246,16 @@ main (int argc, char **argv)
   bench_case cases[9];
   bspline_cuda *cuda;
   char msg[256];
+  const char *only = NULL;
   int repeat = 50, n = 0, i;
   double floor_4k;
 
-  if (argc == 3 && strcmp (argv[1], "--repeat") == 0)
-    repeat = atoi (argv[2]) > 0 ? atoi (argv[2]) : repeat;
+  for (i = 1; i + 1 < argc; i += 2) {
+    if (strcmp (argv[i], "--repeat") == 0)
+      repeat = atoi (argv[i + 1]) > 0 ? atoi (argv[i + 1]) : repeat;
+    else if (strcmp (argv[i], "--only") == 0)
+      only = argv[i + 1];
+  }
   if (bspline_cuda_new (-1, &cuda, msg, sizeof (msg)) != BSPLINE_OK) {
     fprintf (stderr, "no CUDA engine: %s\n", msg);
     return 77;
@@ -296,7 +302,10 @@ main (int argc, char **argv)
   printf ("%-52s %10.1f %10.2f\n", "4K RGBA8 device-to-device copy (floor)",
       floor_4k, 1.0);
   for (i = 0; i < n; i++) {
-    double t = time_case (cuda, &cases[i], repeat);
+    double t;
+    if (only && !strstr (cases[i].name, only))
+      continue;
+    t = time_case (cuda, &cases[i], repeat);
     printf ("%-52s %10.1f %10.2f\n", cases[i].name, t, t / floor_4k);
   }
   bspline_cuda_free (cuda);

@@ -468,6 +468,745 @@ grid2 (int nx, int ny, dim3 block)
   return dim3 ((nx + block.x - 1) / block.x, (ny + block.y - 1) / block.y);
 }
 
+/* ---- Tiled prefilter (float) ----
+ *
+ * The coefficients of a line are those of its infinite extension (the
+ * boundary's fold, edge or fill continued forever: that is what the exact
+ * initialisations of [BM18] / [BD19] compute), so a block can filter a
+ * window of the line on its own: a causal recursion started from zero
+ * HALO samples before the window is, at the window, the causal sum
+ * truncated after HALO terms (eq. 19 around a point inside the line), and
+ * likewise for the anticausal recursion after it (eq. 20).  With HALO the
+ * sum of the truncation indices of the poles (each pole consumes its own
+ * index on each side) this is as precise as the segmented prefilter
+ * ([BD19] section 3).
+ *
+ * Two passes, each one read and one write of the plane: along x, from the
+ * source samples (conversion and gain fused) into scratch; along y, from
+ * scratch into the coefficient plane.  A block stages its window in shared
+ * memory: coalesced loads and stores, the recursions one line per
+ * thread. */
+
+#define TILE_THREADS 128
+#define TILE_SPAN 64            /* interior samples of a window */
+#define TILE_MAX_HALO 64        /* larger halos take the segmented path */
+#define TILE_COLUMN_LOADS 16    /* loads in flight per thread, y pass */
+/* loads per lane for a row of the x window, the longest one */
+#define TILE_ROW_LOADS ((TILE_SPAN + 2 * TILE_MAX_HALO + 31) / 32)
+/* rows of the x window a warp loads at once (2 measured no faster) */
+#define TILE_ROWS_IN_FLIGHT 1
+
+/* Sum of the truncation indices: the halo of the tiled windows. */
+static int
+tiled_halo (const bspline_gpu_frame * f)
+{
+  int i, h = 0;
+  for (i = 0; i < f->n_poles; i++)
+    h += f->truncation[i];
+  return h;
+}
+
+/* All poles on one line of len samples at stride apart in shared memory,
+ * each recursion started from zero at its end of the window. */
+__device__ static inline void
+filter_window (const bspline_gpu_frame & f, float *line, int stride, int len)
+{
+  int pole, k;
+  for (pole = 0; pole < f.n_poles; pole++) {
+    const float z = (float) f.poles[pole];
+    float acc = 0.0f;
+#pragma unroll 4
+    for (k = 0; k < len; k++) {
+      acc = line[k * stride] + z * acc;
+      line[k * stride] = acc;
+    }
+    acc = 0.0f;
+#pragma unroll 4
+    for (k = len - 1; k >= 0; k--) {
+      acc = z * (acc - line[k * stride]);
+      line[k * stride] = acc;
+    }
+  }
+}
+
+/* Sample index s of an axis of len samples under the boundary's extension;
+ * -1 for the fill of constant. */
+__device__ static inline int
+extended_index (int s, int len, int boundary)
+{
+  switch (boundary) {
+    case BSPLINE_BOUNDARY_CLAMP:
+      return s < 0 ? 0 : (s >= len ? len - 1 : s);
+    case BSPLINE_BOUNDARY_CONSTANT:
+      return s < 0 || s >= len ? -1 : s;
+    default:
+      return bspline_boundary_index (s, len, 0, boundary);
+  }
+}
+
+/* C samples of pixel sx of a source row, as code values. */
+template < int C > __device__ static inline void
+read_pixel (const bspline_gpu_frame & f, const unsigned char *row, int sx,
+    float *v)
+{
+  if (C == 4 && f.src_type == BSPLINE_SAMPLE_U8
+      && ((uintptr_t) row & 3) == 0) {
+    const uchar4 p = ((const uchar4 *) row)[sx];
+    v[0] = p.x;
+    v[1] = p.y;
+    v[2] = p.z;
+    v[3] = p.w;
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = (float) read_sample (row, f.src_type, f.src_shift, sx * C + c);
+  }
+}
+
+/* Along x: rows of the padded plane, windows of TILE_SPAN columns.  Lines
+ * are (row, channel) pairs, TILE_THREADS of them per block; shared memory
+ * holds line l at l * stride (stride odd: no bank conflicts when each
+ * thread walks its own line), then the source column of each window
+ * position (the boundary's extension, -1 for constant's fill). */
+template < int C > __global__ void
+prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, int halo, float *out)
+{
+  extern __shared__ float window[];
+  const int pad = f.pad;
+  const int wc = f.src_width + 2 * pad, hc = f.src_height + 2 * pad;
+  const int rows = TILE_THREADS / C;
+  const int len = TILE_SPAN + 2 * halo, stride = len | 1;
+  const int n_windows = (wc + TILE_SPAN - 1) / TILE_SPAN;
+  const int row0 = (int) (blockIdx.x / n_windows) * rows;
+  const int col0 = (int) (blockIdx.x % n_windows) * TILE_SPAN - halo;
+  const float gain2 = (float) (f.gain * f.gain);
+  int *column = (int *) (window + rows * C * stride);
+  int *source_row = column + len;
+  const int n_rows = hc - row0 < rows ? hc - row0 : rows;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int e0, r, q, c;
+
+  for (e0 = threadIdx.x; e0 < len; e0 += blockDim.x)
+    column[e0] = extended_index (col0 + e0 - pad, f.src_width, f.boundary);
+  for (e0 = threadIdx.x; e0 < n_rows; e0 += blockDim.x)
+    source_row[e0] = extended_index (row0 + e0 - pad, f.src_height,
+        f.boundary);
+  __syncthreads ();
+  /* load: warp w takes rows w, w + 4, ..., TILE_ROWS_IN_FLIGHT of them at
+   * a time, its lanes consecutive pixels of a row; every load of those
+   * rows is issued before the results are stored, so that enough bytes
+   * are in flight */
+  for (r = warp; r < n_rows; r += TILE_ROWS_IN_FLIGHT * (TILE_THREADS / 32)) {
+    float v[TILE_ROWS_IN_FLIGHT][TILE_ROW_LOADS][C];
+    int p;
+#pragma unroll
+    for (p = 0; p < TILE_ROWS_IN_FLIGHT; p++) {
+      const int rr = r + p * (TILE_THREADS / 32);
+      const int sy = rr < n_rows ? source_row[rr] : 0;
+      const unsigned char *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+#pragma unroll
+      for (q = 0; q < TILE_ROW_LOADS; q++) {
+        const int k = lane + 32 * q;
+        if (rr < n_rows && k < len) {
+          const int sx = column[k];
+          if (sx < 0 || sy < 0) {
+#pragma unroll
+            for (c = 0; c < C; c++)
+              v[p][q][c] = (float) f.fill[c];
+          } else {
+            read_pixel < C > (f, row, sx, v[p][q]);
+          }
+        }
+      }
+    }
+#pragma unroll
+    for (p = 0; p < TILE_ROWS_IN_FLIGHT; p++) {
+      const int rr = r + p * (TILE_THREADS / 32);
+      float *line = window + rr * C * stride;
+#pragma unroll
+      for (q = 0; q < TILE_ROW_LOADS; q++) {
+        const int k = lane + 32 * q;
+        if (rr < n_rows && k < len) {
+#pragma unroll
+          for (c = 0; c < C; c++)
+            line[c * stride + k] = v[p][q][c] * gain2;
+        }
+      }
+    }
+  }
+  __syncthreads ();
+  if (threadIdx.x < rows * C && row0 + threadIdx.x / C < hc)
+    filter_window (f, window + threadIdx.x * stride, 1, len);
+  __syncthreads ();
+  /* store the interior: a warp writes consecutive values of a row */
+  for (r = warp; r < n_rows; r += TILE_THREADS / 32) {
+    float *o = out + ((size_t) (row0 + r) * wc + col0 + halo) * C;
+    const float *line = window + r * C * stride + halo;
+    for (int k = lane; k < TILE_SPAN * C; k += 32) {
+      const int px = k / C;
+      c = k - px * C;
+      if (col0 + halo + px < wc)
+        o[k] = line[c * stride + px];
+    }
+  }
+}
+
+/* Along y: TILE_THREADS consecutive values of a row of the plane (one
+ * column-line per thread: every global access is coalesced), windows of
+ * TILE_SPAN rows.  Shared memory holds sample k of line t at
+ * k * TILE_THREADS + t. */
+__global__ void
+prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
+    float *out)
+{
+  extern __shared__ float window[];
+  const int pad = f.pad;
+  const int n = (f.src_width + 2 * pad) * f.channels;
+  const int hc = f.src_height + 2 * pad;
+  const int len = TILE_SPAN + 2 * halo;
+  const int n_groups = (n + TILE_THREADS - 1) / TILE_THREADS;
+  const int v = (int) (blockIdx.x % n_groups) * TILE_THREADS + threadIdx.x;
+  const int row0 = (int) (blockIdx.x / n_groups) * TILE_SPAN - halo;
+  int k;
+
+  int *plane_row = (int *) (window + TILE_THREADS * len);
+
+  /* the plane row of each window position; rows past the padded plane:
+   * for clamp and constant its outer rows already hold the extension */
+  for (k = threadIdx.x; k < len; k += blockDim.x) {
+    const int py = row0 + k;
+    plane_row[k] = pad > 0 ? (py < 0 ? 0 : (py >= hc ? hc - 1 : py))
+        : bspline_boundary_index (py, hc, 0, f.boundary);
+  }
+  __syncthreads ();
+  if (v < n) {
+    for (k = 0; k < len; k += TILE_COLUMN_LOADS) {
+      float t[TILE_COLUMN_LOADS];
+      int b;
+#pragma unroll
+      for (b = 0; b < TILE_COLUMN_LOADS; b++)
+        if (k + b < len)
+          t[b] = in[(size_t) plane_row[k + b] * n + v];
+#pragma unroll
+      for (b = 0; b < TILE_COLUMN_LOADS; b++)
+        if (k + b < len)
+          window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
+    }
+    filter_window (f, window + threadIdx.x, TILE_THREADS, len);
+    for (k = halo; k < halo + TILE_SPAN && row0 + k < hc; k++)
+      out[(size_t) (row0 + k) * n + v] = window[k * TILE_THREADS + threadIdx.x];
+  }
+}
+
+template < int C > static cudaError_t
+launch_prefilter_x_tiled (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, float *scratch, int halo, size_t bytes, unsigned blocks,
+    cudaStream_t stream)
+{
+  cudaError_t err = cudaFuncSetAttribute (prefilter_x_tiled_kernel < C >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  if (err != cudaSuccess)
+    return err;
+  prefilter_x_tiled_kernel < C > <<<blocks, TILE_THREADS, bytes, stream >>>
+      (*f, (const unsigned char *) src, src_pitch, halo, scratch);
+  return cudaGetLastError ();
+}
+
+static cudaError_t
+run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, float *coef, float *scratch, int halo,
+    cudaStream_t stream)
+{
+  const int C = f->channels;
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  const int rows = TILE_THREADS / C;
+  const int len = TILE_SPAN + 2 * halo;
+  const size_t x_bytes = (size_t) rows * C * (len | 1) * sizeof (float)
+      + (size_t) (len + rows) * sizeof (int);
+  const size_t y_bytes = (size_t) TILE_THREADS * len * sizeof (float)
+      + (size_t) len * sizeof (int);
+
+  /* one-dimensional grids (up to 2^31 - 1 blocks): the block index is
+   * split into window and line group in the kernels */
+  const unsigned x_blocks = (unsigned) ((wc + TILE_SPAN - 1) / TILE_SPAN)
+      * (unsigned) ((hc + rows - 1) / rows);
+  const unsigned y_blocks = (unsigned) ((wc * C + TILE_THREADS - 1)
+      / TILE_THREADS) * (unsigned) ((hc + TILE_SPAN - 1) / TILE_SPAN);
+  cudaError_t err;
+
+  switch (C) {
+    case 1:
+      err = launch_prefilter_x_tiled < 1 > (f, src, src_pitch, scratch, halo,
+          x_bytes, x_blocks, stream);
+      break;
+    case 2:
+      err = launch_prefilter_x_tiled < 2 > (f, src, src_pitch, scratch, halo,
+          x_bytes, x_blocks, stream);
+      break;
+    case 3:
+      err = launch_prefilter_x_tiled < 3 > (f, src, src_pitch, scratch, halo,
+          x_bytes, x_blocks, stream);
+      break;
+    default:
+      err = launch_prefilter_x_tiled < 4 > (f, src, src_pitch, scratch, halo,
+          x_bytes, x_blocks, stream);
+      break;
+  }
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (prefilter_y_tiled_kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) y_bytes);
+  if (err != cudaSuccess)
+    return err;
+  prefilter_y_tiled_kernel <<<y_blocks, TILE_THREADS, y_bytes, stream >>>
+      (*f, scratch, halo, coef);
+  return cudaGetLastError ();
+}
+
+/* ---- Warp with a fixed kernel size (float) ----
+ *
+ * The general path for float plans: the tap count (ORDER + 1, or 4 for
+ * Keys) and the channel count are compile-time constants, so the taps,
+ * weights and the sum live in registers and the loads of a pixel's
+ * channels are one vector load.  Positions and fractions are computed in
+ * double as in eval_taps.  Pixels whose footprint widens the kernel
+ * (antialiasing) take the general evaluation, kept out of line. */
+
+template < int C > __device__ static inline void
+load_texel (const float *p, float *v)
+{
+  for (int c = 0; c < C; c++)
+    v[c] = __ldg (p + c);
+}
+
+template <> __device__ inline void
+load_texel < 4 > (const float *p, float *v)
+{
+  float4 t = __ldg ((const float4 *) p);
+  v[0] = t.x;
+  v[1] = t.y;
+  v[2] = t.z;
+  v[3] = t.w;
+}
+
+/* The TAPS weights of one axis at sample coordinate x and the sample
+ * index of the first tap (before the boundary). */
+template < int TAPS > __device__ static inline int
+fixed_weights (const bspline_axis & ax, double x, float *w)
+{
+  x = bspline_reduce_coordinate (x, ax.len, ax.pad, ax.boundary,
+      TAPS * 0.5 + 2.0);
+  if (ax.method == BSPLINE_METHOD_BICUBIC) {
+    double fl = floor (x);
+    bspline_keys_weights_f ((float) ax.bicubic_a, (float) (x - fl), w);
+    return (int) fl - 1;
+  } else {
+    double t;
+    int origin = bspline_origin_d (TAPS - 1, x, &t);
+    bspline_weights_f (TAPS - 1, (float) t, w);
+    return origin;
+  }
+}
+
+/* Whether samples origin .. origin + n - 1 are all stored as they are
+ * (index origin + pad, no boundary map). */
+__device__ static inline int
+fixed_inside (const bspline_axis & ax, int origin, int n)
+{
+  return origin + ax.pad >= 0 && origin + n - 1 < ax.len + ax.pad
+      && (ax.pad > 0 || origin >= 0);
+}
+
+/* Stored indices of the TAPS taps from origin, the boundary applied
+ * (directly where every tap is inside the stored plane). */
+template < int TAPS > __device__ static inline void
+fixed_indices (const bspline_axis & ax, int origin, int *index)
+{
+  int k;
+  if (fixed_inside (ax, origin, TAPS)) {
+#pragma unroll
+    for (k = 0; k < TAPS; k++)
+      index[k] = origin + ax.pad + k;
+  } else {
+    /* unrolled too: an index computed at run time would move the arrays
+     * to local memory */
+#pragma unroll
+    for (k = 0; k < TAPS; k++)
+      index[k] = bspline_boundary_index (origin + k, ax.len, ax.pad,
+          ax.boundary);
+  }
+}
+
+/* A pixel whose footprint widens the kernel (antialiasing): evaluated and
+ * written out of line, so that its tap arrays do not weigh on the
+ * registers of the common path.  The frame is passed by value: a
+ * reference to the kernel's parameter would make every thread copy the
+ * whole frame to local memory on entry (ncu: 2.3 GB of DRAM traffic on a
+ * 4K rotation). */
+__device__ __noinline__ static void
+widened_pixel (const bspline_gpu_frame f, const float *coef, double x,
+    double y, double widen_x, double widen_y, unsigned char *out, int j)
+{
+  float acc[BSPLINE_MAX_CHANNELS];
+  int c;
+  eval_taps < float, BSPLINE_MAX_POINT_TAPS > (f, coef, x, y, widen_x,
+      widen_y, acc);
+  for (c = 0; c < f.channels; c++)
+    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
+        j * f.channels + c, acc[c]);
+}
+
+/* Blocks of the output in vertical strips of WARP_STRIP blocks, so that
+ * the blocks in flight at once cover a compact part of the output and
+ * read a compact part of the coefficient plane. */
+#define WARP_STRIP 8
+#define WARP_BLOCK_X 32
+#define WARP_BLOCK_Y 8
+/* texels of a block's staged region: 48 KB of float4 */
+#define WARP_REGION_TEXELS 3072
+
+__device__ static inline void
+strip_block (int n_bx, int n_by, int *bx, int *by)
+{
+  const int b = (int) blockIdx.x;
+  const int strip = b / (WARP_STRIP * n_by);
+  const int first = strip * WARP_STRIP;
+  const int width = n_bx - first < WARP_STRIP ? n_bx - first : WARP_STRIP;
+  const int in_strip = b - strip * WARP_STRIP * n_by;
+  *by = in_strip / width;
+  *bx = first + in_strip - *by * width;
+}
+
+/* The box of sample indices that the taps of a block's pixels can reach:
+ * the images of the block's corner pixel centres bound the images of all
+ * its pixel centres (a homography maps the rectangle onto a convex
+ * quadrilateral where W > 0), widened by the kernel's reach.  box[2] = 0
+ * when the block cannot be staged: a corner without an input point, a
+ * sign change of W, coordinates that bspline_reduce_coordinate would move,
+ * or a box larger than the region. */
+template < int TAPS > __device__ __forceinline__ static void
+staged_box (const bspline_gpu_frame & f, int affine, int j0, int i0, int j1,
+    int i1, int *box)
+{
+  const double reach = TAPS * 0.5 + 2.0;
+  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
+  int corner, x0, y0, w, h;
+  box[2] = 0;
+  for (corner = 0; corner < 4; corner++) {
+    const double u = (corner & 1 ? j1 : j0) + 0.5;
+    const double v = (corner & 2 ? i1 : i0) + 0.5;
+    const double *m = f.inverse;
+    const double W = m[6] * u + m[7] * v + m[8];
+    double x, y;
+    if (affine) {
+      x = m[0] * u + m[1] * v + m[2];
+      y = m[3] * u + m[4] * v + m[5];
+      if (!isfinite (x) || !isfinite (y))
+        return;
+    } else if (!(W > 0.0) || !bspline_map_point (m, u, v, &x, &y)) {
+      return;
+    }
+    x -= 0.5;
+    y -= 0.5;
+    xmin = fmin (xmin, x);
+    xmax = fmax (xmax, x);
+    ymin = fmin (ymin, y);
+    ymax = fmax (ymax, y);
+  }
+  if (xmin < -f.pad - reach || xmax > f.src_width - 1 + f.pad + reach
+      || ymin < -f.pad - reach || ymax > f.src_height - 1 + f.pad + reach)
+    return;
+  x0 = (int) floor (xmin) - TAPS / 2 - 1;
+  y0 = (int) floor (ymin) - TAPS / 2 - 1;
+  w = (int) floor (xmax) + TAPS / 2 + 1 - x0 + 1;
+  h = (int) floor (ymax) + TAPS / 2 + 1 - y0 + 1;
+  if ((long) w * h > WARP_REGION_TEXELS)
+    return;
+  box[0] = x0;
+  box[1] = y0;
+  box[2] = w;
+  box[3] = h;
+}
+
+/* General path, float plans: one thread per output pixel.  The block
+ * first stages the coefficients its taps reach in shared memory
+ * (coalesced rows, the boundary applied once per texel), then each pixel
+ * takes its TAPS x TAPS taps from there; blocks whose box does not fit
+ * read the coefficients from global memory. */
+template < int C, int TAPS > __global__ void
+__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y)
+warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
+    size_t dst_pitch)
+{
+  extern __shared__ float region[];
+  __shared__ int box[4];
+  __shared__ double block_widen[2];
+  const int affine = f.inverse[6] == 0.0 && f.inverse[7] == 0.0
+      && f.inverse[8] == 1.0;
+  const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
+  const int n_by = (f.dst_height + WARP_BLOCK_Y - 1) / WARP_BLOCK_Y;
+  const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
+  const int tid = threadIdx.y * WARP_BLOCK_X + threadIdx.x;
+  float acc[BSPLINE_MAX_CHANNELS];
+  double x, y, widen_x, widen_y;
+  int bx, by, c, e;
+
+  strip_block (n_bx, n_by, &bx, &by);
+  const int j = bx * WARP_BLOCK_X + threadIdx.x;
+  const int i = by * WARP_BLOCK_Y + threadIdx.y;
+  unsigned char *out = dst + i * dst_pitch;
+
+  if (tid == 0) {
+    const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
+    const int i1 = min (by * WARP_BLOCK_Y + WARP_BLOCK_Y, f.dst_height) - 1;
+    staged_box < TAPS > (f, affine, bx * WARP_BLOCK_X, by * WARP_BLOCK_Y, j1,
+        i1, box);
+  } else if (tid == 32 && affine && f.widen) {
+    /* an affine map (the plan's inverse has W = 1) has the same footprint
+     * everywhere: bspline_footprint once per block, in another warp than
+     * the box */
+    double x00, y00;
+    block_widen[0] = block_widen[1] = 1.0;
+    if (bspline_map_point (f.inverse, 0.5, 0.5, &x00, &y00))
+      bspline_footprint (f.inverse, 0.5, 0.5, x00, y00, f.max_widen,
+          &block_widen[0], &block_widen[1]);
+  }
+  __syncthreads ();
+  const int x0 = box[0], y0 = box[1], w = box[2], h = box[3];
+  const int direct = fixed_inside (f.axis_x, x0, w)
+      && fixed_inside (f.axis_y, y0, h);
+  for (e = tid; e < w * h; e += WARP_BLOCK_X * WARP_BLOCK_Y) {
+    const int r = e / w, q = e - r * w;
+    int gy, gx;
+    if (direct) {
+      gy = y0 + r + f.pad;
+      gx = x0 + q + f.pad;
+    } else {
+      gy = bspline_boundary_index (y0 + r, f.src_height, f.pad, f.boundary);
+      gx = bspline_boundary_index (x0 + q, f.src_width, f.pad, f.boundary);
+    }
+    float v[C];
+    load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C, v);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      region[e * C + c] = v[c];
+  }
+  __syncthreads ();
+
+  if (j >= f.dst_width || i >= f.dst_height)
+    return;
+  {
+    const double u = j + 0.5, v = i + 0.5;
+    const double *m = f.inverse;
+    int found;
+    if (affine) {
+      /* X / 1.0 is exact: the same point as bspline_map_point */
+      x = m[0] * u + m[1] * v + m[2];
+      y = m[3] * u + m[4] * v + m[5];
+      found = isfinite (x) && isfinite (y);
+    } else {
+      found = bspline_map_point (m, u, v, &x, &y);
+    }
+    if (!found) {
+      for (c = 0; c < C; c++)
+        write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
+            (float) f.fill[c]);
+      return;
+    }
+    widen_x = widen_y = 1.0;
+    if (f.widen && affine) {
+      widen_x = block_widen[0];
+      widen_y = block_widen[1];
+    } else if (f.widen) {
+      bspline_footprint (m, u, v, x, y, f.max_widen, &widen_x, &widen_y);
+    }
+  }
+  if (widen_x > 1.0 || widen_y > 1.0) {
+    widened_pixel (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, out, j);
+    return;
+  } else {
+    float wx[TAPS], wy[TAPS];
+    const int ox = fixed_weights < TAPS > (f.axis_x, x - 0.5, wx);
+    const int oy = fixed_weights < TAPS > (f.axis_y, y - 0.5, wy);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] = 0.0f;
+    if (w > 0) {
+      const float *base = region + ((oy - y0) * w + (ox - x0)) * C;
+#pragma unroll
+      for (int b = 0; b < TAPS; b++) {
+        const float *row = base + b * w * C;
+        float line[C];
+#pragma unroll
+        for (c = 0; c < C; c++)
+          line[c] = 0.0f;
+#pragma unroll
+        for (int a = 0; a < TAPS; a++) {
+          float v[C];
+          if (C == 4) {
+            const float4 t = *(const float4 *) (row + a * 4);
+            v[0] = t.x;
+            v[1] = t.y;
+            v[2] = t.z;
+            v[3] = t.w;
+          } else {
+#pragma unroll
+            for (c = 0; c < C; c++)
+              v[c] = row[a * C + c];
+          }
+#pragma unroll
+          for (c = 0; c < C; c++)
+            line[c] += wx[a] * v[c];
+        }
+#pragma unroll
+        for (c = 0; c < C; c++)
+          acc[c] += wy[b] * line[c];
+      }
+    } else {
+      int ix[TAPS], iy[TAPS];
+      fixed_indices < TAPS > (f.axis_x, ox, ix);
+      fixed_indices < TAPS > (f.axis_y, oy, iy);
+#pragma unroll
+      for (int b = 0; b < TAPS; b++) {
+        const float *row = coef + (size_t) iy[b] * row_floats;
+        float line[C];
+#pragma unroll
+        for (c = 0; c < C; c++)
+          line[c] = 0.0f;
+#pragma unroll
+        for (int a = 0; a < TAPS; a++) {
+          float v[C];
+          load_texel < C > (row + (size_t) ix[a] * C, v);
+#pragma unroll
+          for (c = 0; c < C; c++)
+            line[c] += wx[a] * v[c];
+        }
+#pragma unroll
+        for (c = 0; c < C; c++)
+          acc[c] += wy[b] * line[c];
+      }
+    }
+  }
+#pragma unroll
+  for (c = 0; c < C; c++)
+    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
+        acc[c]);
+}
+
+template < int C > static cudaError_t
+launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
+    unsigned char *dst, size_t dst_pitch, cudaStream_t stream)
+{
+  dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
+  const unsigned grid = (unsigned) ((f->dst_width + WARP_BLOCK_X - 1)
+      / WARP_BLOCK_X) * (unsigned) ((f->dst_height + WARP_BLOCK_Y - 1)
+      / WARP_BLOCK_Y);
+  const size_t bytes = (size_t) WARP_REGION_TEXELS * C * sizeof (float);
+  const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
+      f->axis_x.order + 1;
+  cudaError_t err = cudaSuccess;
+  switch (taps) {
+#define WARP_FIXED_CASE(T) \
+    case T: \
+      err = cudaFuncSetAttribute (warp_fixed_kernel < C, T >, \
+          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes); \
+      if (err == cudaSuccess) \
+        warp_fixed_kernel < C, T > <<<grid, block, bytes, stream >>> (*f, \
+            coef, dst, dst_pitch); \
+      break;
+      WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
+      WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)
+      WARP_FIXED_CASE (7) WARP_FIXED_CASE (8) WARP_FIXED_CASE (9)
+      WARP_FIXED_CASE (10) WARP_FIXED_CASE (11) WARP_FIXED_CASE (12)
+#undef WARP_FIXED_CASE
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return err != cudaSuccess ? err : cudaGetLastError ();
+}
+
+/* ---- Separable path with C channels at compile time (float) ----
+ * The same two passes as separable_rows_kernel / separable_columns_kernel,
+ * one thread per output pixel of each pass with every channel in one
+ * vector load. */
+template < int C > __global__ void
+separable_rows_fixed_kernel (bspline_gpu_frame f, const float *coef,
+    const int *x_index, const float *x_weight, int x_taps, float *tmp)
+{
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  const float *in;
+  float acc[C];
+  int k, c;
+
+  if (j >= f.dst_width || r >= hc)
+    return;
+  in = coef + (size_t) r * wc * C;
+#pragma unroll
+  for (c = 0; c < C; c++)
+    acc[c] = 0.0f;
+  for (k = 0; k < x_taps; k++) {
+    const float w = __ldg (x_weight + (size_t) j * x_taps + k);
+    float v[C];
+    load_texel < C > (in + (size_t) __ldg (x_index + (size_t) j * x_taps + k)
+        * C, v);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] += w * v[c];
+  }
+#pragma unroll
+  for (c = 0; c < C; c++)
+    tmp[((size_t) r * f.dst_width + j) * C + c] = acc[c];
+}
+
+template < int C > __global__ void
+separable_columns_fixed_kernel (bspline_gpu_frame f, const float *tmp,
+    const int *y_index, const float *y_weight, int y_taps, unsigned char *dst,
+    size_t dst_pitch)
+{
+  const size_t n = (size_t) f.dst_width * C;
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y * blockDim.y + threadIdx.y;
+  float acc[C];
+  int k, c;
+
+  if (j >= f.dst_width || i >= f.dst_height)
+    return;
+#pragma unroll
+  for (c = 0; c < C; c++)
+    acc[c] = 0.0f;
+  for (k = 0; k < y_taps; k++) {
+    const float w = __ldg (y_weight + (size_t) i * y_taps + k);
+    float v[C];
+    load_texel < C > (tmp + (size_t) __ldg (y_index + (size_t) i * y_taps + k)
+        * n + (size_t) j * C, v);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] += w * v[c];
+  }
+#pragma unroll
+  for (c = 0; c < C; c++)
+    write_sample (dst + i * dst_pitch, f.dst_type, f.dst_bits, f.dst_shift,
+        j * C + c, acc[c]);
+}
+
+template < int C > static cudaError_t
+launch_separable_fixed (const bspline_gpu_frame * f, const float *coef,
+    const bspline_gpu_tables * t, float *tmp, unsigned char *dst,
+    size_t dst_pitch, cudaStream_t stream)
+{
+  const int hc = f->src_height + 2 * f->pad;
+  dim3 block (32, 4);
+  separable_rows_fixed_kernel < C > <<<grid2 (f->dst_width, hc, block),
+      block, 0, stream >>> (*f, coef, t->x_index, (const float *) t->x_weight,
+      t->x_taps, tmp);
+  separable_columns_fixed_kernel < C > <<<grid2 (f->dst_width, f->dst_height,
+          block), block, 0, stream >>> (*f, tmp, t->y_index,
+      (const float *) t->y_weight, t->y_taps, dst, dst_pitch);
+  return cudaGetLastError ();
+}
+
 /* The lines of one axis of the padded coefficient plane, in segments
  * longer than every truncation index. */
 static line_set
@@ -579,6 +1318,38 @@ bspline_gpu_resample_fast (const bspline_gpu_frame * f,
   return cudaGetLastError ();
 }
 
+/* Float plans: the fixed-size kernels for one channel (planes) and four
+ * (RGBA and the like); two and three channels take the general kernels,
+ * which keeps the fat binary small. */
+static cudaError_t
+resample_separable_float (const bspline_gpu_frame * f, const float *coef,
+    const bspline_gpu_tables * t, float *tmp, unsigned char *dst,
+    size_t dst_pitch, cudaStream_t s)
+{
+  switch (f->channels) {
+    case 1:
+      return launch_separable_fixed < 1 > (f, coef, t, tmp, dst, dst_pitch, s);
+    case 4:
+      return launch_separable_fixed < 4 > (f, coef, t, tmp, dst, dst_pitch, s);
+    default:
+      return run_separable (f, coef, t, tmp, dst, dst_pitch, s);
+  }
+}
+
+static cudaError_t
+resample_warp_float (const bspline_gpu_frame * f, const float *coef,
+    unsigned char *dst, size_t dst_pitch, cudaStream_t s)
+{
+  switch (f->channels) {
+    case 1:
+      return launch_warp_fixed < 1 > (f, coef, dst, dst_pitch, s);
+    case 4:
+      return launch_warp_fixed < 4 > (f, coef, dst, dst_pitch, s);
+    default:
+      return run_warp (f, coef, dst, dst_pitch, s);
+  }
+}
+
 extern "C" int
 bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, void *coef, void *scratch, void *stream)
@@ -586,6 +1357,9 @@ bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
         (double *) scratch, (cudaStream_t) stream);
+  if (f->n_poles > 0 && tiled_halo (f) <= TILE_MAX_HALO)
+    return run_prefilter_tiled (f, src, src_pitch, (float *) coef,
+        (float *) scratch, tiled_halo (f), (cudaStream_t) stream);
   return run_prefilter (f, src, src_pitch, (float *) coef, (float *) scratch,
       (cudaStream_t) stream);
 }
@@ -600,10 +1374,11 @@ bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
     if (f->use_double)
       return run_separable (f, (const double *) coef, tables, (double *) tmp,
           dst, dst_pitch, s);
-    return run_separable (f, (const float *) coef, tables, (float *) tmp,
-        dst, dst_pitch, s);
+    return resample_separable_float (f, (const float *) coef, tables,
+        (float *) tmp, (unsigned char *) dst, dst_pitch, s);
   }
   if (f->use_double)
     return run_warp (f, (const double *) coef, dst, dst_pitch, s);
-  return run_warp (f, (const float *) coef, dst, dst_pitch, s);
+  return resample_warp_float (f, (const float *) coef, (unsigned char *) dst,
+      dst_pitch, s);
 }
