@@ -23,6 +23,14 @@ int bspline_cuda_device_count (char *msg, size_t msg_len);
  * the engine's N-th call of that kind fail as CUDA would. */
 bspline_status bspline_cuda_new (int device_id, bspline_cuda ** cuda,
     char *msg, size_t msg_len);
+/* An engine on the CUDA context current on the calling thread, for a
+ * program that shares a driver-API context (GStreamer's GstCudaContext,
+ * made current with gst_cuda_context_push): its streams and memory belong
+ * to that context and it never calls cudaSetDevice, which would make the
+ * device's primary context current instead.  That context must be current
+ * during every later call on the engine, bspline_cuda_free included. */
+bspline_status bspline_cuda_new_current_context (bspline_cuda ** cuda,
+    char *msg, size_t msg_len);
 void bspline_cuda_free (bspline_cuda * cuda);
 const char *bspline_cuda_last_error (const bspline_cuda * cuda);
 /* Free and total memory of a device (-1 = the default); 0 on failure. */
@@ -53,6 +61,19 @@ bspline_status bspline_cuda_submit (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src,
     const bspline_image * dst, int *slot);
 bspline_status bspline_cuda_finish (bspline_cuda * cuda, int slot);
+
+/* bspline_cuda_submit where src, dst or both are device images (data a
+ * device pointer of the engine's context, stride its pitch in bytes, the
+ * flag non-zero): a device src is read in place, a device dst written in
+ * place, host images are copied as by bspline_cuda_submit.  Before it
+ * reads, the slot's stream waits for the work queued earlier on the
+ * context's legacy default stream and its blocking streams (where a
+ * producer may have left its copies into src); bspline_cuda_finish waits
+ * for the slot, after which a device dst holds the result for any reader.
+ * With both flags zero it is bspline_cuda_submit. */
+bspline_status bspline_cuda_submit_placed (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src, int src_on_device,
+    const bspline_image * dst, int dst_on_device, int *slot);
 
 /* Images already on the device (data are device pointers, strides in
  * bytes): prefilter and resample queued on `stream` (a cudaStream_t; NULL

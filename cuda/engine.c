@@ -48,6 +48,7 @@ typedef struct
 struct bspline_cuda
 {
   int device;
+  int bound;                    /* on the caller's current context */
   char name[256];
   slot slots[BSPLINE_CUDA_SLOTS];
   slot device_slot;             /* buffers of bspline_cuda_launch_on_device */
@@ -99,6 +100,16 @@ engine_fault (bspline_cuda * cuda, fault_kind kind)
     } \
   } while (0)
 #define CUDA_CHECK(cuda, call) CUDA_TRY (cuda, FAULT_NONE, call)
+
+/* Makes the engine's device current.  An engine made by
+ * bspline_cuda_new_current_context runs on its caller's context, which
+ * the caller makes current: cudaSetDevice would replace it with the
+ * device's primary context. */
+static cudaError_t
+select_device (const bspline_cuda * cuda)
+{
+  return cuda->bound ? cudaSuccess : cudaSetDevice (cuda->device);
+}
 
 int
 bspline_cuda_device_count (char *msg, size_t msg_len)
@@ -207,15 +218,16 @@ bspline_cuda_free (bspline_cuda * cuda)
   int i;
   if (!cuda)
     return;
-  cudaSetDevice (cuda->device);
+  select_device (cuda);
   for (i = 0; i < BSPLINE_CUDA_SLOTS; i++)
     slot_free (&cuda->slots[i]);
   slot_free (&cuda->device_slot);
   free (cuda);
 }
 
-bspline_status
-bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg, size_t msg_len)
+static bspline_status
+engine_new (int device_id, int bound, bspline_cuda ** out, char *msg,
+    size_t msg_len)
 {
   bspline_cuda *cuda;
   struct cudaDeviceProp prop;
@@ -246,7 +258,10 @@ bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg, size_t msg_len)
         cuda->fault_countdown = strtol (fault + strlen (kinds[k]), NULL, 10);
       }
   }
-  CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
+  cuda->bound = bound;
+  if (bound)
+    CUDA_CHECK (cuda, cudaGetDevice (&cuda->device));
+  CUDA_CHECK (cuda, select_device (cuda));
   CUDA_CHECK (cuda, cudaGetDeviceProperties (&prop, cuda->device));
   snprintf (cuda->name, sizeof (cuda->name), "%s", prop.name);
   for (i = 0; i < BSPLINE_CUDA_SLOTS; i++) {
@@ -262,6 +277,19 @@ fail:
   bspline_set_error (msg, msg_len, "%s", cuda->error);
   bspline_cuda_free (cuda);
   return BSPLINE_ERROR_BACKEND;
+}
+
+bspline_status
+bspline_cuda_new (int device_id, bspline_cuda ** out, char *msg, size_t msg_len)
+{
+  return engine_new (device_id, 0, out, msg, msg_len);
+}
+
+bspline_status
+bspline_cuda_new_current_context (bspline_cuda ** out, char *msg,
+    size_t msg_len)
+{
+  return engine_new (-1, 1, out, msg, msg_len);
 }
 
 const char *
@@ -413,9 +441,11 @@ fail:
 
 /* Whether the plan runs on the texture path: precision=fast, the general
  * path, B-spline order 1 or 3, a boundary the texture unit can address
- * (reflect = mirror addressing, wrap, and the padded clamp/constant) and a
- * texel format for the channels (1, 2 or 4 floats).  Other plans with
- * precision=fast run the float path. */
+ * (reflect = mirror addressing, wrap, and the padded clamp/constant) and
+ * 2 channels.  1 and 4 channels have float kernels of their own that are
+ * faster than the texture path with its copy of the plane into a CUDA
+ * array (docs/gpu-performance-notes.md), and 3 channels no texel format.
+ * Other plans with precision=fast run the float path. */
 static int
 uses_texture (const bspline_plan * plan)
 {
@@ -423,7 +453,7 @@ uses_texture (const bspline_plan * plan)
   return p->precision == BSPLINE_PRECISION_FAST && !plan->separable
       && p->method == BSPLINE_METHOD_BSPLINE && (p->order == 1
       || p->order == 3) && p->boundary != BSPLINE_BOUNDARY_MIRROR
-      && plan->channels != 3;
+      && plan->channels == 2;
 }
 
 /* Copies the coefficients into the slot's texture array (created or
@@ -583,7 +613,7 @@ bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
   src_pitch = device_pitch (src);
   dst_pitch = device_pitch (dst);
 
-  CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
+  CUDA_CHECK (cuda, select_device (cuda));
   CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
           src_pitch * src->height));
   CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->out,
@@ -682,11 +712,129 @@ bspline_cuda_launch_on_device (bspline_cuda * cuda,
   status = check_frame (cuda, plan, src, dst);
   if (status != BSPLINE_OK)
     return status;
-  CUDA_CHECK (cuda, cudaSetDevice (cuda->device));
+  CUDA_CHECK (cuda, select_device (cuda));
   return resample_on_device (cuda, &cuda->device_slot, plan, src, src->data,
       (size_t) src->stride, dst, dst->data, (size_t) dst->stride,
       (cudaStream_t) stream);
 
 fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* The first slot not in flight, or -1 (with the engine's error set). */
+static int
+free_slot (bspline_cuda * cuda)
+{
+  int index;
+  for (index = 0; index < BSPLINE_CUDA_SLOTS; index++)
+    if (!cuda->slots[index].busy)
+      return index;
+  snprintf (cuda->error, sizeof (cuda->error), "all %d slots are in "
+      "flight: finish one before submitting more", BSPLINE_CUDA_SLOTS);
+  return -1;
+}
+
+bspline_status
+bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, int src_on_device, const bspline_image * dst,
+    int dst_on_device, int *slot_index)
+{
+  const void *src_dev;
+  void *dst_dev;
+  size_t src_pitch, dst_pitch;
+  size_t src_row, dst_row;
+  bspline_status status;
+  slot *sl;
+  int index;
+
+  if (!src_on_device && !dst_on_device)
+    return bspline_cuda_submit (cuda, plan, src, dst, slot_index);
+  if (!cuda || !slot_index)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cuda->error[0] = '\0';
+  status = check_frame (cuda, plan, src, dst);
+  if (status != BSPLINE_OK)
+    return status;
+  index = free_slot (cuda);
+  if (index < 0)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  sl = &cuda->slots[index];
+  src_row = row_bytes (src);
+  dst_row = row_bytes (dst);
+
+  CUDA_CHECK (cuda, select_device (cuda));
+  /* Work that others queued on this context before (a decoder's or an
+   * upload's copies into src) is on the legacy default stream or on
+   * blocking streams, which the legacy stream waits for: the slot's
+   * non-blocking stream waits for an event recorded there.  The event is
+   * the slot's `done`, recorded again on the slot's stream below: a wait
+   * is on the record made before it (CUDA Runtime API, cudaStreamWaitEvent). */
+  CUDA_CHECK (cuda, cudaEventRecord (sl->done, cudaStreamLegacy));
+  CUDA_CHECK (cuda, cudaStreamWaitEvent (sl->stream, sl->done, 0));
+
+  if (src_on_device) {
+    src_dev = src->data;
+    src_pitch = (size_t) src->stride;
+  } else {
+    const void *upload_from = src->data;
+    size_t upload_pitch = (size_t) src->stride;
+
+    src_pitch = device_pitch (src);
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
+            src_pitch * src->height));
+    if (!is_pinned (src->data)) {
+      size_t y;
+      CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_in,
+              src_row * src->height));
+      for (y = 0; y < (size_t) src->height; y++)
+        memcpy ((char *) sl->staging_in.ptr + y * src_row,
+            (const char *) src->data + y * src->stride, src_row);
+      upload_from = sl->staging_in.ptr;
+      upload_pitch = src_row;
+    }
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->src.ptr, src_pitch,
+            upload_from, upload_pitch, src_row, src->height,
+            cudaMemcpyHostToDevice, sl->stream));
+    src_dev = sl->src.ptr;
+  }
+
+  if (dst_on_device) {
+    dst_dev = dst->data;
+    dst_pitch = (size_t) dst->stride;
+  } else {
+    dst_pitch = device_pitch (dst);
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->out,
+            dst_pitch * dst->height));
+    dst_dev = sl->out.ptr;
+  }
+
+  if (resample_on_device (cuda, sl, plan, src, src_dev, src_pitch, dst,
+          dst_dev, dst_pitch, sl->stream) != BSPLINE_OK)
+    goto fail;
+
+  sl->dst = *dst;
+  sl->dst_staged = 0;
+  if (!dst_on_device) {
+    sl->dst_staged = !is_pinned (dst->data);
+    if (sl->dst_staged) {
+      CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_out,
+              dst_row * dst->height));
+      CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->staging_out.ptr,
+              dst_row, sl->out.ptr, dst_pitch, dst_row, dst->height,
+              cudaMemcpyDeviceToHost, sl->stream));
+    } else {
+      CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (dst->data, dst->stride,
+              sl->out.ptr, dst_pitch, dst_row, dst->height,
+              cudaMemcpyDeviceToHost, sl->stream));
+    }
+  }
+  CUDA_CHECK (cuda, cudaEventRecord (sl->done, sl->stream));
+  sl->busy = 1;
+  *slot_index = index;
+  return BSPLINE_OK;
+
+fail:
+  cudaStreamSynchronize (sl->stream);
+  cudaGetLastError ();
   return BSPLINE_ERROR_BACKEND;
 }
