@@ -48,6 +48,10 @@
  * |[
  * gst-launch-1.0 videotestsrc ! bsplinewarp matrix="<1.0,0.1,0.0,0.0,1.0,0.0,0.0,0.0005,1.0>" ! videoconvert ! autovideosink
  * ]| A perspective warp given as a forward homography about the centre.
+ * |[
+ * gst-launch-1.0 filesrc location=clip.h264 ! h264parse ! nvh264dec ! bsplinewarp rotation=10 ! "video/x-raw(memory:CUDAMemory),width=1920,height=1080" ! cudadownload ! videoconvert ! autovideosink
+ * ]| Built with gstreamer-cuda: decoded frames are warped in CUDA memory,
+ * on the CUDA context the decoder shares, and leave the GPU once.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -60,12 +64,16 @@
 #include <gst/controller/controller.h>
 
 #include "gstbsplinewarp.h"
+#include "gstbsplineframe.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
 #ifdef HAVE_BSPLINE_CUDA
 #include "bspline-cuda.h"
 #include "gstbsplinepinned.h"
+#endif
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#include "gstbsplinecudamemory.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_bspline_warp_debug);
@@ -102,6 +110,7 @@ typedef struct
   guint n_threads;
   GstBSplineWarpBackend backend;
   gint cuda_device_id;
+  gboolean use_meta;
 } GstBSplineWarpSettings;
 
 /* What a plane of the current caps is run with. */
@@ -133,6 +142,9 @@ struct _GstBSplineWarp
   gboolean gpu_failed;          /* backend=auto after a GPU failure */
   GQueue pending;               /* GstBSplineWarpPending, oldest first */
 #endif
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  GstBSplineCudaMemory cudamem; /* gst.cuda.context, memory:CUDAMemory */
+#endif
 };
 
 #ifdef HAVE_BSPLINE_CUDA
@@ -143,6 +155,7 @@ typedef struct
   GstBuffer *inbuf, *outbuf;
   GstVideoFrame in_frame, out_frame;
   gint slots[GST_VIDEO_MAX_PLANES];     /* -1: plane already done */
+  gboolean in_device, out_device;       /* frames mapped as CUDA memory */
   gboolean failed;              /* the GPU failed: redo it on the CPU */
   gchar error[512];             /* what failed, for the message */
   GstBSplineWarpSettings settings;      /* the frame's snapshot */
@@ -174,7 +187,8 @@ enum
   PROP_ANTIALIAS,
   PROP_N_THREADS,
   PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID
+  PROP_CUDA_DEVICE_ID,
+  PROP_USE_META
 };
 
 #define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
@@ -193,6 +207,7 @@ enum
 #define DEFAULT_N_THREADS 0
 #define DEFAULT_BACKEND GST_BSPLINE_WARP_BACKEND_AUTO
 #define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_USE_META FALSE
 
 #define MIN_ZOOM 1e-4
 #define MAX_ZOOM 1e4
@@ -208,13 +223,21 @@ enum
     GST_VIDEO_CAPS_MAKE (GST_BSPLINE_WARP_FORMATS) \
     ", interlace-mode = (string) progressive"
 
+/* With gstcuda, CUDA memory too (docs/gpu.md, "CUDA memory"). */
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#define GST_BSPLINE_WARP_PAD_CAPS \
+    GST_BSPLINE_CUDA_MEMORY_CAPS "; " GST_BSPLINE_WARP_CAPS
+#else
+#define GST_BSPLINE_WARP_PAD_CAPS GST_BSPLINE_WARP_CAPS
+#endif
+
 static GstStaticPadTemplate gst_bspline_warp_sink_template =
 GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_WARP_CAPS));
+    GST_STATIC_CAPS (GST_BSPLINE_WARP_PAD_CAPS));
 
 static GstStaticPadTemplate gst_bspline_warp_src_template =
 GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_WARP_CAPS));
+    GST_STATIC_CAPS (GST_BSPLINE_WARP_PAD_CAPS));
 
 #define GST_TYPE_BSPLINE_WARP_METHOD (gst_bspline_warp_method_get_type ())
 static GType
@@ -266,8 +289,8 @@ gst_bspline_warp_precision_get_type (void)
     {BSPLINE_PRECISION_FLOAT, "Single precision coefficients and arithmetic",
         "float"},
     {BSPLINE_PRECISION_DOUBLE, "Double precision (the reference)", "double"},
-    {BSPLINE_PRECISION_FAST, "GPU hardware-filtered path; float on the CPU",
-        "fast"},
+    {BSPLINE_PRECISION_FAST, "The GPU's fastest path (hardware-filtered "
+          "where that is faster); float on the CPU", "fast"},
     {0, NULL, NULL}
   };
 
@@ -340,6 +363,10 @@ static GstFlowReturn gst_bspline_warp_transform_frame (GstVideoFilter *
 static GstFlowReturn gst_bspline_warp_drain (GstBSplineWarp * self,
     gboolean push);
 static void gst_bspline_warp_free_cuda (GstBSplineWarp * self);
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+static void gst_bspline_warp_set_context (GstElement * element,
+    GstContext * context);
+#endif
 #ifdef HAVE_BSPLINE_CUDA
 static GstFlowReturn gst_bspline_warp_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
@@ -398,7 +425,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   g_object_class_install_property (gobject_class, PROP_PRECISION,
       g_param_spec_enum ("precision", "Precision",
           "Arithmetic of the engine: float, double, or fast (the GPU's "
-          "hardware-filtered path; float on the CPU) (default float)",
+          "fastest path, hardware-filtered where that is faster; float on "
+          "the CPU) (default float)",
           GST_TYPE_BSPLINE_WARP_PRECISION, DEFAULT_PRECISION, flags));
   g_object_class_install_property (gobject_class, PROP_ROTATION,
       g_param_spec_double ("rotation", "Rotation",
@@ -472,6 +500,13 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_USE_META,
+      g_param_spec_boolean ("use-meta", "Use meta",
+          "Warp each buffer that carries a GstVideoAffineTransformationMeta "
+          "by its matrix (forward, about the frame centre, in the meta's "
+          "unit coordinates with y up; docs/element.md), in place of "
+          "rotation, zoom, translate and matrix (default false)",
+          DEFAULT_USE_META, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "B-spline video warp", "Filter/Effect/Video/Scaler",
@@ -504,6 +539,9 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
       GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_decide_allocation);
+#endif
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_context);
 #endif
 
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_METHOD, 0);
@@ -538,6 +576,7 @@ gst_bspline_warp_init (GstBSplineWarp * self)
   s->n_threads = DEFAULT_N_THREADS;
   s->backend = DEFAULT_BACKEND;
   s->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  s->use_meta = DEFAULT_USE_META;
   self->frame = *s;
 }
 
@@ -560,6 +599,9 @@ gst_bspline_warp_finalize (GObject * object)
   gst_bspline_warp_clear_planes (self);
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  gst_bspline_cuda_memory_clear (&self->cudamem);
+#endif
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -704,6 +746,9 @@ gst_bspline_warp_set_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       s->cuda_device_id = g_value_get_int (value);
       break;
+    case PROP_USE_META:
+      s->use_meta = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -781,6 +826,9 @@ gst_bspline_warp_get_property (GObject * object, guint prop_id,
     case PROP_CUDA_DEVICE_ID:
       g_value_set_int (value, s->cuda_device_id);
       break;
+    case PROP_USE_META:
+      g_value_set_boolean (value, s->use_meta);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -797,6 +845,46 @@ gst_bspline_warp_snapshot (GstBSplineWarp * self,
   GST_OBJECT_UNLOCK (self);
 }
 
+#ifdef HAVE_BSPLINE_CUDA
+/* The engine on the pipeline's CUDA context where a neighbour has one
+ * already, else on the device's primary context; CUDA memory caps may
+ * move it onto a shared context later (gst_bspline_warp_negotiate_memory). */
+static bspline_status
+gst_bspline_warp_new_engine (GstBSplineWarp * self, gint device_id,
+    gchar * msg, gsize msg_len)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  gst_bspline_cuda_memory_find_context (GST_ELEMENT (self), &self->cudamem,
+      device_id);
+  if (self->cudamem.context)
+    return gst_bspline_cuda_memory_new_engine (&self->cudamem, &self->cuda,
+        msg, msg_len);
+#endif
+  return bspline_cuda_new (device_id, &self->cuda, msg, msg_len);
+}
+
+/* An engine on a shared context needs it current during each of its
+ * calls; an engine on the primary context selects its device itself. */
+static gboolean
+gst_bspline_warp_cuda_enter (GstBSplineWarp * self)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return gst_bspline_cuda_memory_push (&self->cudamem);
+#else
+  (void) self;
+  return TRUE;
+#endif
+}
+
+static void
+gst_bspline_warp_cuda_leave (G_GNUC_UNUSED GstBSplineWarp * self)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  gst_bspline_cuda_memory_pop (&self->cudamem);
+#endif
+}
+#endif
+
 static gboolean
 gst_bspline_warp_start (GstBaseTransform * trans)
 {
@@ -807,7 +895,7 @@ gst_bspline_warp_start (GstBaseTransform * trans)
   gst_bspline_warp_snapshot (self, &s);
 #ifdef HAVE_BSPLINE_CUDA
   if (s.backend != GST_BSPLINE_WARP_BACKEND_CPU) {
-    if (bspline_cuda_new (s.cuda_device_id, &self->cuda, msg,
+    if (gst_bspline_warp_new_engine (self, s.cuda_device_id, msg,
             sizeof (msg)) == BSPLINE_OK)
       GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
           s.cuda_device_id, bspline_cuda_device_name (self->cuda));
@@ -861,11 +949,16 @@ gst_bspline_warp_stop (GstBaseTransform * trans)
   gst_bspline_warp_clear_planes (self);
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  /* as nvcodec's elements: the next start takes the pipeline's again */
+  gst_bspline_cuda_memory_clear (&self->cudamem);
+#endif
   return TRUE;
 }
 
 /* Any size in either direction; format, colorimetry, chroma-site, framerate
- * and the rest stay as they are. */
+ * and the rest stay as they are.  With CUDA memory, either memory on
+ * either side, the given one first. */
 static GstCaps *
 gst_bspline_warp_transform_caps (GstBaseTransform * trans,
     G_GNUC_UNUSED GstPadDirection direction, GstCaps * caps, GstCaps * filter)
@@ -882,8 +975,9 @@ gst_bspline_warp_transform_caps (GstBaseTransform * trans,
 
     structure = gst_structure_copy (structure);
     if (!gst_caps_features_is_any (features)
-        && gst_caps_features_is_equal (features,
-            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) {
+        && (gst_caps_features_is_equal (features,
+                GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)
+            || gst_caps_features_contains (features, "memory:CUDAMemory"))) {
       gst_structure_set (structure, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
           "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
       if (gst_structure_has_field (structure, "pixel-aspect-ratio"))
@@ -893,6 +987,19 @@ gst_bspline_warp_transform_caps (GstBaseTransform * trans,
     gst_caps_append_structure_full (ret, structure,
         gst_caps_features_copy (features));
   }
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  {
+    GstBSplineWarpSettings s;
+    GstCaps *memories;
+
+    gst_bspline_warp_snapshot (GST_BSPLINE_WARP (trans), &s);
+    memories = gst_bspline_cuda_memory_transform_caps (ret,
+        s.backend != GST_BSPLINE_WARP_BACKEND_CPU
+        && gst_bspline_cuda_memory_usable ());
+    gst_caps_unref (ret);
+    ret = memories;
+  }
+#endif
 
   if (filter) {
     GstCaps *intersection =
@@ -1275,6 +1382,77 @@ gst_bspline_warp_is_identity (const GstVideoInfo * in_info,
       && bspline_geometry_is_pure_orientation (&geometry);
 }
 
+/* Passthrough: the identity, from one memory to the same. */
+static gboolean
+gst_bspline_warp_can_pass (GstBSplineWarp * self, const GstVideoInfo * in_info,
+    const GstVideoInfo * out_info, const GstBSplineWarpSettings * s)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (self->cudamem.in_cuda != self->cudamem.out_cuda)
+    return FALSE;
+#else
+  (void) self;
+#endif
+  return gst_bspline_warp_is_identity (in_info, out_info, s);
+}
+
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+/* CUDA memory on either pad needs the pipeline's CUDA context and an
+ * engine on it: an engine made at start on the device's primary context
+ * is replaced (after the frames in flight go out), since device pointers
+ * of cudaupload, cudadownload and the decoders are valid only in theirs. */
+static gboolean
+gst_bspline_warp_negotiate_memory (GstBSplineWarp * self, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstBSplineCudaMemory *m = &self->cudamem;
+  GstBSplineWarpSettings s;
+  gchar msg[256] = "";
+
+  m->in_cuda = gst_bspline_cuda_memory_caps_are_cuda (incaps);
+  m->out_cuda = gst_bspline_cuda_memory_caps_are_cuda (outcaps);
+  if (!m->in_cuda && !m->out_cuda)
+    return TRUE;
+  gst_bspline_warp_snapshot (self, &s);
+  if (!gst_bspline_cuda_memory_ensure_context (GST_ELEMENT (self), m,
+          s.cuda_device_id))
+    goto no_context;
+  if (self->cuda == NULL || m->engine_context == m->context)
+    return TRUE;
+  gst_bspline_warp_drain (self, TRUE);
+  gst_bspline_warp_free_cuda (self);
+  if (gst_bspline_cuda_memory_new_engine (m, &self->cuda, msg,
+          sizeof (msg)) != BSPLINE_OK)
+    goto no_engine;
+  GST_INFO_OBJECT (self, "CUDA engine on the pipeline's CUDA context (%s)",
+      bspline_cuda_device_name (self->cuda));
+  return TRUE;
+
+  /* ERRORS */
+no_context:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not get a CUDA context for memory:CUDAMemory."),
+        ("cuda-device-id=%d: gst_cuda_ensure_element_context failed",
+            s.cuda_device_id));
+    return FALSE;
+  }
+no_engine:
+  {
+    if (self->cuda_required) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("The CUDA engine cannot run on the pipeline's CUDA context: %s.",
+              msg), ("backend=cuda"));
+      return FALSE;
+    }
+    GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+        ("The CUDA engine cannot run on the pipeline's CUDA context (%s): "
+            "continuing on the CPU.", msg), ("backend=auto"));
+    return TRUE;
+  }
+}
+#endif
+
 static gboolean
 gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
     GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
@@ -1297,8 +1475,12 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
       GST_VIDEO_CHROMA_SITE_UNKNOWN)
     self->chroma_site = gst_video_chroma_site_from_string (site);
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (!gst_bspline_warp_negotiate_memory (self, incaps, outcaps))
+    return FALSE;
+#endif
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (filter),
-      gst_bspline_warp_is_identity (in_info, out_info, &s));
+      gst_bspline_warp_can_pass (self, in_info, out_info, &s));
 
   GST_DEBUG_OBJECT (self, "%s %dx%d (PAR %d/%d) -> %dx%d (PAR %d/%d), "
       "chroma-site 0x%x", GST_VIDEO_INFO_NAME (in_info),
@@ -1308,6 +1490,39 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
       GST_VIDEO_INFO_PAR_N (out_info), GST_VIDEO_INFO_PAR_D (out_info),
       self->chroma_site);
   return TRUE;
+}
+
+/* use-meta: the buffer's GstVideoAffineTransformationMeta as the frame's
+ * matrix.  The meta's 4x4 matrix A (column-major: row i, column j at
+ * matrix[i + 4 j]) maps points n = (x / W - 0.5, 0.5 - y / H) of the frame
+ * (unit coordinates about the centre, y up, as the meta's documentation
+ * has it) forward to A n; in output pixels about the centre that is
+ * D A D^-1 with D = diag (W, -H), W x H the output frame. */
+static void
+gst_bspline_warp_apply_meta (GstBuffer * buffer, const GstVideoInfo * out_info,
+    GstBSplineWarpSettings * s)
+{
+  GstVideoAffineTransformationMeta *meta =
+      gst_buffer_get_video_affine_transformation_meta (buffer);
+  gdouble w = GST_VIDEO_INFO_WIDTH (out_info);
+  gdouble h = GST_VIDEO_INFO_HEIGHT (out_info);
+  const gfloat *a;
+
+  if (meta == NULL)
+    return;
+  a = meta->matrix;
+  s->use_matrix = TRUE;
+  s->pivot_x = 0.5;
+  s->pivot_y = 0.5;
+  s->matrix[0] = a[0];
+  s->matrix[1] = -a[4] * w / h;
+  s->matrix[2] = a[12] * w;
+  s->matrix[3] = -a[1] * h / w;
+  s->matrix[4] = a[5];
+  s->matrix[5] = -a[13] * h;
+  s->matrix[6] = 0.0;
+  s->matrix[7] = 0.0;
+  s->matrix[8] = 1.0;
 }
 
 /* Controlled properties are brought to the buffer's stream time, then the
@@ -1326,9 +1541,11 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_object_sync_values (GST_OBJECT (self), stream_time);
 
   gst_bspline_warp_snapshot (self, &self->frame);
+  if (self->frame.use_meta && filter->negotiated)
+    gst_bspline_warp_apply_meta (buffer, &filter->out_info, &self->frame);
   if (filter->negotiated)
     gst_base_transform_set_passthrough (trans,
-        gst_bspline_warp_is_identity (&filter->in_info, &filter->out_info,
+        gst_bspline_warp_can_pass (self, &filter->in_info, &filter->out_info,
             &self->frame));
 }
 
@@ -1395,135 +1612,19 @@ empty_buffer:
   }
 }
 
-/* The first component stored in a plane. */
-static guint
-gst_bspline_warp_plane_component (const GstVideoInfo * info, guint plane)
-{
-  guint c;
-
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
-    if (info->finfo->plane[c] == plane)
-      return c;
-  return 0;
-}
-
-static guint
-gst_bspline_warp_sample_bytes (const GstVideoInfo * info, guint component)
-{
-  return GST_VIDEO_INFO_COMP_DEPTH (info, component) > 8 ? 2 : 1;
-}
-
-/* Describes plane p of a frame (or, with frame NULL, of info) to the
- * engine: every sample of a pixel is a channel, padding bytes included
- * (RGBx), so that the engine sees the plane's memory layout as it is. */
+/* The quality settings of s, as the plane helpers of gstbsplineframe.c
+ * take them. */
 static void
-gst_bspline_warp_plane_image (const GstVideoInfo * info,
-    GstVideoFrame * frame, guint plane, bspline_image * image)
+gst_bspline_warp_quality (const GstBSplineWarpSettings * s,
+    GstBSplineQuality * quality)
 {
-  guint c = gst_bspline_warp_plane_component (info, plane);
-  guint bytes = gst_bspline_warp_sample_bytes (info, c);
-
-  memset (image, 0, sizeof (*image));
-  if (frame) {
-    image->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
-    image->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-  }
-  image->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-  image->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
-  image->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / bytes;
-  image->type = bytes == 2 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8;
-  image->bits = GST_VIDEO_INFO_COMP_DEPTH (info, c);
-  image->shift = bytes == 2 ? GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c) : 0;
-}
-
-static void
-gst_bspline_warp_plane_grid (const GstVideoInfo * info,
-    GstVideoChromaSite site, guint plane, bspline_plane_grid * grid)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-  guint c = gst_bspline_warp_plane_component (info, plane);
-
-  grid->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
-  grid->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
-  grid->offset_x = bspline_plane_grid_offset (grid->sub_x,
-      (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0);
-  grid->offset_y = bspline_plane_grid_offset (grid->sub_y,
-      (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0);
-}
-
-/* fill-color (0xAARRGGBB) as code values of each component of the format:
- * R'G'B' scaled to the component range for RGB formats; for YUV and gray,
- * Y'CbCr from the caps' matrix coefficients (Kr, Kb; BT.709 when the caps
- * name none, e.g. gray) with the offsets and scales of the caps' range, as
- * GStreamer's video-converter does. */
-static void
-gst_bspline_warp_fill_components (const GstVideoInfo * info, guint32 argb,
-    gdouble value[GST_VIDEO_MAX_COMPONENTS])
-{
-  gdouble a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0;
-  gdouble g = ((argb >> 8) & 0xff) / 255.0, b = (argb & 0xff) / 255.0;
-  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
-  guint c;
-
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo,
-      offset, scale);
-  if (GST_VIDEO_INFO_IS_RGB (info)) {
-    value[GST_VIDEO_COMP_R] = offset[0] + r * scale[0];
-    value[GST_VIDEO_COMP_G] = offset[1] + g * scale[1];
-    value[GST_VIDEO_COMP_B] = offset[2] + b * scale[2];
-  } else {
-    gdouble kr, kb, y;
-
-    if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
-      kr = 0.2126;
-      kb = 0.0722;
-    }
-    y = kr * r + (1.0 - kr - kb) * g + kb * b;
-    value[GST_VIDEO_COMP_Y] = offset[0] + y * scale[0];
-    value[GST_VIDEO_COMP_U] = offset[1] + (b - y) / (2.0 * (1.0 - kb))
-        * scale[1];
-    value[GST_VIDEO_COMP_V] = offset[2] + (r - y) / (2.0 * (1.0 - kr))
-        * scale[2];
-  }
-  value[GST_VIDEO_COMP_A] = a * ((1 << GST_VIDEO_INFO_COMP_DEPTH (info,
-              GST_VIDEO_COMP_A)) - 1);
-
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    gdouble max = (1 << GST_VIDEO_INFO_COMP_DEPTH (info, c)) - 1;
-
-    value[c] = CLAMP (floor (value[c] + 0.5), 0.0, max);
-  }
-}
-
-/* The engine parameters of a plane: the settings, with the fill value of
- * each channel (padding channels get the largest code value). */
-static void
-gst_bspline_warp_plane_params (const GstVideoInfo * info, guint plane,
-    const GstBSplineWarpSettings * s, const bspline_image * image,
-    bspline_params * params)
-{
-  gdouble fill[GST_VIDEO_MAX_COMPONENTS];
-  guint c, ch;
-
-  bspline_params_init (params);
-  params->method = s->method;
-  params->order = s->order;
-  params->bicubic_a = s->bicubic_a;
-  params->boundary = s->boundary;
-  params->precision = s->precision;
-  params->antialias = s->antialias;
-
-  gst_bspline_warp_fill_components (info, s->fill_color, fill);
-  for (ch = 0; ch < BSPLINE_MAX_CHANNELS; ch++)
-    params->fill[ch] = (1 << image->bits) - 1;
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
-      continue;
-    ch = GST_VIDEO_INFO_COMP_POFFSET (info, c) /
-        gst_bspline_warp_sample_bytes (info, c);
-    if (ch < BSPLINE_MAX_CHANNELS)
-      params->fill[ch] = fill[c];
-  }
+  quality->method = s->method;
+  quality->order = s->order;
+  quality->bicubic_a = s->bicubic_a;
+  quality->boundary = s->boundary;
+  quality->fill_color = s->fill_color;
+  quality->precision = s->precision;
+  quality->antialias = s->antialias;
 }
 
 static gboolean
@@ -1556,9 +1657,10 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     bspline_plane_grid grid;
     bspline_image src, dst;
     bspline_params params;
+    GstBSplineQuality quality;
     gdouble inverse[9];
 
-    gst_bspline_warp_plane_grid (in_info, self->chroma_site, p, &grid);
+    gst_bspline_frame_plane_grid (in_info, self->chroma_site, p, &grid);
     if (pure && bspline_geometry_plane_orients_exactly (geometry, &grid)) {
       bspline_plan_free (plane->plan);
       plane->plan = NULL;
@@ -1567,9 +1669,10 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
       continue;
     }
 
-    gst_bspline_warp_plane_image (in_info, NULL, p, &src);
-    gst_bspline_warp_plane_image (out_info, NULL, p, &dst);
-    gst_bspline_warp_plane_params (in_info, p, s, &src, &params);
+    gst_bspline_frame_plane_image (in_info, NULL, p, &src);
+    gst_bspline_frame_plane_image (out_info, NULL, p, &dst);
+    gst_bspline_warp_quality (s, &quality);
+    gst_bspline_frame_plane_params (in_info, p, &quality, &src, &params);
     status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
         sizeof (msg));
     if (status != BSPLINE_OK)
@@ -1661,8 +1764,8 @@ gst_bspline_warp_cpu_plane (GstBSplineWarp * self,
   bspline_status status;
   gchar msg[256] = "";
 
-  gst_bspline_warp_plane_image (&filter->in_info, in_frame, p, &src);
-  gst_bspline_warp_plane_image (&filter->out_info, out_frame, p, &dst);
+  gst_bspline_frame_plane_image (&filter->in_info, in_frame, p, &src);
+  gst_bspline_frame_plane_image (&filter->out_info, out_frame, p, &dst);
   if (self->planes[p].exact) {
     status = bspline_orient_plane (geometry->orientation, &src, &dst, msg,
         sizeof (msg));
@@ -1706,7 +1809,7 @@ gst_bspline_warp_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
     bspline_image image;
     guint64 row, start, end;
 
-    gst_bspline_warp_plane_image (info, frame, p, &image);
+    gst_bspline_frame_plane_image (info, frame, p, &image);
     row = (guint64) image.width * image.channels *
         bspline_sample_size (image.type);
     if (image.stride < 0 || (guint64) image.stride < row
@@ -1768,19 +1871,99 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
 static void
 gst_bspline_warp_free_cuda (GstBSplineWarp * self)
 {
+  gboolean entered;
+
+  if (self->cuda == NULL)
+    return;
+  entered = gst_bspline_warp_cuda_enter (self);
   bspline_cuda_free (self->cuda);
+  if (entered)
+    gst_bspline_warp_cuda_leave (self);
   self->cuda = NULL;
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  gst_clear_object (&self->cudamem.engine_context);
+#endif
 }
 
 static void
 gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
 {
-  gst_video_frame_unmap (&pending->in_frame);
-  gst_video_frame_unmap (&pending->out_frame);
+  if (pending->in_frame.buffer)
+    gst_video_frame_unmap (&pending->in_frame);
+  if (pending->out_frame.buffer)
+    gst_video_frame_unmap (&pending->out_frame);
   gst_buffer_unref (pending->inbuf);
   if (pending->outbuf)
     gst_buffer_unref (pending->outbuf);
   g_free (pending);
+}
+
+/* Which frames the engine takes in place as CUDA memory: buffers of one
+ * GstCudaMemory of the engine's context, unless a plane is reoriented
+ * exactly (a copy on the CPU: such frames are mapped for the CPU, through
+ * GstCudaMemory's staging copies). */
+static void
+gst_bspline_warp_place_frames (GstBSplineWarp * self,
+    GstBSplineWarpPending * pending)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    if (self->planes[p].valid && self->planes[p].exact)
+      return;
+  pending->in_device = gst_bspline_cuda_memory_on_device (&self->cudamem,
+      pending->inbuf);
+  pending->out_device = gst_bspline_cuda_memory_on_device (&self->cudamem,
+      pending->outbuf);
+#else
+  (void) self;
+  (void) pending;
+#endif
+}
+
+static gboolean
+gst_bspline_warp_map_frame (GstVideoFrame * frame, const GstVideoInfo * info,
+    GstBuffer * buffer, GstMapFlags flags, gboolean on_device)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return gst_bspline_cuda_memory_map_frame (frame, info, buffer, flags,
+      on_device);
+#else
+  (void) on_device;
+  return gst_video_frame_map (frame, (GstVideoInfo *) info, buffer, flags);
+#endif
+}
+
+/* Frames mapped as CUDA memory, mapped again for the CPU engine. */
+static GstFlowReturn
+gst_bspline_warp_map_for_cpu (GstBSplineWarp * self,
+    GstBSplineWarpPending * pending)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  gst_video_frame_unmap (&pending->in_frame);
+  gst_video_frame_unmap (&pending->out_frame);
+  memset (&pending->in_frame, 0, sizeof (pending->in_frame));
+  memset (&pending->out_frame, 0, sizeof (pending->out_frame));
+  pending->in_device = pending->out_device = FALSE;
+  if (!gst_video_frame_map (&pending->in_frame, &filter->in_info,
+          pending->inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&pending->out_frame, &filter->out_info,
+          pending->outbuf, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&pending->in_frame);
+    memset (&pending->in_frame, 0, sizeof (pending->in_frame));
+    goto map_failed;
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+map_failed:
+  {
+    gst_bspline_warp_post_bad_buffer (self, pending->inbuf);
+    return GST_FLOW_ERROR;
+  }
 }
 
 /* Maps the frame and queues its planes on the GPU; planes reoriented
@@ -1793,6 +1976,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   GstBSplineWarpPending *pending = g_new0 (GstBSplineWarpPending, 1);
   bspline_geometry geometry;
   GstFlowReturn ret;
+  gboolean entered = FALSE;
   guint p;
 
   pending->inbuf = inbuf;
@@ -1800,19 +1984,33 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   pending->settings = self->frame;
   for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
     pending->slots[p] = -1;
-  if (!gst_video_frame_map (&pending->in_frame, &filter->in_info, inbuf,
-          GST_MAP_READ))
+  /* the plans first: they say which planes are copied on the CPU */
+  ret = gst_bspline_warp_prepare_frame (self, &geometry);
+  if (ret != GST_FLOW_OK) {
+    gst_bspline_warp_pending_free (pending);
+    return ret;
+  }
+  gst_bspline_warp_place_frames (self, pending);
+  if (!gst_bspline_warp_map_frame (&pending->in_frame, &filter->in_info,
+          inbuf, GST_MAP_READ, pending->in_device))
     goto map_failed;
-  if (!gst_video_frame_map (&pending->out_frame, &filter->out_info, outbuf,
-          GST_MAP_WRITE)) {
+  if (!gst_bspline_warp_map_frame (&pending->out_frame, &filter->out_info,
+          outbuf, GST_MAP_WRITE, pending->out_device)) {
     gst_video_frame_unmap (&pending->in_frame);
+    memset (&pending->in_frame, 0, sizeof (pending->in_frame));
     goto map_failed;
   }
   ret = gst_bspline_warp_check_frames (self, &pending->in_frame,
       &pending->out_frame);
-  if (ret == GST_FLOW_OK)
-    ret = gst_bspline_warp_prepare_frame (self, &geometry);
-  for (p = 0; ret == GST_FLOW_OK
+  if (ret == GST_FLOW_OK) {
+    entered = gst_bspline_warp_cuda_enter (self);
+    if (!entered) {
+      g_strlcpy (pending->error, "the CUDA context cannot be made current",
+          sizeof (pending->error));
+      pending->failed = TRUE;
+    }
+  }
+  for (p = 0; ret == GST_FLOW_OK && entered
       && p < GST_VIDEO_FRAME_N_PLANES (&pending->in_frame); p++) {
     bspline_image src, dst;
 
@@ -1821,11 +2019,12 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
           &pending->out_frame, p);
       continue;
     }
-    gst_bspline_warp_plane_image (&filter->in_info, &pending->in_frame, p,
+    gst_bspline_frame_plane_image (&filter->in_info, &pending->in_frame, p,
         &src);
-    gst_bspline_warp_plane_image (&filter->out_info, &pending->out_frame, p,
+    gst_bspline_frame_plane_image (&filter->out_info, &pending->out_frame, p,
         &dst);
-    if (bspline_cuda_submit (self->cuda, self->planes[p].plan, &src, &dst,
+    if (bspline_cuda_submit_placed (self->cuda, self->planes[p].plan, &src,
+            pending->in_device, &dst, pending->out_device,
             &pending->slots[p]) != BSPLINE_OK) {
       g_strlcpy (pending->error, bspline_cuda_last_error (self->cuda),
           sizeof (pending->error));
@@ -1840,6 +2039,10 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
     for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
       if (pending->slots[p] >= 0)
         bspline_cuda_finish (self->cuda, pending->slots[p]);
+  }
+  if (entered)
+    gst_bspline_warp_cuda_leave (self);
+  if (ret != GST_FLOW_OK) {
     gst_bspline_warp_pending_free (pending);
     return ret;
   }
@@ -1850,9 +2053,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
 map_failed:
   {
     gst_bspline_warp_post_bad_buffer (self, inbuf);
-    gst_buffer_unref (inbuf);
-    gst_buffer_unref (outbuf);
-    g_free (pending);
+    gst_bspline_warp_pending_free (pending);
     return GST_FLOW_ERROR;
   }
 }
@@ -1867,15 +2068,25 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
 {
   GstFlowReturn ret = GST_FLOW_OK;
   const gchar *msg = pending->error;
+  gboolean entered = gst_bspline_warp_cuda_enter (self);
   guint p;
 
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
-    if (pending->slots[p] >= 0
-        && bspline_cuda_finish (self->cuda, pending->slots[p]) != BSPLINE_OK) {
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    if (pending->slots[p] < 0)
+      continue;
+    if (!entered) {
+      g_strlcpy (pending->error, "the CUDA context cannot be made current",
+          sizeof (pending->error));
+      pending->failed = TRUE;
+    } else if (bspline_cuda_finish (self->cuda, pending->slots[p])
+        != BSPLINE_OK) {
       g_strlcpy (pending->error, bspline_cuda_last_error (self->cuda),
           sizeof (pending->error));
       pending->failed = TRUE;
     }
+  }
+  if (entered)
+    gst_bspline_warp_cuda_leave (self);
   if (pending->failed) {
     if (self->cuda_required)
       goto gpu_error;
@@ -1885,8 +2096,11 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
           ("backend=auto; every frame from now on runs on the CPU engine."));
     self->gpu_failed = TRUE;
     self->frame = pending->settings;
-    ret = gst_bspline_warp_transform_frame (GST_VIDEO_FILTER (self),
-        &pending->in_frame, &pending->out_frame);
+    if (pending->in_device || pending->out_device)
+      ret = gst_bspline_warp_map_for_cpu (self, pending);
+    if (ret == GST_FLOW_OK)
+      ret = gst_bspline_warp_transform_frame (GST_VIDEO_FILTER (self),
+          &pending->in_frame, &pending->out_frame);
   }
   if (ret == GST_FLOW_OK) {
     *outbuf = pending->outbuf;
@@ -1989,10 +2203,32 @@ gst_bspline_warp_query (GstBaseTransform * trans, GstPadDirection direction,
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   gboolean ret;
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_bspline_cuda_memory_context_query (GST_ELEMENT (trans),
+          &self->cudamem, query))
+    return TRUE;
+#endif
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
     gst_bspline_warp_drain (self, TRUE);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
+      GST_QUERY_CAPS) {
+    GstCaps *filter, *result, *cuda;
+
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    cuda = gst_bspline_cuda_memory_prefer (filter, result);
+    if (cuda) {
+      GST_DEBUG_OBJECT (self, "upstream offers CUDA memory: %" GST_PTR_FORMAT,
+          cuda);
+      gst_query_set_caps_result (query, cuda);
+      gst_caps_unref (cuda);
+    }
+  }
+#endif
 
   if (ret && direction == GST_PAD_SRC
       && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->cuda
@@ -2016,6 +2252,79 @@ gst_bspline_warp_query (GstBaseTransform * trans, GstPadDirection direction,
   return ret;
 }
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+static void
+gst_bspline_warp_set_context (GstElement * element, GstContext * context)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (element);
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_bspline_cuda_memory_set_context (element, &self->cudamem, context,
+      device_id);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
+}
+
+/* Upstream in CUDA memory gets a CUDA pool of the shared context, whose
+ * buffers the engine reads in place. */
+static gboolean
+gst_bspline_warp_propose_cuda_pool (GstBSplineWarp * self, GstQuery * query,
+    GstCaps * caps, gboolean need_pool)
+{
+  GstBufferPool *pool;
+  guint size = 0;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_cuda_memory_pool_new (&self->cudamem, caps,
+      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, &size);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, size,
+      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Output in CUDA memory comes from a CUDA pool of the shared context,
+ * written in place by the engine. */
+static gboolean
+gst_bspline_warp_decide_cuda_pool (GstBSplineWarp * self, GstQuery * query,
+    GstCaps * caps)
+{
+  GstBufferPool *pool;
+  guint min = GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, size = 0;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint n_min;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &n_min, NULL);
+    min = MAX (min, n_min + GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
+  }
+  pool = gst_bspline_cuda_memory_pool_new (&self->cudamem, caps, min, &size);
+  if (pool == NULL)
+    goto no_pool;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+
+  /* ERRORS */
+no_pool:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not make a CUDA buffer pool for %" GST_PTR_FORMAT ".", caps),
+        ("gst_cuda_buffer_pool_new or its configuration failed"));
+    return FALSE;
+  }
+}
+#endif
+
 /* Upstream gets a pool of pinned memory, which the GPU reads directly. */
 static gboolean
 gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
@@ -2027,6 +2336,13 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
   GstCaps *caps;
   gboolean need_pool;
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (!gst_base_transform_is_passthrough (trans)) {
+    gst_query_parse_allocation (query, &caps, &need_pool);
+    if (gst_bspline_cuda_memory_caps_are_cuda (caps))
+      return gst_bspline_warp_propose_cuda_pool (self, query, caps, need_pool);
+  }
+#endif
   if (self->cuda == NULL || gst_base_transform_is_passthrough (trans))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
@@ -2057,6 +2373,11 @@ gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstCaps *caps;
   guint min = GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1;
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_bspline_cuda_memory_caps_are_cuda (caps))
+    return gst_bspline_warp_decide_cuda_pool (self, query, caps);
+#endif
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;

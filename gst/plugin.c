@@ -12,11 +12,13 @@
  * Library General Public License for more details.
  */
 #include "gstbsplinewarp.h"
+#include "gstbsplinestabilize.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (bsplinewarp, plugin);
+  return GST_ELEMENT_REGISTER (bsplinewarp, plugin)
+      && GST_ELEMENT_REGISTER (bsplinestabilize, plugin);
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, bspline,

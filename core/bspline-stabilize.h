@@ -1,0 +1,179 @@
+/* bspline-stabilize.h: video stabilization without GStreamer (pure C99).
+ *
+ * Two parts, used one after the other for every frame:
+ *
+ *  1. bspline_motion_*: the camera motion between consecutive frames, a
+ *     similarity (translation, rotation, scale) or an affine map, estimated
+ *     from the luma: an exhaustive search of integer shifts at the coarsest
+ *     level of a pyramid, then robust inverse-compositional Gauss-Newton
+ *     refinement (Baker & Matthews 2004, "Lucas-Kanade 20 years on", sec. 3
+ *     and 4.4, with Tukey weights by iteratively reweighted least squares)
+ *     at every level, down to the analysis resolution.  docs/stabilization.md
+ *     says why this design.
+ *  2. bspline_stabilizer_*: the camera path (the motions composed), smoothed
+ *     over a window of `smoothing` frames on each side, and the correction
+ *     of each frame: the smoothed path composed with the inverse of the real
+ *     one, clamped, zoomed.
+ *
+ * Coordinates as everywhere in the project: pixel (i, j) covers
+ * [i, i+1) x [j, j+1), x right, y down, in full-frame luma pixels.  An
+ * affine map is 2x3 row-major: (x, y) -> (m0 x + m1 y + m2, m3 x + m4 y +
+ * m5).
+ */
+#ifndef BSPLINE_STABILIZE_H
+#define BSPLINE_STABILIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bspline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSPLINE_STABILIZE_PI 3.14159265358979323846
+
+typedef struct
+{
+  double m[6];
+} bspline_affine;
+
+void bspline_affine_identity (bspline_affine * a);
+/* r = a after b: r(p) = a(b(p)) */
+void bspline_affine_compose (const bspline_affine * a,
+    const bspline_affine * b, bspline_affine * r);
+/* Returns 0 when a is singular or not finite. */
+int bspline_affine_invert (const bspline_affine * a, bspline_affine * inv);
+/* The 3x3 row-major matrix of a (last row 0 0 1). */
+void bspline_affine_to_matrix (const bspline_affine * a, double m[9]);
+/* Where a moves the point (cx, cy) and the rotation (degrees, clockwise on
+ * screen since y is down) and scale of its linear part (for an affine map:
+ * the angle of the rotation nearest to it and the square root of its
+ * determinant). */
+void bspline_affine_decompose (const bspline_affine * a, double cx,
+    double cy, double *dx, double *dy, double *angle_degrees,
+    double *scale);
+
+typedef enum
+{
+  BSPLINE_MOTION_SIMILARITY = 0,        /* translation, rotation, scale */
+  BSPLINE_MOTION_AFFINE = 1     /* six parameters */
+} bspline_motion_model;
+
+/* A frame to estimate motion on: 8-bit samples, either one grey (luma)
+ * byte per pixel at offset_y (offset_r < 0), or R'G'B' bytes at three
+ * offsets, weighted into luma (BT.601 weights; the motion does not depend
+ * on the exact weights). */
+typedef struct
+{
+  const uint8_t *data;
+  ptrdiff_t stride;             /* bytes from one row to the next */
+  int width, height;
+  int pixel_stride;             /* bytes from one pixel to the next */
+  int offset_y;                 /* grey byte, used when offset_r < 0 */
+  int offset_r, offset_g, offset_b;     /* -1: not RGB */
+} bspline_luma_frame;
+
+typedef struct
+{
+  bspline_motion_model model;
+  /* Largest shift searched between consecutive frames, full-frame pixels
+   * (default 64). */
+  double search_range;
+  /* Analysis width: the frame is averaged down by a power of two to at most
+   * this width before the pyramid is built (default 960). */
+  int analysis_width;
+  /* Below this smallest eigenvalue of the luma structure tensor (mean of
+   * gradient products per pixel, grey levels^2 per pixel^2 at the analysis
+   * resolution) a frame has too little texture: its motion is unreliable
+   * (default 1.0). */
+  double min_texture;
+  /* Below this fraction of the analysed pixels agreeing with the motion
+   * (Tukey weight above 0.5) the estimate is unreliable (default 0.25). */
+  double min_inliers;
+  /* Threads of the refinement at the analysis resolution: 0 = one per
+   * online core (default 0). */
+  int n_threads;
+} bspline_motion_params;
+
+typedef struct
+{
+  bspline_affine motion;        /* previous frame -> this frame */
+  int reliable;                 /* 0: motion is the identity, not measured */
+  double texture;               /* smallest structure tensor eigenvalue */
+  double inliers;               /* fraction of pixels with weight > 0.5 */
+  double residual;              /* robust scale of the residual, grey levels */
+  int iterations;               /* Gauss-Newton steps, all levels */
+} bspline_motion_result;
+
+typedef struct bspline_motion_estimator bspline_motion_estimator;
+
+void bspline_motion_params_init (bspline_motion_params * params);
+/* An estimator for frames of width x height luma pixels. */
+bspline_status bspline_motion_estimator_new (const bspline_motion_params *
+    params, int width, int height, bspline_motion_estimator ** estimator,
+    char *msg, size_t msg_len);
+void bspline_motion_estimator_free (bspline_motion_estimator * estimator);
+/* Forgets the previous frame: the next one starts a new sequence. */
+void bspline_motion_estimator_reset (bspline_motion_estimator * estimator);
+/* The motion from the previous frame given to this one; the first frame of
+ * a sequence gets the identity with reliable = 0. */
+bspline_status bspline_motion_estimate (bspline_motion_estimator *
+    estimator, const bspline_luma_frame * frame,
+    bspline_motion_result * result);
+
+/* ---- the camera path and the corrections ---- */
+
+typedef struct
+{
+  int smoothing;                /* frames of look-behind and look-ahead */
+  double max_shift;             /* pixels, < 0: no limit */
+  double max_angle;             /* degrees, < 0: no limit */
+  double zoom;                  /* percent, added to auto-zoom; may be < 0 */
+  int auto_zoom;                /* zoom just enough to hide the borders */
+  int tripod;                   /* hold the first frame's view */
+  bspline_motion_model model;
+  int width, height;            /* frame size, luma pixels */
+} bspline_stabilize_params;
+
+typedef struct
+{
+  bspline_affine correction;    /* input frame -> output frame, forward */
+  double zoom;                  /* total zoom factor in correction */
+} bspline_stabilize_result;
+
+typedef struct bspline_stabilizer bspline_stabilizer;
+
+void bspline_stabilize_params_init (bspline_stabilize_params * params,
+    int width, int height);
+bspline_status bspline_stabilizer_new (const bspline_stabilize_params *
+    params, bspline_stabilizer ** stabilizer, char *msg, size_t msg_len);
+void bspline_stabilizer_free (bspline_stabilizer * stabilizer);
+/* Drops every frame: a new sequence starts (a flush, a new stream). */
+void bspline_stabilizer_reset (bspline_stabilizer * stabilizer);
+/* Appends the next frame's motion (previous frame -> this one; ignored for
+ * the first frame of a sequence). */
+bspline_status bspline_stabilizer_push (bspline_stabilizer * stabilizer,
+    const bspline_affine * motion);
+/* Frames pushed and not yet popped. */
+int bspline_stabilizer_pending (const bspline_stabilizer * stabilizer);
+/* 1 when the oldest pending frame's correction can be computed: it has
+ * `smoothing` frames of look-ahead, or `final` is set (end of stream: the
+ * window is cut at the last frame). */
+int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
+    int final);
+/* The correction of the oldest pending frame, which is then popped.
+ * Returns BSPLINE_ERROR_INVALID_ARGUMENT when it is not ready. */
+bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
+    int final, bspline_stabilize_result * result);
+
+/* Smallest zoom z >= 1 about the frame centre such that the output frame
+ * is covered by the input after `correction` (forward, input -> output)
+ * then zoom z; at most max_zoom. */
+double bspline_stabilize_cover_zoom (const bspline_affine * correction,
+    int width, int height, double max_zoom);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_STABILIZE_H */

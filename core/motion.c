@@ -1,0 +1,965 @@
+/* motion.c: camera motion between consecutive frames (see
+ * bspline-stabilize.h and docs/stabilization.md).
+ *
+ * For every frame the luma is averaged down by a power of two to the
+ * analysis resolution, then into a pyramid of 2x2 box averages.  With the
+ * pixel-edge origin of the project's coordinates, level l pixel
+ * coordinates are the full-frame ones divided by s = factor * 2^l exactly,
+ * so a map estimated at one level moves to another by scaling its
+ * translation.
+ *
+ * Between the previous frame's pyramid (the template T) and the current
+ * one (the image I):
+ *  1. at the coarsest level, the rotation (0, +-2, +-4, +-6 degrees) and
+ *     integer shift with the smallest mean absolute difference within the
+ *     search range (an exhaustive search: the coarsest level is about 60
+ *     to 120 pixels wide, so this costs less than the refinement, and
+ *     unlike a gradient method it cannot stop in a local minimum for
+ *     shifts of several pixels or turns of several degrees);
+ *  2. at every level, coarse to fine, inverse-compositional Gauss-Newton on
+ *     the warp parameters (Baker & Matthews 2004, "Lucas-Kanade 20 years
+ *     on: a unifying framework", IJCV 56(3), sec. 3.2: the Jacobian of the
+ *     template, evaluated once, and the update W <- W o W(dp)^-1), with the
+ *     residuals reweighted at each step (sec. 4.4 for robust IC; Huber
+ *     weights on the first step of a level, when the map is still up to a
+ *     pixel off, Tukey's biweight afterwards, with the scale from the
+ *     median absolute residual): pixels of objects that move on their own
+ *     get weight 0 and do not pull the camera motion.
+ *  The warp maps template pixel coordinates to image pixel coordinates.
+ *  The parameters are about the level's centre, so that rotation and
+ *  translation are nearly uncorrelated in the normal equations.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspline-stabilize.h"
+#include "internal.h"
+
+#define MOTION_MAX_LEVELS 8
+/* The coarsest level is the last one at least this wide and high. */
+#define MOTION_MIN_LEVEL_SIDE 32
+/* Rows of the finest levels are split into this many tasks, whatever the
+ * thread count, so that the sums (and the result) do not depend on it. */
+#define MOTION_TASKS 16
+#define MOTION_MAX_PARAMS 6
+/* Histogram of |residual| for the median: bins of 1/32 grey level up to
+ * 64 grey levels, the last bin for everything above. */
+#define MOTION_HIST_SCALE 32.0
+#define MOTION_HIST_BINS 2049
+
+typedef struct
+{
+  int w, h;
+  float *img;                   /* w * h */
+  float *gx, *gy;               /* central differences, 0 on the border */
+} motion_level;
+
+typedef struct
+{
+  int n_levels;
+  motion_level levels[MOTION_MAX_LEVELS];
+} motion_pyramid;
+
+struct bspline_motion_estimator
+{
+  bspline_motion_params params;
+  int width, height;            /* full frame */
+  int factor;                   /* full frame / analysis resolution */
+  motion_pyramid pyramids[2];
+  int current;                  /* pyramid of the latest frame */
+  int have_previous;
+  float *scratch;               /* a level-0 image, for the coarse search */
+  bspline_pool *pool;
+};
+
+/* ---- affine maps ---- */
+
+void
+bspline_affine_identity (bspline_affine * a)
+{
+  static const double id[6] = { 1, 0, 0, 0, 1, 0 };
+  memcpy (a->m, id, sizeof (id));
+}
+
+void
+bspline_affine_compose (const bspline_affine * a, const bspline_affine * b,
+    bspline_affine * r)
+{
+  const double *p = a->m, *q = b->m;
+  double m[6];
+
+  m[0] = p[0] * q[0] + p[1] * q[3];
+  m[1] = p[0] * q[1] + p[1] * q[4];
+  m[2] = p[0] * q[2] + p[1] * q[5] + p[2];
+  m[3] = p[3] * q[0] + p[4] * q[3];
+  m[4] = p[3] * q[1] + p[4] * q[4];
+  m[5] = p[3] * q[2] + p[4] * q[5] + p[5];
+  memcpy (r->m, m, sizeof (m));
+}
+
+int
+bspline_affine_invert (const bspline_affine * a, bspline_affine * inv)
+{
+  const double *p = a->m;
+  double det = p[0] * p[4] - p[1] * p[3], m[6];
+  int i;
+
+  for (i = 0; i < 6; i++)
+    if (!isfinite (p[i]))
+      return 0;
+  if (det == 0.0 || !isfinite (1.0 / det))
+    return 0;
+  m[0] = p[4] / det;
+  m[1] = -p[1] / det;
+  m[3] = -p[3] / det;
+  m[4] = p[0] / det;
+  m[2] = -(m[0] * p[2] + m[1] * p[5]);
+  m[5] = -(m[3] * p[2] + m[4] * p[5]);
+  memcpy (inv->m, m, sizeof (m));
+  return 1;
+}
+
+void
+bspline_affine_to_matrix (const bspline_affine * a, double m[9])
+{
+  memcpy (m, a->m, 6 * sizeof (double));
+  m[6] = 0.0;
+  m[7] = 0.0;
+  m[8] = 1.0;
+}
+
+void
+bspline_affine_decompose (const bspline_affine * a, double cx, double cy,
+    double *dx, double *dy, double *angle_degrees, double *scale)
+{
+  const double *p = a->m;
+  double det = p[0] * p[4] - p[1] * p[3];
+
+  /* the rotation nearest to the linear part L = [p0 p1; p3 p4] in the
+   * Frobenius norm has the angle of (p0 + p4, p3 - p1) */
+  if (dx)
+    *dx = p[0] * cx + p[1] * cy + p[2] - cx;
+  if (dy)
+    *dy = p[3] * cx + p[4] * cy + p[5] - cy;
+  if (angle_degrees)
+    *angle_degrees = atan2 (p[3] - p[1], p[0] + p[4]) * (180.0 / BSPLINE_STABILIZE_PI);
+  if (scale)
+    *scale = sqrt (fabs (det));
+}
+
+/* ---- parameters ---- */
+
+void
+bspline_motion_params_init (bspline_motion_params * params)
+{
+  memset (params, 0, sizeof (*params));
+  params->model = BSPLINE_MOTION_SIMILARITY;
+  params->search_range = 64.0;
+  params->analysis_width = 960;
+  params->min_texture = 1.0;
+  params->min_inliers = 0.25;
+  params->n_threads = 0;
+}
+
+static void
+motion_pyramid_free (motion_pyramid * pyr)
+{
+  int l;
+
+  for (l = 0; l < MOTION_MAX_LEVELS; l++) {
+    free (pyr->levels[l].img);
+    free (pyr->levels[l].gx);
+    free (pyr->levels[l].gy);
+  }
+  memset (pyr, 0, sizeof (*pyr));
+}
+
+static int
+motion_pyramid_alloc (motion_pyramid * pyr, int w, int h)
+{
+  int l;
+
+  memset (pyr, 0, sizeof (*pyr));
+  for (l = 0; l < MOTION_MAX_LEVELS; l++) {
+    motion_level *lv = &pyr->levels[l];
+    size_t n = (size_t) w * (size_t) h;
+
+    lv->w = w;
+    lv->h = h;
+    lv->img = malloc (n * sizeof (float));
+    lv->gx = malloc (n * sizeof (float));
+    lv->gy = malloc (n * sizeof (float));
+    if (!lv->img || !lv->gx || !lv->gy)
+      return 0;
+    pyr->n_levels = l + 1;
+    if (w / 2 < MOTION_MIN_LEVEL_SIDE || h / 2 < MOTION_MIN_LEVEL_SIDE)
+      break;
+    w /= 2;
+    h /= 2;
+  }
+  return 1;
+}
+
+bspline_status
+bspline_motion_estimator_new (const bspline_motion_params * params,
+    int width, int height, bspline_motion_estimator ** estimator, char *msg,
+    size_t msg_len)
+{
+  bspline_motion_estimator *e;
+  int factor = 1, aw, ah;
+
+  *estimator = NULL;
+  if (params->model != BSPLINE_MOTION_SIMILARITY
+      && params->model != BSPLINE_MOTION_AFFINE) {
+    snprintf (msg, msg_len, "unknown motion model %d", (int) params->model);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (width < 16 || height < 16 || width > BSPLINE_MAX_SIDE
+      || height > BSPLINE_MAX_SIDE) {
+    snprintf (msg, msg_len, "frames of %dx%d cannot be analysed: each side "
+        "must be 16 to %d pixels", width, height, BSPLINE_MAX_SIDE);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (!(params->search_range >= 0.0) || params->analysis_width < 16
+      || !(params->min_texture >= 0.0) || !(params->min_inliers >= 0.0)
+      || params->min_inliers > 1.0 || params->n_threads < 0) {
+    snprintf (msg, msg_len, "bad motion parameters (search range %g, "
+        "analysis width %d, min texture %g, min inliers %g, threads %d)",
+        params->search_range, params->analysis_width, params->min_texture,
+        params->min_inliers, params->n_threads);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  while (width / (factor * 2) >= params->analysis_width / 2
+      && width / factor > params->analysis_width
+      && height / (factor * 2) >= 16)
+    factor *= 2;
+  aw = width / factor;
+  ah = height / factor;
+
+  e = calloc (1, sizeof (*e));
+  if (e == NULL)
+    goto no_memory;
+  e->params = *params;
+  e->width = width;
+  e->height = height;
+  e->factor = factor;
+  if (!motion_pyramid_alloc (&e->pyramids[0], aw, ah)
+      || !motion_pyramid_alloc (&e->pyramids[1], aw, ah))
+    goto no_memory;
+  e->scratch = malloc ((size_t) aw * (size_t) ah * sizeof (float));
+  if (e->scratch == NULL)
+    goto no_memory;
+  e->pool = bspline_pool_new (params->n_threads);
+  if (e->pool == NULL)
+    goto no_memory;
+  *estimator = e;
+  return BSPLINE_OK;
+
+no_memory:
+  bspline_motion_estimator_free (e);
+  snprintf (msg, msg_len, "out of memory for the motion pyramids of "
+      "%dx%d frames", width, height);
+  return BSPLINE_ERROR_NO_MEMORY;
+}
+
+void
+bspline_motion_estimator_free (bspline_motion_estimator * e)
+{
+  if (e == NULL)
+    return;
+  motion_pyramid_free (&e->pyramids[0]);
+  motion_pyramid_free (&e->pyramids[1]);
+  free (e->scratch);
+  if (e->pool)
+    bspline_pool_free (e->pool);
+  free (e);
+}
+
+void
+bspline_motion_estimator_reset (bspline_motion_estimator * e)
+{
+  e->have_previous = 0;
+}
+
+/* ---- the pyramid ---- */
+
+typedef struct
+{
+  const bspline_luma_frame *frame;
+  motion_level *dst;
+  int factor;
+} luma_task;
+
+/* Rows of the analysis level: the mean of factor x factor luma values. */
+static void
+motion_luma_rows (void *ctx, int task, int worker)
+{
+  const luma_task *t = ctx;
+  const bspline_luma_frame *f = t->frame;
+  motion_level *dst = t->dst;
+  int k = t->factor, j0 = (int) ((long) dst->h * task / MOTION_TASKS);
+  int j1 = (int) ((long) dst->h * (task + 1) / MOTION_TASKS), i, j, a, b;
+  float norm = 1.0f / (float) (k * k);
+  int rgb = f->offset_r >= 0;
+
+  (void) worker;
+  for (j = j0; j < j1; j++) {
+    float *out = dst->img + (size_t) j * dst->w;
+
+    for (i = 0; i < dst->w; i++)
+      out[i] = 0.0f;
+    for (b = 0; b < k; b++) {
+      const uint8_t *row = f->data + (ptrdiff_t) (j * k + b) * f->stride;
+
+      if (rgb) {
+        const uint8_t *r = row + f->offset_r, *g = row + f->offset_g;
+        const uint8_t *bl = row + f->offset_b;
+        int ps = f->pixel_stride;
+
+        for (i = 0; i < dst->w; i++)
+          for (a = 0; a < k; a++) {
+            ptrdiff_t o = (ptrdiff_t) (i * k + a) * ps;
+
+            out[i] += 0.299f * r[o] + 0.587f * g[o] + 0.114f * bl[o];
+          }
+      } else {
+        const uint8_t *y = row + f->offset_y;
+        int ps = f->pixel_stride;
+
+        for (i = 0; i < dst->w; i++)
+          for (a = 0; a < k; a++)
+            out[i] += y[(ptrdiff_t) (i * k + a) * ps];
+      }
+    }
+    for (i = 0; i < dst->w; i++)
+      out[i] *= norm;
+  }
+}
+
+static void
+motion_gradients (motion_level * lv)
+{
+  int w = lv->w, h = lv->h, i, j;
+
+  for (j = 0; j < h; j++) {
+    const float *row = lv->img + (size_t) j * w;
+    float *gx = lv->gx + (size_t) j * w, *gy = lv->gy + (size_t) j * w;
+
+    for (i = 0; i < w; i++) {
+      if (i == 0 || j == 0 || i == w - 1 || j == h - 1) {
+        gx[i] = 0.0f;
+        gy[i] = 0.0f;
+        continue;
+      }
+      gx[i] = 0.5f * (row[i + 1] - row[i - 1]);
+      gy[i] = 0.5f * (row[i + w] - row[i - w]);
+    }
+  }
+}
+
+static void
+motion_build_pyramid (bspline_motion_estimator * e,
+    const bspline_luma_frame * frame, motion_pyramid * pyr)
+{
+  luma_task task = { frame, &pyr->levels[0], e->factor };
+  int l, i, j;
+
+  bspline_pool_run (e->pool, MOTION_TASKS, motion_luma_rows, &task);
+  for (l = 1; l < pyr->n_levels; l++) {
+    const motion_level *src = &pyr->levels[l - 1];
+    motion_level *dst = &pyr->levels[l];
+
+    for (j = 0; j < dst->h; j++) {
+      const float *a = src->img + (size_t) (2 * j) * src->w;
+      const float *b = a + src->w;
+      float *out = dst->img + (size_t) j * dst->w;
+
+      for (i = 0; i < dst->w; i++)
+        out[i] = 0.25f * (a[2 * i] + a[2 * i + 1] + b[2 * i] + b[2 * i + 1]);
+    }
+  }
+  for (l = 0; l < pyr->n_levels; l++)
+    motion_gradients (&pyr->levels[l]);
+}
+
+/* Smallest eigenvalue of the mean structure tensor of a level. */
+static double
+motion_texture (const motion_level * lv)
+{
+  double sxx = 0, sxy = 0, syy = 0, n, tr, det;
+  size_t k, count = (size_t) lv->w * (size_t) lv->h;
+
+  for (k = 0; k < count; k++) {
+    double gx = lv->gx[k], gy = lv->gy[k];
+
+    sxx += gx * gx;
+    sxy += gx * gy;
+    syy += gy * gy;
+  }
+  n = (double) (lv->w - 2) * (double) (lv->h - 2);
+  sxx /= n;
+  sxy /= n;
+  syy /= n;
+  tr = sxx + syy;
+  det = sxx * syy - sxy * sxy;
+  return 0.5 * tr - sqrt (fmax (0.25 * tr * tr - det, 0.0));
+}
+
+/* ---- the coarsest level: rotation and integer shift ---- */
+
+/* Rotations tried by the coarse search, degrees: consecutive frames of a
+ * hand-held camera turn by up to a few degrees, beyond the reach of
+ * Gauss-Newton from a translation alone at the coarsest level. */
+static const double motion_search_angles[] = { 0, -2, 2, -4, 4, -6, 6 };
+
+#define MOTION_N_SEARCH_ANGLES \
+  ((int) (sizeof (motion_search_angles) / sizeof (motion_search_angles[0])))
+
+/* For each rotation about the centre, the integer shift (the map from
+ * the template's pixels to the image's) with the smallest mean absolute
+ * difference over the template's pixels at least `range` from its border,
+ * and that difference (INFINITY where too few pixels overlap).  For each
+ * angle the image is resampled once, rotated back, and the shifts are then
+ * integer offsets into it. */
+static void
+motion_search (const motion_level * t, const motion_level * im, int range,
+    float *rotated, double *cost, int *best_x, int *best_y)
+{
+  double cx = 0.5 * t->w, cy = 0.5 * t->h;
+  int sx, sy, i, j, a;
+
+  if (range > t->w / 4)
+    range = t->w / 4;
+  if (range > t->h / 4)
+    range = t->h / 4;
+  for (a = 0; a < MOTION_N_SEARCH_ANGLES; a++) {
+    double r = motion_search_angles[a] * (BSPLINE_STABILIZE_PI / 180.0);
+    double c = cos (r), s = sin (r);
+
+    cost[a] = INFINITY;
+    best_x[a] = 0;
+    best_y[a] = 0;
+
+    /* rotated(x) = im(R (x - c) + c), bilinear, NAN outside */
+    for (j = 0; j < t->h; j++)
+      for (i = 0; i < t->w; i++) {
+        double x = i + 0.5 - cx, y = j + 0.5 - cy;
+        double u = c * x - s * y + cx - 0.5, v = s * x + c * y + cy - 0.5;
+        int iu, iv;
+        double fu, fv;
+        const float *p;
+
+        if (!(u >= 0.0 && v >= 0.0 && u < im->w - 1 && v < im->h - 1)) {
+          rotated[(size_t) j * t->w + i] = NAN;
+          continue;
+        }
+        iu = (int) u;
+        iv = (int) v;
+        fu = u - iu;
+        fv = v - iv;
+        p = im->img + (size_t) iv * im->w + iu;
+        rotated[(size_t) j * t->w + i] = (float) ((1.0 - fv) * ((1.0 - fu)
+                * p[0] + fu * p[1]) + fv * ((1.0 - fu) * p[im->w]
+                + fu * p[im->w + 1]));
+      }
+    for (sy = -range; sy <= range; sy++)
+      for (sx = -range; sx <= range; sx++) {
+        double sad = 0.0;
+        long n = 0;
+
+        for (j = range; j < t->h - range; j++) {
+          const float *ta = t->img + (size_t) j * t->w;
+          const float *rb = rotated + (size_t) (j + sy) * t->w + sx;
+
+          for (i = range; i < t->w - range; i++) {
+            float d = rb[i] - ta[i];
+
+            if (d == d) {
+              sad += fabsf (d);
+              n++;
+            }
+          }
+        }
+        if (n < (long) (t->w - 2 * range) * (t->h - 2 * range) / 2)
+          continue;
+        sad /= (double) n;
+        if (sad < cost[a]) {
+          cost[a] = sad;
+          best_x[a] = sx;
+          best_y[a] = sy;
+        }
+      }
+  }
+}
+
+/* Hypotheses of the coarse search refined at the coarsest level. */
+#define MOTION_SEARCH_HYPOTHESES 3
+
+/* ---- Gauss-Newton at one level ---- */
+
+typedef struct
+{
+  const motion_level *t, *im;
+  double m[6];                  /* current warp, level pixels, T -> I */
+  double cx, cy;
+  int n_params;
+  int pass;                     /* 0: residuals; 1: and normal equations */
+  int sampling;                 /* every pixel (1) or every other (2) */
+  int tukey;                    /* weights: 0 Huber, 1 Tukey */
+  double scale;                 /* Huber k or Tukey c */
+  double sigma;                 /* scale of the last residuals, or < 0 */
+  /* per task */
+  double h[MOTION_TASKS][MOTION_MAX_PARAMS * MOTION_MAX_PARAMS];
+  /* histogram of |residual| per task, for the median */
+  unsigned hist[MOTION_TASKS][MOTION_HIST_BINS];
+  double b[MOTION_TASKS][MOTION_MAX_PARAMS];
+  long valid[MOTION_TASKS], inliers[MOTION_TASKS];
+} gn_task;
+
+static inline double
+motion_weight (const gn_task * g, double r)
+{
+  double a = fabs (r);
+
+  if (g->tukey) {
+    double u;
+
+    if (a >= g->scale)
+      return 0.0;
+    u = 1.0 - (r / g->scale) * (r / g->scale);
+    return u * u;
+  }
+  return a <= g->scale ? 1.0 : g->scale / a;
+}
+
+static void
+motion_gn_rows (void *ctx, int task, int worker)
+{
+  gn_task *g = ctx;
+  const motion_level *t = g->t, *im = g->im;
+  int w = t->w, h = t->h, np = g->n_params;
+  int j0 = 1 + (int) ((long) (h - 2) * task / MOTION_TASKS);
+  int j1 = 1 + (int) ((long) (h - 2) * (task + 1) / MOTION_TASKS), i, j;
+  const double *m = g->m;
+  /* sums on the stack: the tasks' slots of g share cache lines, and
+   * writing them for every pixel would make the threads fight over them */
+  double hh[MOTION_MAX_PARAMS * MOTION_MAX_PARAMS], bb[MOTION_MAX_PARAMS];
+  unsigned *hist = g->hist[task];
+  long valid = 0, inliers = 0;
+
+  (void) worker;
+  memset (hist, 0, sizeof (g->hist[task]));
+  memset (hh, 0, sizeof (hh));
+  memset (bb, 0, sizeof (bb));
+  for (j = j0; j < j1; j++) {
+    double y = j + 0.5;
+    const float *trow = t->img + (size_t) j * w;
+    const float *gxr = t->gx + (size_t) j * w, *gyr = t->gy + (size_t) j * w;
+
+    if (j % g->sampling != 0)
+      continue;
+    for (i = g->sampling; i < w - 1; i += g->sampling) {
+      double x = i + 0.5, r, wt, gx, gy, dx, dy, jac[MOTION_MAX_PARAMS];
+      int p, q;
+
+      /* image position in sample indices (centre of sample k at k+0.5) */
+      double u = m[0] * x + m[1] * y + m[2] - 0.5;
+      double v = m[3] * x + m[4] * y + m[5] - 0.5;
+
+      if (!(u >= 0.0 && v >= 0.0 && u < im->w - 1 && v < im->h - 1))
+        continue;
+      {
+        int iu, iv, bin;
+        double fu, fv;
+        const float *s;
+
+        iu = (int) u;
+        iv = (int) v;
+        fu = u - iu;
+        fv = v - iv;
+        s = im->img + (size_t) iv * im->w + iu;
+        r = (1.0 - fv) * ((1.0 - fu) * s[0] + fu * s[1])
+            + fv * ((1.0 - fu) * s[im->w] + fu * s[im->w + 1]) - trow[i];
+        bin = (int) (fabs (r) * MOTION_HIST_SCALE);
+        hist[bin < MOTION_HIST_BINS - 1 ? bin : MOTION_HIST_BINS - 1]++;
+        if (g->pass == 0)
+          continue;
+      }
+      valid++;
+      wt = motion_weight (g, r);
+      if (wt > 0.5)
+        inliers++;
+      if (wt == 0.0)
+        continue;
+      gx = gxr[i];
+      gy = gyr[i];
+      dx = x - g->cx;
+      dy = y - g->cy;
+      if (np == 4) {
+        jac[0] = gx * dx + gy * dy;
+        jac[1] = gy * dx - gx * dy;
+        jac[2] = gx;
+        jac[3] = gy;
+      } else {
+        jac[0] = gx * dx;
+        jac[1] = gx * dy;
+        jac[2] = gx;
+        jac[3] = gy * dx;
+        jac[4] = gy * dy;
+        jac[5] = gy;
+      }
+      for (p = 0; p < np; p++) {
+        double wj = wt * jac[p];
+
+        bb[p] += wj * r;
+        for (q = p; q < np; q++)
+          hh[p * np + q] += wj * jac[q];
+      }
+    }
+  }
+  memcpy (g->h[task], hh, sizeof (hh));
+  memcpy (g->b[task], bb, sizeof (bb));
+  g->valid[task] = valid;
+  g->inliers[task] = inliers;
+}
+
+/* Solves the symmetric positive definite system (upper triangle given) by
+ * Cholesky; returns 0 when it is not positive definite. */
+static int
+motion_solve (double *hh, const double *b, int n, double *x)
+{
+  double l[MOTION_MAX_PARAMS * MOTION_MAX_PARAMS], y[MOTION_MAX_PARAMS];
+  int i, j, k;
+
+  for (i = 0; i < n; i++)
+    for (j = 0; j <= i; j++) {
+      double s = hh[j * n + i];
+
+      for (k = 0; k < j; k++)
+        s -= l[i * n + k] * l[j * n + k];
+      if (i == j) {
+        if (!(s > 1e-12 * fabs (hh[i * n + i])) || s <= 0.0)
+          return 0;
+        l[i * n + i] = sqrt (s);
+      } else {
+        l[i * n + j] = s / l[j * n + j];
+      }
+    }
+  for (i = 0; i < n; i++) {
+    double s = b[i];
+
+    for (k = 0; k < i; k++)
+      s -= l[i * n + k] * y[k];
+    y[i] = s / l[i * n + i];
+  }
+  for (i = n - 1; i >= 0; i--) {
+    double s = y[i];
+
+    for (k = i + 1; k < n; k++)
+      s -= l[k * n + i] * x[k];
+    x[i] = s / l[i * n + i];
+  }
+  return 1;
+}
+
+/* The scale of the last pass's residuals: 1.4826 times their median
+ * absolute value, from the tasks' histograms (bins of 1/32 grey level). */
+static double
+motion_residual_scale (const gn_task * g)
+{
+  static const double floor_scale = 0.5;        /* grey levels */
+  size_t n = 0, half, acc = 0;
+  int bin, k;
+
+  for (k = 0; k < MOTION_TASKS; k++)
+    for (bin = 0; bin < MOTION_HIST_BINS; bin++)
+      n += g->hist[k][bin];
+  if (n == 0)
+    return floor_scale;
+  half = (n + 1) / 2;
+  for (bin = 0; bin < MOTION_HIST_BINS; bin++) {
+    for (k = 0; k < MOTION_TASKS; k++)
+      acc += g->hist[k][bin];
+    if (acc >= half)
+      break;
+  }
+  return fmax (1.4826 * (bin + 0.5) / MOTION_HIST_SCALE, floor_scale);
+}
+
+/* The warp of parameters dp about (cx, cy), as a 2x3 map. */
+static void
+motion_param_warp (const double *dp, int np, double cx, double cy,
+    double *m)
+{
+  double a, b, c, d, tx, ty;
+
+  if (np == 4) {
+    a = 1.0 + dp[0];
+    b = -dp[1];
+    c = dp[1];
+    d = 1.0 + dp[0];
+    tx = dp[2];
+    ty = dp[3];
+  } else {
+    a = 1.0 + dp[0];
+    b = dp[1];
+    tx = dp[2];
+    c = dp[3];
+    d = 1.0 + dp[4];
+    ty = dp[5];
+  }
+  /* x' = c + L (x - c) + t */
+  m[0] = a;
+  m[1] = b;
+  m[2] = cx + tx - a * cx - b * cy;
+  m[3] = c;
+  m[4] = d;
+  m[5] = cy + ty - c * cx - d * cy;
+}
+
+/* The warp x' = R (x + shift - c) + c of a coarse search result: the image
+ * sample the search compared with template pixel x. */
+static void
+motion_start (gn_task * g, const motion_level * lv, double angle, int sx,
+    int sy)
+{
+  double r = angle * (BSPLINE_STABILIZE_PI / 180.0), c = cos (r);
+  double sn = sin (r), cx = 0.5 * lv->w, cy = 0.5 * lv->h;
+
+  g->m[0] = c;
+  g->m[1] = -sn;
+  g->m[3] = sn;
+  g->m[4] = c;
+  g->m[2] = cx - c * (cx - sx) + sn * (cy - sy);
+  g->m[5] = cy - sn * (cx - sx) - c * (cy - sy);
+}
+
+static void
+motion_run_rows (bspline_motion_estimator * e, gn_task * g, int tasks)
+{
+  int k;
+
+  if (tasks == 1)
+    for (k = 0; k < MOTION_TASKS; k++)
+      motion_gn_rows (g, k, 0);
+  else
+    bspline_pool_run (e->pool, MOTION_TASKS, motion_gn_rows, g);
+}
+
+/* Refines the warp at one level; returns the number of steps taken, or -1
+ * when the normal equations are singular.  The first step of a level
+ * weighs residuals with Huber's function, which still lets every pixel
+ * pull (the map can be a pixel off after the coarser level); the later
+ * ones with Tukey's biweight, which gives pixels of other motions no
+ * weight at all.  (Plain least squares on the first steps converged
+ * faster from far away but followed a large moving object; see
+ * docs/stabilization.md.) */
+static int
+motion_refine_level (bspline_motion_estimator * e, gn_task * g,
+    int max_steps, double tolerance)
+{
+  int step, np = g->n_params, p, q, k;
+  int tasks = g->t->w * g->t->h > 40000 ? MOTION_TASKS : 1;
+
+  for (step = 0; step < max_steps; step++) {
+    double hh[MOTION_MAX_PARAMS * MOTION_MAX_PARAMS], b[MOTION_MAX_PARAMS];
+    double dp[MOTION_MAX_PARAMS], dm[6], inv[6], shift;
+    bspline_affine cur, dwarp, dinv, next;
+
+    /* one pass computes the residuals and the normal equations, weighted
+     * with the scale of the previous step's residuals (lagged IRLS); the
+     * very first step measures the scale first */
+    if (g->sigma < 0.0) {
+      g->pass = 0;
+      motion_run_rows (e, g, tasks);
+      g->sigma = motion_residual_scale (g);
+    }
+    g->tukey = step > 0;
+    g->scale = g->tukey ? 4.685 * g->sigma : 1.345 * g->sigma;
+    g->pass = 1;
+    motion_run_rows (e, g, tasks);
+    g->sigma = motion_residual_scale (g);
+    memset (hh, 0, sizeof (hh));
+    memset (b, 0, sizeof (b));
+    for (k = 0; k < MOTION_TASKS; k++)
+      for (p = 0; p < np; p++) {
+        b[p] += g->b[k][p];
+        for (q = p; q < np; q++)
+          hh[p * np + q] += g->h[k][p * np + q];
+      }
+    if (!motion_solve (hh, b, np, dp))
+      return -1;
+
+    /* W <- W o W(dp)^-1 */
+    motion_param_warp (dp, np, g->cx, g->cy, dm);
+    memcpy (dwarp.m, dm, sizeof (dm));
+    if (!bspline_affine_invert (&dwarp, &dinv))
+      return -1;
+    memcpy (cur.m, g->m, sizeof (g->m));
+    bspline_affine_compose (&cur, &dinv, &next);
+    memcpy (g->m, next.m, sizeof (g->m));
+
+    /* the largest move of a corner of the level */
+    memcpy (inv, dm, sizeof (inv));
+    shift = 0.0;
+    for (k = 0; k < 4; k++) {
+      double x = (k & 1) ? g->t->w : 0.0, y = (k & 2) ? g->t->h : 0.0;
+      double mx = inv[0] * x + inv[1] * y + inv[2] - x;
+      double my = inv[3] * x + inv[4] * y + inv[5] - y;
+
+      shift = fmax (shift, hypot (mx, my));
+    }
+    if (!isfinite (shift))
+      return -1;
+    if (shift < tolerance && step > 0)
+      return step + 1;
+  }
+  return max_steps;
+}
+
+bspline_status
+bspline_motion_estimate (bspline_motion_estimator * e,
+    const bspline_luma_frame * frame, bspline_motion_result * result)
+{
+  motion_pyramid *prev, *cur;
+  gn_task *g = NULL;
+  int l, range, steps, np, k, best_x[MOTION_N_SEARCH_ANGLES];
+  int best_y[MOTION_N_SEARCH_ANGLES];
+  double cost[MOTION_N_SEARCH_ANGLES], best_sigma, best_m[6];
+  double s, texture;
+  long valid = 0, inliers = 0;
+
+  memset (result, 0, sizeof (*result));
+  bspline_affine_identity (&result->motion);
+  if (frame == NULL || frame->data == NULL || frame->width != e->width
+      || frame->height != e->height || frame->pixel_stride < 1
+      || frame->stride < (ptrdiff_t) frame->width * frame->pixel_stride)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+
+  e->current ^= 1;
+  cur = &e->pyramids[e->current];
+  prev = &e->pyramids[e->current ^ 1];
+  motion_build_pyramid (e, frame, cur);
+  if (!e->have_previous) {
+    e->have_previous = 1;
+    return BSPLINE_OK;
+  }
+
+  texture = motion_texture (&prev->levels[0]);
+  result->texture = texture;
+  if (texture < e->params.min_texture)
+    return BSPLINE_OK;
+
+  g = malloc (sizeof (*g));
+  if (g == NULL)
+    return BSPLINE_ERROR_NO_MEMORY;
+  memset (g, 0, sizeof (*g));
+  np = e->params.model == BSPLINE_MOTION_AFFINE ? 6 : 4;
+  g->n_params = np;
+  g->sigma = -1.0;
+
+  /* 1. rotation and integer shift at the coarsest level */
+  l = cur->n_levels - 1;
+  s = (double) e->factor * (double) (1 << l);
+  range = (int) ceil (e->params.search_range / s) + 1;
+  motion_search (&prev->levels[l], &cur->levels[l], range, e->scratch,
+      cost, best_x, best_y);
+
+  /* the three best angles, each refined at the coarsest level from its
+   * best shift; the one whose residuals end smallest goes on (one
+   * hypothesis alone can settle in a wrong minimum when a large object
+   * moves on its own) */
+  best_sigma = INFINITY;
+  for (k = 0; k < MOTION_SEARCH_HYPOTHESES; k++) {
+    int a, pick = -1;
+
+    for (a = 0; a < MOTION_N_SEARCH_ANGLES; a++)
+      if (isfinite (cost[a]) && (pick < 0 || cost[a] < cost[pick]))
+        pick = a;
+    if (pick < 0)
+      break;
+    motion_start (g, &cur->levels[l], motion_search_angles[pick],
+        best_x[pick], best_y[pick]);
+    cost[pick] = INFINITY;
+    g->t = &prev->levels[l];
+    g->im = &cur->levels[l];
+    g->cx = 0.5 * g->t->w;
+    g->cy = 0.5 * g->t->h;
+    g->sampling = 1;
+    g->sigma = -1.0;
+    steps = motion_refine_level (e, g, 20, 0.01);
+    if (steps < 0)
+      continue;
+    result->iterations += steps;
+    if (g->sigma < best_sigma) {
+      best_sigma = g->sigma;
+      memcpy (best_m, g->m, sizeof (best_m));
+    }
+  }
+  if (!isfinite (best_sigma))
+    goto unreliable;
+  memcpy (g->m, best_m, sizeof (best_m));
+  if (l > 0) {
+    g->m[2] *= 2.0;
+    g->m[5] *= 2.0;
+    l--;
+  }
+
+  /* 2. Gauss-Newton, coarse to fine */
+  for (; l >= 0; l--) {
+    g->t = &prev->levels[l];
+    g->im = &cur->levels[l];
+    g->cx = 0.5 * g->t->w;
+    g->cy = 0.5 * g->t->h;
+    /* at the analysis resolution, every other pixel of every other row:
+     * a quarter of the work, and still over 10^4 pixels for frames of
+     * 320x180 and more, so that the error (which averages over them) stays
+     * far below the jitter target */
+    g->sampling = l == 0 && g->t->w >= 320 ? 2 : 1;
+    steps = motion_refine_level (e, g, l == 0 ? 6 : 10,
+        l == 0 ? 0.003 : 0.01);
+    if (steps < 0)
+      goto unreliable;
+    result->iterations += steps;
+    if (l > 0) {
+      /* to the next finer level: translations double */
+      g->m[2] *= 2.0;
+      g->m[5] *= 2.0;
+    }
+  }
+  for (l = 0; l < MOTION_TASKS; l++) {
+    valid += g->valid[l];
+    inliers += g->inliers[l];
+  }
+  result->inliers = valid > 0 ? (double) inliers / (double) valid : 0.0;
+  result->residual = g->scale / 4.685;
+  if (result->inliers < e->params.min_inliers)
+    goto unreliable;
+
+  /* to full-frame pixels */
+  result->motion.m[0] = g->m[0];
+  result->motion.m[1] = g->m[1];
+  result->motion.m[2] = g->m[2] * e->factor;
+  result->motion.m[3] = g->m[3];
+  result->motion.m[4] = g->m[4];
+  result->motion.m[5] = g->m[5] * e->factor;
+  {
+    double dx, dy;
+
+    bspline_affine_decompose (&result->motion, 0.5 * e->width,
+        0.5 * e->height, &dx, &dy, NULL, NULL);
+    if (!(hypot (dx, dy) <= 2.0 * e->params.search_range + 1.0))
+      goto unreliable;
+  }
+  result->reliable = 1;
+  free (g);
+  return BSPLINE_OK;
+
+unreliable:
+  bspline_affine_identity (&result->motion);
+  result->reliable = 0;
+  free (g);
+  return BSPLINE_OK;
+}

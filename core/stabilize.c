@@ -1,0 +1,430 @@
+/* stabilize.c: the camera path, its smoothing and the correction of each
+ * frame (see bspline-stabilize.h and docs/stabilization.md).
+ *
+ * The path A_k maps frame 0's pixel coordinates to frame k's: A_0 = I,
+ * A_k = M_k o A_(k-1) with M_k the motion from frame k-1 to frame k.  It is
+ * smoothed in a parameter space about the frame centre c, where
+ * A(p) = c + R(theta) U (p - c) + t: the translation t of the centre, the
+ * rotation angle theta (unwrapped along the path) and the remaining linear
+ * part U = R(-theta) L (s I for a similarity).  Each parameter is averaged
+ * with Gaussian weights of standard deviation smoothing / 3 over the
+ * frames k - smoothing .. k + smoothing, as the value at k of the weighted
+ * least-squares line through them (local linear regression, Cleveland
+ * 1979).  Where the window is whole this is the Gaussian mean.  Where the
+ * stream's start or end would cut it, the window slides to stay 2
+ * smoothing + 1 frames long inside the stream, and its weights stay
+ * centred on it: the path of the first and last `smoothing` frames is
+ * then one straight line, which joins the rest without a kink, keeps a
+ * steady pan steady, and is not pinned to the shake of the end frame (a
+ * one-sided mean would lag behind a pan, a reflection about the end frame
+ * would keep that frame's shake).
+ *
+ * The correction of frame k maps its pixels to the output: it is the
+ * smoothed camera after the inverse of the real one, C_k = S_k o A_k^-1
+ * (tripod: C_k = A_k^-1, the first frame's view), then clamped (the
+ * translation of the centre to max-shift on each axis, the angle to
+ * max-angle) and zoomed about the centre.
+ *
+ * auto-zoom: the zoom z_k that hides the borders of frame k, req_k
+ * (bspline_stabilize_cover_zoom), is made smooth as the Gaussian average
+ * over the window of the running maximum of req over the window.  Every
+ * running maximum in frame k's window covers frame k, so z_k >= req_k: no
+ * border shows, and the zoom eases in before a large correction instead of
+ * jumping.  Frames after the newest one are left out of the maxima.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bspline-stabilize.h"
+
+#define PATH_PARAMS 7           /* tx, ty, theta, u00, u01, u10, u11 */
+#define STABILIZE_MAX_SMOOTHING 1000
+#define STABILIZE_MAX_ZOOM 4.0
+
+struct bspline_stabilizer
+{
+  bspline_stabilize_params p;
+  double *weights;              /* 2 * smoothing + 1 Gaussian weights */
+  double cx, cy;
+  /* path parameters of the frames base .. base + count - 1 */
+  double (*path)[PATH_PARAMS];
+  long capacity, base, count;
+  long next;                    /* the oldest frame not popped */
+  bspline_affine last;          /* A of the newest frame */
+  /* req of frames already popped, by frame index modulo the window */
+  double *past_req;
+  int window;                   /* 4 * smoothing + 1 */
+};
+
+void
+bspline_stabilize_params_init (bspline_stabilize_params * params, int width,
+    int height)
+{
+  memset (params, 0, sizeof (*params));
+  params->smoothing = 15;
+  params->max_shift = -1.0;
+  params->max_angle = -1.0;
+  params->zoom = 0.0;
+  params->auto_zoom = 0;
+  params->tripod = 0;
+  params->model = BSPLINE_MOTION_SIMILARITY;
+  params->width = width;
+  params->height = height;
+}
+
+bspline_status
+bspline_stabilizer_new (const bspline_stabilize_params * params,
+    bspline_stabilizer ** stabilizer, char *msg, size_t msg_len)
+{
+  bspline_stabilizer *st;
+  int s = params->smoothing, i;
+  double sigma;
+
+  *stabilizer = NULL;
+  if (s < 0 || s > STABILIZE_MAX_SMOOTHING || params->width < 1
+      || params->height < 1 || !isfinite (params->zoom)
+      || params->zoom <= -100.0 || isnan (params->max_shift)
+      || isnan (params->max_angle)) {
+    snprintf (msg, msg_len, "bad stabilization parameters (smoothing %d, "
+        "0 to %d; size %dx%d; zoom %g percent, above -100)", s,
+        STABILIZE_MAX_SMOOTHING, params->width, params->height, params->zoom);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  st = calloc (1, sizeof (*st));
+  if (st == NULL)
+    goto no_memory;
+  st->p = *params;
+  st->cx = 0.5 * params->width;
+  st->cy = 0.5 * params->height;
+  st->weights = malloc ((size_t) (2 * s + 1) * sizeof (double));
+  st->window = 4 * s + 1;
+  st->past_req = calloc ((size_t) st->window, sizeof (double));
+  st->capacity = 4 * s + 64;
+  st->path = malloc ((size_t) st->capacity * sizeof (*st->path));
+  if (!st->weights || !st->past_req || !st->path)
+    goto no_memory;
+  sigma = s / 3.0;
+  for (i = -s; i <= s; i++)
+    st->weights[i + s] = s == 0 ? 1.0 : exp (-0.5 * (i / sigma) * (i / sigma));
+  bspline_stabilizer_reset (st);
+  *stabilizer = st;
+  return BSPLINE_OK;
+
+no_memory:
+  bspline_stabilizer_free (st);
+  snprintf (msg, msg_len, "out of memory for a smoothing window of %d "
+      "frames", s);
+  return BSPLINE_ERROR_NO_MEMORY;
+}
+
+void
+bspline_stabilizer_free (bspline_stabilizer * st)
+{
+  if (st == NULL)
+    return;
+  free (st->weights);
+  free (st->past_req);
+  free (st->path);
+  free (st);
+}
+
+void
+bspline_stabilizer_reset (bspline_stabilizer * st)
+{
+  st->base = 0;
+  st->count = 0;
+  st->next = 0;
+  bspline_affine_identity (&st->last);
+}
+
+/* ---- path parameters ---- */
+
+static void
+path_from_affine (const bspline_stabilizer * st, const bspline_affine * a,
+    double previous_theta, double *q)
+{
+  const double *m = a->m;
+  double theta = atan2 (m[3] - m[1], m[0] + m[4]), c, s;
+
+  /* unwrap: the angle nearest to the previous frame's */
+  theta += 2.0 * BSPLINE_STABILIZE_PI * floor ((previous_theta - theta) / (2.0 * BSPLINE_STABILIZE_PI) + 0.5);
+  c = cos (theta);
+  s = sin (theta);
+  q[0] = m[0] * st->cx + m[1] * st->cy + m[2] - st->cx;
+  q[1] = m[3] * st->cx + m[4] * st->cy + m[5] - st->cy;
+  q[2] = theta;
+  /* U = R(-theta) L, with R(theta) = [c -s; s c] (clockwise on screen) */
+  q[3] = c * m[0] + s * m[3];
+  q[4] = c * m[1] + s * m[4];
+  q[5] = -s * m[0] + c * m[3];
+  q[6] = -s * m[1] + c * m[4];
+}
+
+static void
+path_to_affine (const bspline_stabilizer * st, const double *q,
+    bspline_affine * a)
+{
+  double c = cos (q[2]), s = sin (q[2]), *m = a->m;
+
+  m[0] = c * q[3] - s * q[5];
+  m[1] = c * q[4] - s * q[6];
+  m[3] = s * q[3] + c * q[5];
+  m[4] = s * q[4] + c * q[6];
+  /* A(p) = c + L (p - c) + t */
+  m[2] = st->cx + q[0] - m[0] * st->cx - m[1] * st->cy;
+  m[5] = st->cy + q[1] - m[3] * st->cx - m[4] * st->cy;
+}
+
+static const double *
+path_at (const bspline_stabilizer * st, long k)
+{
+  return st->path[k - st->base];
+}
+
+bspline_status
+bspline_stabilizer_push (bspline_stabilizer * st,
+    const bspline_affine * motion)
+{
+  bspline_affine a;
+  long n = st->base + st->count;
+  double prev_theta = 0.0;
+  int i, finite = 1;
+
+  if (st->count == st->capacity) {
+    long keep_from = st->next - 2 * st->p.smoothing - 1, drop;
+
+    drop = keep_from - st->base;
+    if (drop > 0) {
+      memmove (st->path, st->path + drop,
+          (size_t) (st->count - drop) * sizeof (*st->path));
+      st->base += drop;
+      st->count -= drop;
+    } else {
+      double (*grown)[PATH_PARAMS] = realloc (st->path,
+          (size_t) st->capacity * 2 * sizeof (*st->path));
+
+      if (grown == NULL)
+        return BSPLINE_ERROR_NO_MEMORY;
+      st->path = grown;
+      st->capacity *= 2;
+    }
+  }
+
+  for (i = 0; i < 6; i++)
+    finite = finite && isfinite (motion->m[i]);
+  if (n == 0 || !finite) {
+    if (n == 0)
+      bspline_affine_identity (&a);
+    else
+      a = st->last;
+  } else {
+    bspline_affine_compose (motion, &st->last, &a);
+  }
+  if (st->count > 0)
+    prev_theta = st->path[st->count - 1][2];
+  path_from_affine (st, &a, prev_theta, st->path[st->count]);
+  st->last = a;
+  st->count++;
+  return BSPLINE_OK;
+}
+
+int
+bspline_stabilizer_pending (const bspline_stabilizer * st)
+{
+  return (int) (st->base + st->count - st->next);
+}
+
+int
+bspline_stabilizer_ready (const bspline_stabilizer * st, int final)
+{
+  long newest = st->base + st->count - 1;
+
+  if (st->next > newest)
+    return 0;
+  return final || st->next + st->p.smoothing <= newest;
+}
+
+/* The clamped correction of frame k, before any zoom, from the frames up
+ * to newest. */
+static void
+stabilize_correction (const bspline_stabilizer * st, long k, long newest,
+    bspline_affine * correction)
+{
+  int s = st->p.smoothing, i;
+  bspline_affine real, real_inv, smooth;
+  double q[PATH_PARAMS], dx, dy, angle, det;
+  long j;
+
+  path_to_affine (st, path_at (st, k), &real);
+  if (!bspline_affine_invert (&real, &real_inv))
+    bspline_affine_identity (&real_inv);
+  if (st->p.tripod) {
+    *correction = real_inv;
+  } else {
+    long first = k - s, last = k + s;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, y0[PATH_PARAMS], y1[PATH_PARAMS];
+    double centre, sigma = s / 3.0;
+
+    /* a window cut by the stream's start or end slides inside it */
+    if (first < 0) {
+      first = 0;
+      last = 2 * s < newest ? 2 * s : newest;
+    } else if (last > newest) {
+      last = newest;
+      first = newest - 2 * s > st->base ? newest - 2 * s : st->base;
+    }
+    centre = 0.5 * (first + last);
+
+    /* weighted least-squares line through the window, at frame k */
+    memset (y0, 0, sizeof (y0));
+    memset (y1, 0, sizeof (y1));
+    for (j = first; j <= last; j++) {
+      double u = (j - centre) / sigma, d = (double) (j - k);
+      double w = s == 0 ? 1.0 : exp (-0.5 * u * u);
+      const double *v = path_at (st, j);
+
+      s0 += w;
+      s1 += w * d;
+      s2 += w * d * d;
+      for (i = 0; i < PATH_PARAMS; i++) {
+        y0[i] += w * v[i];
+        y1[i] += w * d * v[i];
+      }
+    }
+    det = s0 * s2 - s1 * s1;
+    for (i = 0; i < PATH_PARAMS; i++)
+      q[i] = det > 1e-9 * s0 * s2 ? (s2 * y0[i] - s1 * y1[i]) / det
+          : y0[i] / s0;
+    path_to_affine (st, q, &smooth);
+    bspline_affine_compose (&smooth, &real_inv, correction);
+  }
+
+  /* clamps, about the centre: C(p) = c + L (p - c) + t */
+  bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, &angle,
+      NULL);
+  if (st->p.max_angle >= 0.0 && fabs (angle) > st->p.max_angle) {
+    double target = angle > 0 ? st->p.max_angle : -st->p.max_angle;
+    double r = (target - angle) * (BSPLINE_STABILIZE_PI / 180.0), c = cos (r), sn = sin (r);
+    bspline_affine rot = { {c, -sn, 0, sn, c, 0} };
+
+    rot.m[2] = st->cx - c * st->cx + sn * st->cy;
+    rot.m[5] = st->cy - sn * st->cx - c * st->cy;
+    bspline_affine_compose (&rot, correction, correction);
+    bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, NULL,
+        NULL);
+  }
+  if (st->p.max_shift >= 0.0) {
+    double cdx = fmax (-st->p.max_shift, fmin (st->p.max_shift, dx));
+    double cdy = fmax (-st->p.max_shift, fmin (st->p.max_shift, dy));
+
+    correction->m[2] += cdx - dx;
+    correction->m[5] += cdy - dy;
+  }
+}
+
+double
+bspline_stabilize_cover_zoom (const bspline_affine * correction, int width,
+    int height, double max_zoom)
+{
+  bspline_affine inv;
+  double lo = 1.0, hi = max_zoom, cx = 0.5 * width, cy = 0.5 * height;
+  int it, k;
+
+  if (!bspline_affine_invert (correction, &inv))
+    return max_zoom;
+  for (it = 0; it <= 60; it++) {
+    double z = it == 0 ? 1.0 : it == 1 ? max_zoom : 0.5 * (lo + hi);
+    int inside = 1;
+
+    for (k = 0; k < 4 && inside; k++) {
+      double qx = cx + (((k & 1) ? width : 0) - cx) / z;
+      double qy = cy + (((k & 2) ? height : 0) - cy) / z;
+      double px = inv.m[0] * qx + inv.m[1] * qy + inv.m[2];
+      double py = inv.m[3] * qx + inv.m[4] * qy + inv.m[5];
+      double tol = 1e-9 * (width + height);
+
+      inside = px >= -tol && py >= -tol && px <= width + tol
+          && py <= height + tol;
+    }
+    if (it == 0 && inside)
+      return 1.0;
+    if (it == 1 && !inside)
+      return max_zoom;
+    if (it >= 2) {
+      if (inside)
+        hi = z;
+      else
+        lo = z;
+    }
+  }
+  return hi;
+}
+
+static double
+stabilize_auto_zoom (bspline_stabilizer * st, long k, long newest)
+{
+  int s = st->p.smoothing;
+  long first = k - 2 * s, last = k + 2 * s, j, i;
+  double *req, num = 0.0, den = 0.0, z;
+
+  if (first < 0)
+    first = 0;
+  if (last > newest)
+    last = newest;
+  req = malloc ((size_t) (last - first + 1) * sizeof (double));
+  if (req == NULL)
+    return 1.0;
+  for (j = first; j <= last; j++) {
+    if (j < k) {
+      req[j - first] = st->past_req[j % st->window];
+    } else {
+      bspline_affine c;
+
+      stabilize_correction (st, j, newest, &c);
+      req[j - first] = bspline_stabilize_cover_zoom (&c, st->p.width,
+          st->p.height, STABILIZE_MAX_ZOOM);
+    }
+  }
+  st->past_req[k % st->window] = req[k - first];
+  for (j = k - s; j <= k + s; j++) {
+    double m = 1.0;
+
+    if (j < first || j > last)
+      continue;
+    for (i = j - s; i <= j + s; i++)
+      if (i >= first && i <= last)
+        m = fmax (m, req[i - first]);
+    num += st->weights[j - k + s] * m;
+    den += st->weights[j - k + s];
+  }
+  z = den > 0.0 ? num / den : req[k - first];
+  free (req);
+  return fmax (z, 1.0);
+}
+
+bspline_status
+bspline_stabilizer_pop (bspline_stabilizer * st, int final,
+    bspline_stabilize_result * result)
+{
+  long k = st->next, newest = st->base + st->count - 1;
+  bspline_affine c, zoom;
+  double z;
+
+  if (!bspline_stabilizer_ready (st, final))
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  stabilize_correction (st, k, newest, &c);
+  z = 1.0 + st->p.zoom / 100.0;
+  if (st->p.auto_zoom)
+    z *= stabilize_auto_zoom (st, k, newest);
+  bspline_affine_identity (&zoom);
+  zoom.m[0] = z;
+  zoom.m[4] = z;
+  zoom.m[2] = st->cx - z * st->cx;
+  zoom.m[5] = st->cy - z * st->cy;
+  bspline_affine_compose (&zoom, &c, &result->correction);
+  result->zoom = z;
+  st->next++;
+  return BSPLINE_OK;
+}

@@ -1,0 +1,148 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+/* gstbsplineframe.c: see gstbsplineframe.h.  These are the plane helpers
+ * of gstbsplinewarp.c, shared with bsplinestabilize. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include "gstbsplineframe.h"
+
+/* The first component stored in a plane. */
+static guint
+gst_bspline_frame_plane_component (const GstVideoInfo * info, guint plane)
+{
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    if (info->finfo->plane[c] == plane)
+      return c;
+  return 0;
+}
+
+static guint
+gst_bspline_frame_sample_bytes (const GstVideoInfo * info, guint component)
+{
+  return GST_VIDEO_INFO_COMP_DEPTH (info, component) > 8 ? 2 : 1;
+}
+
+void
+gst_bspline_frame_plane_image (const GstVideoInfo * info,
+    GstVideoFrame * frame, guint plane, bspline_image * image)
+{
+  guint c = gst_bspline_frame_plane_component (info, plane);
+  guint bytes = gst_bspline_frame_sample_bytes (info, c);
+
+  memset (image, 0, sizeof (*image));
+  if (frame) {
+    image->data = GST_VIDEO_FRAME_PLANE_DATA (frame, plane);
+    image->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+  }
+  image->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+  image->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  image->channels = GST_VIDEO_INFO_COMP_PSTRIDE (info, c) / bytes;
+  image->type = bytes == 2 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8;
+  image->bits = GST_VIDEO_INFO_COMP_DEPTH (info, c);
+  image->shift = bytes == 2 ? GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c) : 0;
+}
+
+void
+gst_bspline_frame_plane_grid (const GstVideoInfo * info,
+    GstVideoChromaSite site, guint plane, bspline_plane_grid * grid)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint c = gst_bspline_frame_plane_component (info, plane);
+
+  grid->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+  grid->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+  grid->offset_x = bspline_plane_grid_offset (grid->sub_x,
+      (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0);
+  grid->offset_y = bspline_plane_grid_offset (grid->sub_y,
+      (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0);
+}
+
+/* R'G'B' scaled to the component range for RGB formats; for YUV and gray,
+ * Y'CbCr from the caps' matrix coefficients (Kr, Kb; BT.709 when the caps
+ * name none, e.g. gray) with the offsets and scales of the caps' range, as
+ * GStreamer's video-converter does. */
+void
+gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
+    gdouble value[GST_VIDEO_MAX_COMPONENTS])
+{
+  gdouble a = ((argb >> 24) & 0xff) / 255.0, r = ((argb >> 16) & 0xff) / 255.0;
+  gdouble g = ((argb >> 8) & 0xff) / 255.0, b = (argb & 0xff) / 255.0;
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  guint c;
+
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo,
+      offset, scale);
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    value[GST_VIDEO_COMP_R] = offset[0] + r * scale[0];
+    value[GST_VIDEO_COMP_G] = offset[1] + g * scale[1];
+    value[GST_VIDEO_COMP_B] = offset[2] + b * scale[2];
+  } else {
+    gdouble kr, kb, y;
+
+    if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &kr, &kb)) {
+      kr = 0.2126;
+      kb = 0.0722;
+    }
+    y = kr * r + (1.0 - kr - kb) * g + kb * b;
+    value[GST_VIDEO_COMP_Y] = offset[0] + y * scale[0];
+    value[GST_VIDEO_COMP_U] = offset[1] + (b - y) / (2.0 * (1.0 - kb))
+        * scale[1];
+    value[GST_VIDEO_COMP_V] = offset[2] + (r - y) / (2.0 * (1.0 - kr))
+        * scale[2];
+  }
+  value[GST_VIDEO_COMP_A] = a * ((1 << GST_VIDEO_INFO_COMP_DEPTH (info,
+              GST_VIDEO_COMP_A)) - 1);
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    gdouble max = (1 << GST_VIDEO_INFO_COMP_DEPTH (info, c)) - 1;
+
+    value[c] = CLAMP (floor (value[c] + 0.5), 0.0, max);
+  }
+}
+
+void
+gst_bspline_frame_plane_params (const GstVideoInfo * info, guint plane,
+    const GstBSplineQuality * quality, const bspline_image * image,
+    bspline_params * params)
+{
+  gdouble fill[GST_VIDEO_MAX_COMPONENTS];
+  guint c, ch;
+
+  bspline_params_init (params);
+  params->method = quality->method;
+  params->order = quality->order;
+  params->bicubic_a = quality->bicubic_a;
+  params->boundary = quality->boundary;
+  params->precision = quality->precision;
+  params->antialias = quality->antialias;
+
+  gst_bspline_frame_fill_components (info, quality->fill_color, fill);
+  for (ch = 0; ch < BSPLINE_MAX_CHANNELS; ch++)
+    params->fill[ch] = (1 << image->bits) - 1;
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
+      continue;
+    ch = GST_VIDEO_INFO_COMP_POFFSET (info, c) /
+        gst_bspline_frame_sample_bytes (info, c);
+    if (ch < BSPLINE_MAX_CHANNELS)
+      params->fill[ch] = fill[c];
+  }
+}

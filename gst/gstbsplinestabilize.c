@@ -1,0 +1,1336 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+
+/**
+ * SECTION:element-bsplinestabilize
+ * @title: bsplinestabilize
+ *
+ * Stabilizes shaky video in one pass: estimates the camera motion between
+ * consecutive frames from the luma (a similarity or an affine map, robust
+ * to moving objects; a frame with too little texture counts as no motion),
+ * smooths the camera path over `smoothing` frames before and after each
+ * frame, and warps every frame by its correction with the engines and the
+ * quality properties of bsplinewarp.  Frames leave `smoothing` frames
+ * later (the latency reported in the latency query); EOS pushes the
+ * frames held back, a flush drops them.  docs/stabilization.md has the
+ * algorithm and the measured figures.
+ *
+ * Each frame's estimated motion and applied correction are posted as an
+ * element message `bsplinestabilize` when the frame leaves, and, with
+ * transforms-location, written to a text file (transforms-mode=write) or
+ * read from one (transforms-mode=read: the second pass of a two-pass use,
+ * with no latency since every motion is known).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=shaky.mp4 ! decodebin ! videoconvert ! bsplinestabilize smoothing=30 auto-zoom=true ! videoconvert ! autovideosink
+ * ]| Stabilizes a clip and zooms just enough to hide the borders.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! bsplinestabilize smoothing=10 crop=fill ! videoconvert ! autovideosink
+ * ]| A live camera, a third of a second of latency at 30 frames/s.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gstbsplinestabilize.h"
+#include "gstbsplinewarp.h"
+#include "gstbsplineframe.h"
+#include "bspline.h"
+#include "bspline-geometry.h"
+#include "bspline-stabilize.h"
+#ifdef HAVE_BSPLINE_CUDA
+#include "bspline-cuda.h"
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_bspline_stabilize_debug);
+#define GST_CAT_DEFAULT gst_bspline_stabilize_debug
+
+typedef enum
+{
+  GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER,
+  GST_BSPLINE_STABILIZE_CROP_FILL
+} GstBSplineStabilizeCrop;
+
+typedef enum
+{
+  GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE,
+  GST_BSPLINE_STABILIZE_TRANSFORMS_READ
+} GstBSplineStabilizeTransformsMode;
+
+/* bsplinewarp's backend values */
+enum
+{
+  BACKEND_AUTO,
+  BACKEND_CPU,
+  BACKEND_CUDA
+};
+
+/* Everything the properties say; copied out when the element starts. */
+typedef struct
+{
+  gint smoothing;
+  gdouble max_shift;
+  gdouble max_angle;
+  GstBSplineStabilizeCrop crop;
+  gdouble zoom;
+  gboolean auto_zoom;
+  gboolean tripod;
+  bspline_motion_model motion_model;
+  GstBSplineQuality quality;
+  guint n_threads;
+  gint backend;
+  gint cuda_device_id;
+  gchar *transforms_location;
+  GstBSplineStabilizeTransformsMode transforms_mode;
+} GstBSplineStabilizeSettings;
+
+/* A frame held back for its look-ahead. */
+typedef struct
+{
+  GstBuffer *buffer;
+  bspline_motion_result motion;
+} GstBSplineStabilizeFrame;
+
+struct _GstBSplineStabilize
+{
+  GstVideoFilter parent;
+
+  /* behind the object lock */
+  GstBSplineStabilizeSettings settings;
+
+  /* streaming thread only */
+  GstBSplineStabilizeSettings run;      /* snapshot taken at start */
+  GstVideoChromaSite chroma_site;
+  bspline_motion_estimator *estimator;
+  bspline_stabilizer *stabilizer;
+  bspline_cpu *cpu;
+#ifdef HAVE_BSPLINE_CUDA
+  bspline_cuda *cuda;
+#endif
+  GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
+  GstBuffer *previous;          /* the last output frame, for keep-border */
+  guint64 n_in, n_out;          /* frames since start */
+  FILE *transforms;             /* transforms-mode=write */
+  GArray *read_motions;         /* bspline_motion_result, mode=read */
+};
+
+enum
+{
+  PROP_0,
+  PROP_SMOOTHING,
+  PROP_MAX_SHIFT,
+  PROP_MAX_ANGLE,
+  PROP_CROP,
+  PROP_ZOOM,
+  PROP_AUTO_ZOOM,
+  PROP_TRIPOD,
+  PROP_MOTION_MODEL,
+  PROP_METHOD,
+  PROP_ORDER,
+  PROP_BOUNDARY,
+  PROP_FILL_COLOR,
+  PROP_PRECISION,
+  PROP_N_THREADS,
+  PROP_BACKEND,
+  PROP_CUDA_DEVICE_ID,
+  PROP_TRANSFORMS_LOCATION,
+  PROP_TRANSFORMS_MODE
+};
+
+#define DEFAULT_SMOOTHING 15
+#define DEFAULT_MAX_SHIFT -1.0
+#define DEFAULT_MAX_ANGLE -1.0
+#define DEFAULT_CROP GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
+#define DEFAULT_ZOOM 0.0
+#define DEFAULT_AUTO_ZOOM FALSE
+#define DEFAULT_TRIPOD FALSE
+#define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
+#define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
+#define DEFAULT_ORDER 3
+#define DEFAULT_BOUNDARY BSPLINE_BOUNDARY_CONSTANT
+#define DEFAULT_FILL_COLOR 0xff000000
+#define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
+#define DEFAULT_N_THREADS 0
+#define DEFAULT_BACKEND BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+#define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
+
+/* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
+#define GST_BSPLINE_STABILIZE_FORMATS \
+    "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, I420, " \
+    "YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
+
+#define GST_BSPLINE_STABILIZE_CAPS \
+    GST_VIDEO_CAPS_MAKE (GST_BSPLINE_STABILIZE_FORMATS) \
+    ", interlace-mode = (string) progressive"
+
+static GstStaticPadTemplate gst_bspline_stabilize_sink_template =
+GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_BSPLINE_STABILIZE_CAPS));
+
+static GstStaticPadTemplate gst_bspline_stabilize_src_template =
+GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_BSPLINE_STABILIZE_CAPS));
+
+#define GST_TYPE_BSPLINE_STABILIZE_CROP (gst_bspline_stabilize_crop_get_type ())
+static GType
+gst_bspline_stabilize_crop_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER, "Where the corrected frame "
+          "leaves the picture, show the previous output frame there",
+        "keep-border"},
+    {GST_BSPLINE_STABILIZE_CROP_FILL, "Show the boundary extension there "
+          "(fill-color with boundary=constant)", "fill"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineStabilizeCrop", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL \
+    (gst_bspline_stabilize_motion_model_get_type ())
+static GType
+gst_bspline_stabilize_motion_model_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_MOTION_SIMILARITY, "Translation, rotation and scale",
+        "similarity"},
+    {BSPLINE_MOTION_AFFINE, "Full affine: also shear and aspect", "affine"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineStabilizeMotionModel", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE \
+    (gst_bspline_stabilize_transforms_mode_get_type ())
+static GType
+gst_bspline_stabilize_transforms_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE, "Estimate the motion and write "
+          "it to transforms-location", "write"},
+    {GST_BSPLINE_STABILIZE_TRANSFORMS_READ, "Read the motion from "
+          "transforms-location instead of estimating it", "read"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineStabilizeTransformsMode", values));
+  return type;
+}
+
+/* bsplinewarp's enum types (method, boundary, precision, backend), so that
+ * both elements show the same values: they are registered when its class
+ * is first used. */
+static GType
+gst_bspline_stabilize_warp_enum (const gchar * name)
+{
+  g_type_class_unref (g_type_class_ref (GST_TYPE_BSPLINE_WARP));
+  return g_type_from_name (name);
+}
+
+#define gst_bspline_stabilize_parent_class parent_class
+G_DEFINE_TYPE (GstBSplineStabilize, gst_bspline_stabilize,
+    GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (bsplinestabilize, "bsplinestabilize",
+    GST_RANK_NONE, GST_TYPE_BSPLINE_STABILIZE);
+
+static void gst_bspline_stabilize_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_bspline_stabilize_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static void gst_bspline_stabilize_finalize (GObject * object);
+static gboolean gst_bspline_stabilize_start (GstBaseTransform * trans);
+static gboolean gst_bspline_stabilize_stop (GstBaseTransform * trans);
+static gboolean gst_bspline_stabilize_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_bspline_stabilize_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn gst_bspline_stabilize_submit_input_buffer (GstBaseTransform
+    * trans, gboolean is_discont, GstBuffer * input);
+static GstFlowReturn gst_bspline_stabilize_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static gboolean gst_bspline_stabilize_set_info (GstVideoFilter * filter,
+    GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
+    GstVideoInfo * out_info);
+static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
+    gboolean push);
+
+static void
+gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  /* read when the element starts */
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  GST_DEBUG_CATEGORY_INIT (gst_bspline_stabilize_debug, "bsplinestabilize", 0,
+      "B-spline video stabilization");
+
+  gobject_class->set_property = gst_bspline_stabilize_set_property;
+  gobject_class->get_property = gst_bspline_stabilize_get_property;
+  gobject_class->finalize = gst_bspline_stabilize_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_SMOOTHING,
+      g_param_spec_int ("smoothing", "Smoothing",
+          "Frames before and after each frame over which the camera path is "
+          "smoothed; also the element's latency in frames; 0 = no smoothing "
+          "(range 0-1000, default 15)", 0, 1000, DEFAULT_SMOOTHING, flags));
+  g_object_class_install_property (gobject_class, PROP_MAX_SHIFT,
+      g_param_spec_double ("max-shift", "Max shift",
+          "Largest correction of the frame centre's position on each axis, "
+          "in pixels; -1 = no limit (range -1 to 1e6, default -1)",
+          -1.0, 1e6, DEFAULT_MAX_SHIFT, flags));
+  g_object_class_install_property (gobject_class, PROP_MAX_ANGLE,
+      g_param_spec_double ("max-angle", "Max angle",
+          "Largest rotation of a correction in degrees; -1 = no limit "
+          "(range -1 to 180, default -1)", -1.0, 180.0, DEFAULT_MAX_ANGLE,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_CROP,
+      g_param_spec_enum ("crop", "Crop",
+          "What shows where a corrected frame leaves the picture: "
+          "keep-border (the previous output frame) or fill (the boundary "
+          "extension) (default keep-border)",
+          GST_TYPE_BSPLINE_STABILIZE_CROP, DEFAULT_CROP, flags));
+  g_object_class_install_property (gobject_class, PROP_ZOOM,
+      g_param_spec_double ("zoom", "Zoom",
+          "Extra zoom about the centre in percent, positive = larger "
+          "(range -50 to 100, default 0)", -50.0, 100.0, DEFAULT_ZOOM, flags));
+  g_object_class_install_property (gobject_class, PROP_AUTO_ZOOM,
+      g_param_spec_boolean ("auto-zoom", "Auto zoom",
+          "Zoom just enough to hide the borders, varying smoothly over the "
+          "smoothing window, on top of zoom (at most 4x) (default false)",
+          DEFAULT_AUTO_ZOOM, flags));
+  g_object_class_install_property (gobject_class, PROP_TRIPOD,
+      g_param_spec_boolean ("tripod", "Tripod",
+          "Hold the first frame's view: remove all camera motion, pans "
+          "included (default false)", DEFAULT_TRIPOD, flags));
+  g_object_class_install_property (gobject_class, PROP_MOTION_MODEL,
+      g_param_spec_enum ("motion-model", "Motion model",
+          "Camera motion between frames: similarity (translation, rotation, "
+          "scale) or affine (default similarity)",
+          GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, DEFAULT_MOTION_MODEL,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "Interpolation kernel of the warp: bspline (prefiltered B-spline "
+          "of the given order) or bicubic (Keys, a = -0.5); default bspline",
+          gst_bspline_stabilize_warp_enum ("GstBSplineWarpMethod"),
+          DEFAULT_METHOD, flags));
+  g_object_class_install_property (gobject_class, PROP_ORDER,
+      g_param_spec_int ("order", "Order",
+          "B-spline order of the warp for method=bspline: 1 = bilinear, "
+          "3 = cubic, up to 11 (range 0-11, default 3)",
+          0, BSPLINE_MAX_ORDER, DEFAULT_ORDER, flags));
+  g_object_class_install_property (gobject_class, PROP_BOUNDARY,
+      g_param_spec_enum ("boundary", "Boundary",
+          "How the picture extends beyond its edges, for the prefilter and, "
+          "with crop=fill, in the borders (default constant)",
+          gst_bspline_stabilize_warp_enum ("GstBSplineWarpBoundary"),
+          DEFAULT_BOUNDARY, flags));
+  g_object_class_install_property (gobject_class, PROP_FILL_COLOR,
+      g_param_spec_uint ("fill-color", "Fill color",
+          "Colour outside the picture for boundary=constant, as 0xAARRGGBB "
+          "(default 0xff000000, opaque black)",
+          0, G_MAXUINT32, DEFAULT_FILL_COLOR, flags));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+          "Arithmetic of the warp: float, double, or fast (the GPU's "
+          "fastest path, hardware-filtered where that is faster; float on "
+          "the CPU) (default float)",
+          gst_bspline_stabilize_warp_enum ("GstBSplineWarpPrecision"),
+          DEFAULT_PRECISION, flags));
+  g_object_class_install_property (gobject_class, PROP_N_THREADS,
+      g_param_spec_uint ("n-threads", "Threads",
+          "CPU threads of the motion estimation and the CPU warp, 0 = one "
+          "per online core (range 0-1024, default 0)", 0, 1024,
+          DEFAULT_N_THREADS, flags));
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Engine of the warp: auto (the GPU where there is one, else the "
+          "CPU), cpu, or cuda (an error at start without one); the motion "
+          "is estimated on the CPU (default auto)",
+          gst_bspline_stabilize_warp_enum ("GstBSplineWarpBackend"),
+          DEFAULT_BACKEND, flags));
+  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device of the warp, -1 = the default device (range -1 to "
+          "2147483647, default -1)", -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_TRANSFORMS_LOCATION,
+      g_param_spec_string ("transforms-location", "Transforms location",
+          "Text file of each frame's motion (docs/stabilization.md has the "
+          "format), written or read as transforms-mode says; NULL = none "
+          "(default NULL)", NULL, flags));
+  g_object_class_install_property (gobject_class, PROP_TRANSFORMS_MODE,
+      g_param_spec_enum ("transforms-mode", "Transforms mode",
+          "write: estimate the motion and write transforms-location; read: "
+          "take the motion from it, with no latency (default write)",
+          GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, DEFAULT_TRANSFORMS_MODE,
+          flags));
+
+  gst_element_class_set_static_metadata (element_class,
+      "B-spline video stabilizer", "Filter/Effect/Video",
+      "Removes camera shake: motion estimation, path smoothing and an exact "
+      "B-spline warp", "gst-bspline contributors");
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_bspline_stabilize_sink_template);
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_bspline_stabilize_src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_stop);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_query);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_generate_output);
+  filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_set_info);
+  /* every frame gets a new output buffer: the base class would otherwise
+   * write in place into the input, which is held back and read later */
+  trans_class->transform_ip = NULL;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_CROP, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, 0);
+}
+
+static void
+gst_bspline_stabilize_init (GstBSplineStabilize * self)
+{
+  GstBSplineStabilizeSettings *s = &self->settings;
+
+  s->smoothing = DEFAULT_SMOOTHING;
+  s->max_shift = DEFAULT_MAX_SHIFT;
+  s->max_angle = DEFAULT_MAX_ANGLE;
+  s->crop = DEFAULT_CROP;
+  s->zoom = DEFAULT_ZOOM;
+  s->auto_zoom = DEFAULT_AUTO_ZOOM;
+  s->tripod = DEFAULT_TRIPOD;
+  s->motion_model = DEFAULT_MOTION_MODEL;
+  s->quality.method = DEFAULT_METHOD;
+  s->quality.order = DEFAULT_ORDER;
+  s->quality.bicubic_a = -0.5;
+  s->quality.boundary = DEFAULT_BOUNDARY;
+  s->quality.fill_color = DEFAULT_FILL_COLOR;
+  s->quality.precision = DEFAULT_PRECISION;
+  /* the corrections hardly scale: no widening */
+  s->quality.antialias = FALSE;
+  s->n_threads = DEFAULT_N_THREADS;
+  s->backend = DEFAULT_BACKEND;
+  s->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
+  s->transforms_mode = DEFAULT_TRANSFORMS_MODE;
+  g_queue_init (&self->frames);
+}
+
+static void
+gst_bspline_stabilize_finalize (GObject * object)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
+
+  g_free (self->settings.transforms_location);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
+  GstBSplineStabilizeSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SMOOTHING:
+      s->smoothing = g_value_get_int (value);
+      break;
+    case PROP_MAX_SHIFT:
+      s->max_shift = g_value_get_double (value);
+      break;
+    case PROP_MAX_ANGLE:
+      s->max_angle = g_value_get_double (value);
+      break;
+    case PROP_CROP:
+      s->crop = g_value_get_enum (value);
+      break;
+    case PROP_ZOOM:
+      s->zoom = g_value_get_double (value);
+      break;
+    case PROP_AUTO_ZOOM:
+      s->auto_zoom = g_value_get_boolean (value);
+      break;
+    case PROP_TRIPOD:
+      s->tripod = g_value_get_boolean (value);
+      break;
+    case PROP_MOTION_MODEL:
+      s->motion_model = g_value_get_enum (value);
+      break;
+    case PROP_METHOD:
+      s->quality.method = g_value_get_enum (value);
+      break;
+    case PROP_ORDER:
+      s->quality.order = g_value_get_int (value);
+      break;
+    case PROP_BOUNDARY:
+      s->quality.boundary = g_value_get_enum (value);
+      break;
+    case PROP_FILL_COLOR:
+      s->quality.fill_color = g_value_get_uint (value);
+      break;
+    case PROP_PRECISION:
+      s->quality.precision = g_value_get_enum (value);
+      break;
+    case PROP_N_THREADS:
+      s->n_threads = g_value_get_uint (value);
+      break;
+    case PROP_BACKEND:
+      s->backend = g_value_get_enum (value);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      s->cuda_device_id = g_value_get_int (value);
+      break;
+    case PROP_TRANSFORMS_LOCATION:
+      g_free (s->transforms_location);
+      s->transforms_location = g_value_dup_string (value);
+      break;
+    case PROP_TRANSFORMS_MODE:
+      s->transforms_mode = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_bspline_stabilize_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
+  GstBSplineStabilizeSettings *s = &self->settings;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_SMOOTHING:
+      g_value_set_int (value, s->smoothing);
+      break;
+    case PROP_MAX_SHIFT:
+      g_value_set_double (value, s->max_shift);
+      break;
+    case PROP_MAX_ANGLE:
+      g_value_set_double (value, s->max_angle);
+      break;
+    case PROP_CROP:
+      g_value_set_enum (value, s->crop);
+      break;
+    case PROP_ZOOM:
+      g_value_set_double (value, s->zoom);
+      break;
+    case PROP_AUTO_ZOOM:
+      g_value_set_boolean (value, s->auto_zoom);
+      break;
+    case PROP_TRIPOD:
+      g_value_set_boolean (value, s->tripod);
+      break;
+    case PROP_MOTION_MODEL:
+      g_value_set_enum (value, s->motion_model);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, s->quality.method);
+      break;
+    case PROP_ORDER:
+      g_value_set_int (value, s->quality.order);
+      break;
+    case PROP_BOUNDARY:
+      g_value_set_enum (value, s->quality.boundary);
+      break;
+    case PROP_FILL_COLOR:
+      g_value_set_uint (value, s->quality.fill_color);
+      break;
+    case PROP_PRECISION:
+      g_value_set_enum (value, s->quality.precision);
+      break;
+    case PROP_N_THREADS:
+      g_value_set_uint (value, s->n_threads);
+      break;
+    case PROP_BACKEND:
+      g_value_set_enum (value, s->backend);
+      break;
+    case PROP_CUDA_DEVICE_ID:
+      g_value_set_int (value, s->cuda_device_id);
+      break;
+    case PROP_TRANSFORMS_LOCATION:
+      g_value_set_string (value, s->transforms_location);
+      break;
+    case PROP_TRANSFORMS_MODE:
+      g_value_set_enum (value, s->transforms_mode);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- the transforms file ----
+ *
+ * Text, one record per line, '#' starts a comment line:
+ *   bsplinestabilize-transforms 1
+ *   size WIDTH HEIGHT
+ *   INDEX RELIABLE M0 M1 M2 M3 M4 M5
+ * one INDEX line per frame from 0, in order: RELIABLE is 1 or 0, and
+ * M0..M5 the motion from the previous frame to this one, the 2x3 affine map
+ * (x, y) -> (M0 x + M1 y + M2, M3 x + M4 y + M5) in full-frame pixel
+ * coordinates (pixel (i, j) covers [i, i+1) x [j, j+1), y down), printed
+ * with 17 significant digits so that reading it back is exact. */
+
+static gboolean
+gst_bspline_stabilize_read_transforms (GstBSplineStabilize * self,
+    const gchar * path, gint width, gint height)
+{
+  gchar *contents = NULL, **lines = NULL;
+  GError *error = NULL;
+  gint w = -1, h = -1, version = 0;
+  guint i;
+
+  if (!g_file_get_contents (path, &contents, NULL, &error))
+    goto read_failed;
+  lines = g_strsplit (contents, "\n", -1);
+  g_free (contents);
+  self->read_motions = g_array_new (FALSE, TRUE,
+      sizeof (bspline_motion_result));
+  for (i = 0; lines[i]; i++) {
+    bspline_motion_result r;
+    guint64 index;
+    gint reliable, n;
+    gchar *line = g_strstrip (lines[i]);
+    gdouble *m = r.motion.m;
+
+    if (*line == '\0' || *line == '#')
+      continue;
+    if (sscanf (line, "bsplinestabilize-transforms %d", &version) == 1)
+      continue;
+    if (sscanf (line, "size %d %d", &w, &h) == 2)
+      continue;
+    memset (&r, 0, sizeof (r));
+    n = sscanf (line, "%" G_GUINT64_FORMAT " %d %lf %lf %lf %lf %lf %lf",
+        &index, &reliable, &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]);
+    if (n != 8 || index != self->read_motions->len || version != 1)
+      goto bad_line;
+    r.reliable = reliable != 0;
+    g_array_append_val (self->read_motions, r);
+  }
+  g_strfreev (lines);
+  if (w != width || h != height)
+    goto bad_size;
+  return TRUE;
+
+  /* ERRORS */
+read_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("Could not read the transforms file \"%s\": %s.", path,
+            error->message), ("transforms-mode=read"));
+    g_error_free (error);
+    return FALSE;
+  }
+bad_line:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, DECODE,
+        ("Line %u of the transforms file \"%s\" is not a transform record.",
+            i + 1, path), ("expected \"%u RELIABLE M0 M1 M2 M3 M4 M5\" after "
+            "a \"bsplinestabilize-transforms 1\" line; got \"%s\"",
+            self->read_motions->len, lines[i]));
+    g_strfreev (lines);
+    return FALSE;
+  }
+bad_size:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE,
+        ("The transforms file \"%s\" is for %dx%d frames, the stream's are "
+            "%dx%d.", path, w, h, width, height), (NULL));
+    return FALSE;
+  }
+}
+
+static void
+gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
+{
+  bspline_motion_estimator_free (self->estimator);
+  self->estimator = NULL;
+  bspline_stabilizer_free (self->stabilizer);
+  self->stabilizer = NULL;
+  if (self->transforms)
+    fclose (self->transforms);
+  self->transforms = NULL;
+  if (self->read_motions)
+    g_array_free (self->read_motions, TRUE);
+  self->read_motions = NULL;
+}
+
+static gboolean
+gst_bspline_stabilize_start (GstBaseTransform * trans)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstBSplineStabilizeSettings *s = &self->run;
+  gchar msg[256] = "this build has no CUDA engine";
+
+  GST_OBJECT_LOCK (self);
+  g_free (self->run.transforms_location);
+  self->run = self->settings;
+  self->run.transforms_location = g_strdup (self->settings.transforms_location);
+  GST_OBJECT_UNLOCK (self);
+
+#ifdef HAVE_BSPLINE_CUDA
+  if (s->backend != BACKEND_CPU) {
+    if (bspline_cuda_new (s->cuda_device_id, &self->cuda, msg,
+            sizeof (msg)) == BSPLINE_OK)
+      GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
+          s->cuda_device_id, bspline_cuda_device_name (self->cuda));
+  }
+  if (s->backend == BACKEND_CUDA && self->cuda == NULL)
+    goto no_cuda;
+#else
+  if (s->backend == BACKEND_CUDA)
+    goto no_cuda;
+#endif
+  self->cpu = bspline_cpu_new ((int) s->n_threads);
+  if (self->cpu == NULL)
+    goto no_cpu;
+  self->n_in = 0;
+  self->n_out = 0;
+  return TRUE;
+
+  /* ERRORS */
+no_cuda:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
+            msg), ("Set backend=auto to use the GPU where there is one."));
+    return FALSE;
+  }
+no_cpu:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not start the CPU engine with n-threads=%u.", s->n_threads),
+        (NULL));
+    return FALSE;
+  }
+}
+
+static void
+gst_bspline_stabilize_frame_free (GstBSplineStabilizeFrame * frame)
+{
+  gst_buffer_unref (frame->buffer);
+  g_free (frame);
+}
+
+/* Forgets every frame held back and the path: a new sequence starts. */
+static void
+gst_bspline_stabilize_reset (GstBSplineStabilize * self)
+{
+  g_queue_clear_full (&self->frames,
+      (GDestroyNotify) gst_bspline_stabilize_frame_free);
+  gst_clear_buffer (&self->previous);
+  if (self->estimator)
+    bspline_motion_estimator_reset (self->estimator);
+  if (self->stabilizer)
+    bspline_stabilizer_reset (self->stabilizer);
+}
+
+static gboolean
+gst_bspline_stabilize_stop (GstBaseTransform * trans)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+
+  gst_bspline_stabilize_reset (self);
+  gst_bspline_stabilize_free_engines (self);
+#ifdef HAVE_BSPLINE_CUDA
+  bspline_cuda_free (self->cuda);
+  self->cuda = NULL;
+#endif
+  bspline_cpu_free (self->cpu);
+  self->cpu = NULL;
+  g_free (self->run.transforms_location);
+  self->run.transforms_location = NULL;
+  return TRUE;
+}
+
+/* New caps: the frames of the old ones leave first, then the engines are
+ * made for the new size. */
+static gboolean
+gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
+    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
+    GstVideoInfo * out_info)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (filter);
+  GstBSplineStabilizeSettings *s = &self->run;
+  bspline_motion_params mp;
+  bspline_stabilize_params sp;
+  gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  const gchar *site;
+  gchar msg[256] = "";
+
+  if (w != GST_VIDEO_INFO_WIDTH (out_info)
+      || h != GST_VIDEO_INFO_HEIGHT (out_info))
+    return FALSE;
+  if (!g_queue_is_empty (&self->frames))
+    gst_bspline_stabilize_drain (self, TRUE);
+  gst_bspline_stabilize_reset (self);
+  gst_bspline_stabilize_free_engines (self);
+
+  self->chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in_info);
+  site = gst_structure_get_string (gst_caps_get_structure (incaps, 0),
+      "chroma-site");
+  if (site && gst_video_chroma_site_from_string (site) !=
+      GST_VIDEO_CHROMA_SITE_UNKNOWN)
+    self->chroma_site = gst_video_chroma_site_from_string (site);
+
+  bspline_stabilize_params_init (&sp, w, h);
+  sp.smoothing = s->smoothing;
+  sp.max_shift = s->max_shift;
+  sp.max_angle = s->max_angle;
+  sp.zoom = s->zoom;
+  sp.auto_zoom = s->auto_zoom;
+  sp.tripod = s->tripod;
+  sp.model = s->motion_model;
+  if (bspline_stabilizer_new (&sp, &self->stabilizer, msg, sizeof (msg))
+      != BSPLINE_OK)
+    goto bad_settings;
+
+  if (s->transforms_location
+      && s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ) {
+    guint i;
+
+    if (!gst_bspline_stabilize_read_transforms (self, s->transforms_location,
+            w, h))
+      return FALSE;
+    /* every motion is known: no look-ahead needed */
+    for (i = 0; i < self->read_motions->len; i++)
+      bspline_stabilizer_push (self->stabilizer,
+          &g_array_index (self->read_motions, bspline_motion_result, i).motion);
+    return TRUE;
+  }
+
+  bspline_motion_params_init (&mp);
+  mp.model = s->motion_model;
+  mp.n_threads = (int) s->n_threads;
+  if (bspline_motion_estimator_new (&mp, w, h, &self->estimator, msg,
+          sizeof (msg)) != BSPLINE_OK)
+    goto bad_settings;
+  if (s->transforms_location) {
+    self->transforms = fopen (s->transforms_location, "w");
+    if (self->transforms == NULL)
+      goto open_failed;
+    fprintf (self->transforms, "bsplinestabilize-transforms 1\n"
+        "# INDEX RELIABLE M0 M1 M2 M3 M4 M5: motion from the previous "
+        "frame, (x, y) -> (M0 x + M1 y + M2, M3 x + M4 y + M5), pixels\n"
+        "size %d %d\n", w, h);
+  }
+  return TRUE;
+
+  /* ERRORS */
+bad_settings:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Cannot stabilize %dx%d frames: %s.", w, h, msg), (NULL));
+    return FALSE;
+  }
+open_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open the transforms file \"%s\" for writing: %s.",
+            s->transforms_location, g_strerror (errno)), (NULL));
+    return FALSE;
+  }
+}
+
+/* The luma (or R'G'B') of a mapped frame, for the motion estimator. */
+static void
+gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
+{
+  const GstVideoInfo *info = &frame->info;
+
+  memset (luma, 0, sizeof (*luma));
+  luma->width = GST_VIDEO_INFO_WIDTH (info);
+  luma->height = GST_VIDEO_INFO_HEIGHT (info);
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    luma->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+    luma->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    luma->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    luma->offset_r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    luma->offset_g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    luma->offset_b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+  } else {
+    luma->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
+    luma->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+    luma->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
+    luma->offset_y = 0;
+    luma->offset_r = -1;
+  }
+}
+
+/* Estimates the motion of a new frame (or reads it), holds the frame
+ * back and records its motion. */
+static GstFlowReturn
+gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstBSplineStabilizeFrame *frame;
+  GstVideoFrame vframe;
+  bspline_luma_frame luma;
+  bspline_motion_result r;
+  const gdouble *m;
+  GstFlowReturn ret;
+
+  /* the base class renegotiates, decides the allocation and applies QoS,
+   * then leaves the buffer in queued_buf (or none, when QoS dropped it) */
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+  if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
+    return ret;
+  input = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (!filter->negotiated || self->stabilizer == NULL)
+    goto not_negotiated;
+  memset (&r, 0, sizeof (r));
+  if (self->read_motions) {
+    if (self->n_in >= self->read_motions->len)
+      goto past_the_file;
+    r = g_array_index (self->read_motions, bspline_motion_result, self->n_in);
+  } else {
+    if (!gst_video_frame_map (&vframe, &filter->in_info, input, GST_MAP_READ))
+      goto map_failed;
+    gst_bspline_stabilize_luma (&vframe, &luma);
+    if (bspline_motion_estimate (self->estimator, &luma, &r) != BSPLINE_OK) {
+      gst_video_frame_unmap (&vframe);
+      goto estimate_failed;
+    }
+    gst_video_frame_unmap (&vframe);
+    if (bspline_stabilizer_push (self->stabilizer, &r.motion) != BSPLINE_OK)
+      goto estimate_failed;
+    if (self->transforms) {
+      m = r.motion.m;
+      fprintf (self->transforms, "%" G_GUINT64_FORMAT " %d %.17g %.17g %.17g "
+          "%.17g %.17g %.17g\n", self->n_in, r.reliable, m[0], m[1], m[2],
+          m[3], m[4], m[5]);
+    }
+  }
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": reliable %d, texture "
+      "%g, inliers %g, %d steps", self->n_in, r.reliable, r.texture,
+      r.inliers, r.iterations);
+  self->n_in++;
+  frame = g_new0 (GstBSplineStabilizeFrame, 1);
+  frame->buffer = input;
+  frame->motion = r;
+  g_queue_push_tail (&self->frames, frame);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    gst_buffer_unref (input);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
+            gst_buffer_get_size (input)), (NULL));
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+estimate_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("The motion of frame %" G_GUINT64_FORMAT " could not be estimated.",
+            self->n_in), ("out of memory"));
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+past_the_file:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The transforms file has %u frames; the stream has more.",
+            self->read_motions->len), (NULL));
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+}
+
+static gboolean
+gst_bspline_stabilize_is_identity (const bspline_affine * a)
+{
+  static const gdouble id[6] = { 1, 0, 0, 0, 1, 0 };
+  gint i;
+
+  for (i = 0; i < 6; i++)
+    if (fabs (a->m[i] - id[i]) > 1e-9)
+      return FALSE;
+  return TRUE;
+}
+
+/* Output pixels of plane image dst whose centre maps (by inverse, output
+ * plane pixels -> input plane pixels) outside the input plane get the
+ * previous output frame's pixel. */
+static void
+gst_bspline_stabilize_keep_border (const bspline_image * dst,
+    const bspline_image * previous, const gdouble inverse[9])
+{
+  gsize pixel = (gsize) dst->channels * bspline_sample_size (dst->type);
+  gint u, v;
+
+  for (v = 0; v < dst->height; v++) {
+    guint8 *out = (guint8 *) dst->data + (gssize) v * dst->stride;
+    const guint8 *prev = (const guint8 *) previous->data +
+        (gssize) v * previous->stride;
+    gdouble y = v + 0.5;
+
+    for (u = 0; u < dst->width; u++) {
+      gdouble x = u + 0.5;
+      gdouble w = inverse[6] * x + inverse[7] * y + inverse[8];
+      gdouble px = (inverse[0] * x + inverse[1] * y + inverse[2]) / w;
+      gdouble py = (inverse[3] * x + inverse[4] * y + inverse[5]) / w;
+
+      if (px < 0.0 || py < 0.0 || px > dst->width || py > dst->height)
+        memcpy (out + u * pixel, prev + u * pixel, pixel);
+    }
+  }
+}
+
+/* Warps one plane by the correction on the GPU (where there is one) or
+ * the CPU. */
+static GstFlowReturn
+gst_bspline_stabilize_warp_plane (GstBSplineStabilize * self,
+    const bspline_geometry * geometry, GstVideoFrame * in,
+    GstVideoFrame * out, GstVideoFrame * previous, guint p)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  bspline_plane_grid grid;
+  bspline_image src, dst;
+  bspline_params params;
+  bspline_plan *plan = NULL;
+  bspline_status status;
+  gdouble inverse[9];
+  gchar msg[256] = "";
+
+  gst_bspline_frame_plane_grid (&filter->in_info, self->chroma_site, p, &grid);
+  gst_bspline_frame_plane_image (&filter->in_info, in, p, &src);
+  gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst);
+  gst_bspline_frame_plane_params (&filter->in_info, p, &self->run.quality,
+      &src, &params);
+  status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
+      sizeof (msg));
+  if (status == BSPLINE_OK)
+    status = bspline_plan_new (&params, inverse, src.width, src.height,
+        dst.width, dst.height, src.channels, &plan, msg, sizeof (msg));
+  if (status != BSPLINE_OK)
+    goto failed;
+  status = BSPLINE_ERROR_BACKEND;
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->cuda) {
+    status = bspline_cuda_execute (self->cuda, plan, &src, &dst);
+    if (status != BSPLINE_OK) {
+      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+      if (self->run.backend == BACKEND_CUDA) {
+        bspline_plan_free (plan);
+        goto failed;
+      }
+      GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+          ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
+      bspline_cuda_free (self->cuda);
+      self->cuda = NULL;
+    }
+  }
+#endif
+  if (status != BSPLINE_OK) {
+    status = bspline_cpu_execute (self->cpu, plan, &src, &dst);
+    if (status != BSPLINE_OK)
+      g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
+  }
+  bspline_plan_free (plan);
+  if (status != BSPLINE_OK)
+    goto failed;
+  if (previous) {
+    bspline_image prev;
+
+    gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev);
+    gst_bspline_stabilize_keep_border (&dst, &prev, inverse);
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Warping plane %u failed: %s.", p, msg),
+        ("%s", bspline_status_string (status)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static GValue *
+gst_bspline_stabilize_affine_value (const bspline_affine * a, GValue * array)
+{
+  gint i;
+
+  g_value_init (array, GST_TYPE_ARRAY);
+  for (i = 0; i < 6; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, G_TYPE_DOUBLE);
+    g_value_set_double (&v, a->m[i]);
+    gst_value_array_append_and_take_value (array, &v);
+  }
+  return array;
+}
+
+static void
+gst_bspline_stabilize_post (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * frame,
+    const bspline_stabilize_result * result)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  gdouble cx = 0.5 * GST_VIDEO_INFO_WIDTH (&filter->in_info);
+  gdouble cy = 0.5 * GST_VIDEO_INFO_HEIGHT (&filter->in_info);
+  gdouble mx, my, ma, ms, cdx, cdy, ca, cs;
+  GValue motion = G_VALUE_INIT, correction = G_VALUE_INIT;
+  GstStructure *s;
+
+  bspline_affine_decompose (&frame->motion.motion, cx, cy, &mx, &my, &ma, &ms);
+  bspline_affine_decompose (&result->correction, cx, cy, &cdx, &cdy, &ca, &cs);
+  s = gst_structure_new ("bsplinestabilize",
+      "frame", G_TYPE_UINT64, self->n_out,
+      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (frame->buffer),
+      "reliable", G_TYPE_BOOLEAN, frame->motion.reliable,
+      "motion-x", G_TYPE_DOUBLE, mx, "motion-y", G_TYPE_DOUBLE, my,
+      "motion-angle", G_TYPE_DOUBLE, ma, "motion-scale", G_TYPE_DOUBLE, ms,
+      "correction-x", G_TYPE_DOUBLE, cdx, "correction-y", G_TYPE_DOUBLE, cdy,
+      "correction-angle", G_TYPE_DOUBLE, ca,
+      "correction-zoom", G_TYPE_DOUBLE, result->zoom, NULL);
+  gst_structure_take_value (s, "motion",
+      gst_bspline_stabilize_affine_value (&frame->motion.motion, &motion));
+  gst_structure_take_value (s, "correction",
+      gst_bspline_stabilize_affine_value (&result->correction, &correction));
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* The oldest frame held back, corrected, in *outbuf. */
+static GstFlowReturn
+gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
+    GstBuffer ** outbuf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBSplineStabilizeFrame *frame;
+  bspline_stabilize_result result;
+  GstVideoFrame in, out, prev;
+  gboolean have_prev = FALSE;
+  GstBuffer *out_buffer = NULL;
+  GstFlowReturn ret;
+  guint p;
+
+  *outbuf = NULL;
+  if (!bspline_stabilizer_ready (self->stabilizer, final)
+      || g_queue_is_empty (&self->frames))
+    return GST_FLOW_OK;
+  bspline_stabilizer_pop (self->stabilizer, final, &result);
+  frame = g_queue_pop_head (&self->frames);
+
+  ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
+      frame->buffer, &out_buffer);
+  if (ret != GST_FLOW_OK || out_buffer == NULL)
+    goto done;
+  if (!gst_video_frame_map (&in, &filter->in_info, frame->buffer, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&out, &filter->out_info, out_buffer, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in);
+    goto map_failed;
+  }
+  if (gst_bspline_stabilize_is_identity (&result.correction)) {
+    gst_video_frame_copy (&out, &in);
+  } else {
+    bspline_geometry geometry;
+
+    /* the correction as bsplinewarp's matrix about the pivot (0, 0) */
+    bspline_geometry_init (&geometry, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+        GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+        GST_VIDEO_INFO_WIDTH (&filter->out_info),
+        GST_VIDEO_INFO_HEIGHT (&filter->out_info));
+    geometry.pivot_x = 0.0;
+    geometry.pivot_y = 0.0;
+    geometry.use_matrix = 1;
+    bspline_affine_to_matrix (&result.correction, geometry.matrix);
+    if (self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
+        && self->previous)
+      have_prev = gst_video_frame_map (&prev, &filter->out_info,
+          self->previous, GST_MAP_READ);
+    for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (&in); p++)
+      ret = gst_bspline_stabilize_warp_plane (self, &geometry, &in, &out,
+          have_prev ? &prev : NULL, p);
+    if (have_prev)
+      gst_video_frame_unmap (&prev);
+  }
+  gst_video_frame_unmap (&in);
+  gst_video_frame_unmap (&out);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (out_buffer);
+    goto done;
+  }
+  gst_bspline_stabilize_post (self, frame, &result);
+  self->n_out++;
+  gst_buffer_replace (&self->previous, out_buffer);
+  *outbuf = out_buffer;
+
+done:
+  gst_bspline_stabilize_frame_free (frame);
+  return ret;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A buffer is not a frame of the caps."), (NULL));
+    gst_buffer_unref (out_buffer);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+}
+
+static GstFlowReturn
+gst_bspline_stabilize_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+
+  /* with a transforms file read, the whole path is known */
+  return gst_bspline_stabilize_output (self, self->read_motions != NULL,
+      outbuf);
+}
+
+/* Every frame held back, corrected with the window cut at the last one,
+ * pushed (or dropped). */
+static GstFlowReturn
+gst_bspline_stabilize_drain (GstBSplineStabilize * self, gboolean push)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (!push) {
+    gst_bspline_stabilize_reset (self);
+    return GST_FLOW_OK;
+  }
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->frames)) {
+    GstBuffer *out = NULL;
+
+    ret = gst_bspline_stabilize_output (self, TRUE, &out);
+    if (ret == GST_FLOW_OK && out)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), out);
+    else if (out == NULL)
+      break;
+  }
+  return ret;
+}
+
+static gboolean
+gst_bspline_stabilize_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      gst_bspline_stabilize_drain (self, TRUE);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_bspline_stabilize_drain (self, FALSE);
+      self->n_in = 0;
+      self->n_out = 0;
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* The look-ahead is the latency: `smoothing` frames.  A drain query
+ * (serialized) pushes the frames held back. */
+static gboolean
+gst_bspline_stabilize_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  gboolean ret;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
+    gst_bspline_stabilize_drain (self, TRUE);
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+  if (ret && direction == GST_PAD_SRC
+      && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime min, max, latency = 0;
+    gboolean live;
+    gint smoothing, fps_n = 0, fps_d = 1, reading;
+
+    GST_OBJECT_LOCK (self);
+    smoothing = self->settings.smoothing;
+    reading = self->settings.transforms_location != NULL
+        && self->settings.transforms_mode ==
+        GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
+    GST_OBJECT_UNLOCK (self);
+    if (filter->negotiated) {
+      fps_n = GST_VIDEO_INFO_FPS_N (&filter->in_info);
+      fps_d = GST_VIDEO_INFO_FPS_D (&filter->in_info);
+    }
+    if (!reading && smoothing > 0 && fps_n > 0)
+      latency = gst_util_uint64_scale_int (GST_SECOND * smoothing, fps_d,
+          fps_n);
+    else if (!reading && smoothing > 0)
+      GST_WARNING_OBJECT (self, "no frame rate: the latency of %d frames "
+          "cannot be given in time", smoothing);
+    gst_query_parse_latency (query, &live, &min, &max);
+    min += latency;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += latency;
+    gst_query_set_latency (query, live, min, max);
+  }
+  return ret;
+}

@@ -1,0 +1,224 @@
+/* clip.h: synthetic shaky clips for the stabilization tests, made from a
+ * real photograph (make-photo.py) with the core's double-precision engine
+ * (order 5 B-spline), independently of the code under test.
+ *
+ * Frame k shows the photo through a camera that pans at a steady velocity
+ * and shakes: the map from photo pixels s to frame pixels is
+ *   G_k(s) = J_k(s - o - k pan),
+ * o the offset that centres the frame on the photo, and J_k the shake about
+ * the frame centre c: J_k(p) = c + z_k R(theta_k) (p - c) + (x_k, y_k).
+ * Each shake parameter is a seeded random sum of three sines of random
+ * frequency 0.08 to 0.25 cycles per frame (2.4 to 7.5 Hz at 30 frames/s:
+ * hand tremor and walking bounce) and phase, with random weights summing
+ * to one, so that it stays within its amplitude: up to 20 pixels, 3
+ * degrees, 2 percent of zoom.
+ *
+ * Residual jitter of a stabilized clip: frame k of the output shows the
+ * photo through T_k = C_k o G_k (C_k the correction).  The output's
+ * frame-to-frame motion F_k = T_k o T_(k-1)^-1 should be the pan alone,
+ * a translation by -pan; the residual is F_k's translation of the frame
+ * centre minus -pan (pixels, RMS of the vector's length over the clip) and
+ * F_k's rotation (degrees, RMS).
+ */
+#ifndef STABILIZE_CLIP_H
+#define STABILIZE_CLIP_H
+
+#include "test-common.h"
+#include "bspline-stabilize.h"
+
+typedef struct
+{
+  int width, height;
+  uint8_t *rgb;                 /* 3 bytes per pixel, rows of 3 width */
+} clip_photo;
+
+typedef struct
+{
+  int n_frames, width, height;
+  double pan_x, pan_y;          /* camera velocity, photo pixels per frame */
+  double shift, angle, zoom;    /* shake amplitudes: px, degrees, fraction */
+  bspline_affine *maps;         /* G_k: photo pixels -> frame pixels */
+} clip_spec;
+
+static inline int
+clip_read_ppm (const char *path, clip_photo * photo)
+{
+  FILE *f = fopen (path, "rb");
+  int maxval;
+  size_t n;
+
+  memset (photo, 0, sizeof (*photo));
+  if (!f) {
+    printf ("cannot open %s\n", path);
+    return 0;
+  }
+  if (fscanf (f, "P6 %d %d %d", &photo->width, &photo->height,
+          &maxval) != 3 || maxval != 255 || photo->width <= 0
+      || photo->height <= 0 || fgetc (f) == EOF) {
+    printf ("%s is not a binary 8-bit PPM\n", path);
+    fclose (f);
+    return 0;
+  }
+  n = (size_t) photo->width * photo->height * 3;
+  photo->rgb = malloc (n);
+  if (!photo->rgb || fread (photo->rgb, 1, n, f) != n) {
+    printf ("%s is truncated\n", path);
+    fclose (f);
+    free (photo->rgb);
+    photo->rgb = NULL;
+    return 0;
+  }
+  fclose (f);
+  return 1;
+}
+
+/* A shake parameter: amplitude times a random sum of three sines. */
+typedef struct
+{
+  double weight[3], freq[3], phase[3];
+} clip_shake;
+
+static inline void
+clip_shake_init (clip_shake * s, test_rng * rng)
+{
+  double sum = 0.0;
+  int i;
+
+  memset (s, 0, sizeof (*s));
+  if (rng == NULL)              /* no shake */
+    return;
+  for (i = 0; i < 3; i++) {
+    s->weight[i] = test_rng_range (rng, 0.2, 1.0);
+    s->freq[i] = test_rng_range (rng, 0.08, 0.25);
+    s->phase[i] = test_rng_range (rng, 0.0, 2.0 * TEST_PI);
+    sum += s->weight[i];
+  }
+  for (i = 0; i < 3; i++)
+    s->weight[i] /= sum;
+}
+
+static inline double
+clip_shake_at (const clip_shake * s, int k)
+{
+  double v = 0.0;
+  int i;
+
+  for (i = 0; i < 3; i++)
+    v += s->weight[i] * sin (2.0 * TEST_PI * s->freq[i] * k + s->phase[i]);
+  return v;
+}
+
+/* Fills spec->maps (allocated here) for a clip of a photo_w x photo_h
+ * photo; shake amplitudes of 0, or rng NULL, give a clip without shake. */
+static inline void
+clip_make_maps (clip_spec * spec, int photo_w, int photo_h, test_rng * rng)
+{
+  clip_shake sx, sy, sa, sz;
+  double cx = 0.5 * spec->width, cy = 0.5 * spec->height;
+  double ox = 0.5 * photo_w - cx - 0.5 * spec->pan_x * (spec->n_frames - 1);
+  double oy = 0.5 * photo_h - cy - 0.5 * spec->pan_y * (spec->n_frames - 1);
+  int k;
+
+  clip_shake_init (&sx, rng);
+  clip_shake_init (&sy, rng);
+  clip_shake_init (&sa, rng);
+  clip_shake_init (&sz, rng);
+  spec->maps = calloc ((size_t) spec->n_frames, sizeof (bspline_affine));
+  for (k = 0; k < spec->n_frames; k++) {
+    double th = spec->angle * clip_shake_at (&sa, k) * TEST_PI / 180.0;
+    double z = 1.0 + spec->zoom * clip_shake_at (&sz, k);
+    double tx = spec->shift * clip_shake_at (&sx, k);
+    double ty = spec->shift * clip_shake_at (&sy, k);
+    double a = z * cos (th), b = -z * sin (th), c = z * sin (th);
+    double d = z * cos (th), px = ox + k * spec->pan_x;
+    double py = oy + k * spec->pan_y, *m = spec->maps[k].m;
+
+    /* p = s - (px, py); q = c + L (p - c) + t */
+    m[0] = a;
+    m[1] = b;
+    m[3] = c;
+    m[4] = d;
+    m[2] = cx + tx - a * (px + cx) - b * (py + cy);
+    m[5] = cy + ty - c * (px + cx) - d * (py + cy);
+  }
+}
+
+/* Renders frame k as RGB (stride 3 width) with the double engine, order 5,
+ * mirror boundary. */
+static inline int
+clip_render (bspline_cpu * cpu, const clip_photo * photo,
+    const clip_spec * spec, int k, uint8_t * out)
+{
+  bspline_params params;
+  bspline_plan *plan = NULL;
+  bspline_image src, dst;
+  bspline_affine inv;
+  double m[9];
+  char msg[256];
+  bspline_status st;
+
+  bspline_params_init (&params);
+  params.order = 5;
+  params.precision = BSPLINE_PRECISION_DOUBLE;
+  params.boundary = BSPLINE_BOUNDARY_MIRROR;
+  params.antialias = 0;
+  if (!bspline_affine_invert (&spec->maps[k], &inv))
+    return 0;
+  bspline_affine_to_matrix (&inv, m);
+  st = bspline_plan_new (&params, m, photo->width, photo->height,
+      spec->width, spec->height, 3, &plan, msg, sizeof (msg));
+  if (st != BSPLINE_OK) {
+    printf ("plan: %s\n", msg);
+    return 0;
+  }
+  memset (&src, 0, sizeof (src));
+  src.data = photo->rgb;
+  src.stride = (ptrdiff_t) photo->width * 3;
+  src.width = photo->width;
+  src.height = photo->height;
+  src.channels = 3;
+  src.type = BSPLINE_SAMPLE_U8;
+  src.bits = 8;
+  dst = src;
+  dst.data = out;
+  dst.stride = (ptrdiff_t) spec->width * 3;
+  dst.width = spec->width;
+  dst.height = spec->height;
+  st = bspline_cpu_execute (cpu, plan, &src, &dst);
+  bspline_plan_free (plan);
+  return st == BSPLINE_OK;
+}
+
+/* Residual jitter (see the top of the file) of corrections[0 .. n-1]. */
+static inline void
+clip_residual (const clip_spec * spec, const bspline_affine * corrections,
+    double *rms_px, double *rms_deg, double *mean_dx, double *mean_dy)
+{
+  double cx = 0.5 * spec->width, cy = 0.5 * spec->height;
+  double sp = 0.0, sa = 0.0, mx = 0.0, my = 0.0;
+  bspline_affine prev, cur, prev_inv, f;
+  int k;
+
+  bspline_affine_compose (&corrections[0], &spec->maps[0], &prev);
+  for (k = 1; k < spec->n_frames; k++) {
+    double dx, dy, ang;
+
+    bspline_affine_compose (&corrections[k], &spec->maps[k], &cur);
+    bspline_affine_invert (&prev, &prev_inv);
+    bspline_affine_compose (&cur, &prev_inv, &f);
+    bspline_affine_decompose (&f, cx, cy, &dx, &dy, &ang, NULL);
+    mx += dx;
+    my += dy;
+    dx += spec->pan_x;
+    dy += spec->pan_y;
+    sp += dx * dx + dy * dy;
+    sa += ang * ang;
+    prev = cur;
+  }
+  *rms_px = sqrt (sp / (spec->n_frames - 1));
+  *rms_deg = sqrt (sa / (spec->n_frames - 1));
+  *mean_dx = mx / (spec->n_frames - 1);
+  *mean_dy = my / (spec->n_frames - 1);
+}
+
+#endif /* STABILIZE_CLIP_H */
