@@ -64,13 +64,35 @@ bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
  * once per row as the C loop does.  Returns 0 where it does not apply. */
 #if BSPLINE_X86_DISPATCH
 
+/* Pixels x .. n - 1 of group_out_rgba_body and its AVX2 twin, one value
+ * at a time: the same operations in the same order as their vectors. */
+__attribute__ ((always_inline))
+static inline void
+group_out_rgba_tail (const float *buf, int count, float *const *out,
+    const float *prev, int chain, float z, int x, int n)
+{
+  int q, c;
+  for (; x < n; x++)
+    for (c = 0; c < 4; c++) {
+      float s = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + c];
+      if (chain && prev)
+        s = s + z * prev[4 * x + c];
+      out[0][4 * x + c] = s;
+      for (q = 1; q < count; q++) {
+        float u = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c];
+        s = chain ? u + z * s : u;
+        out[q][4 * x + c] = s;
+      }
+    }
+}
+
 __attribute__ ((target ("avx512f"), always_inline))
 static inline void
 group_out_rgba_body (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
 {
   const __m512 vz = _mm512_set1_ps (z);
-  int x, q, c;
+  int x, q;
 
   for (x = 0; x + 4 <= n; x += 4) {
     const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
@@ -100,18 +122,7 @@ group_out_rgba_body (const float *buf, int count,
       _mm512_storeu_ps (out[q] + 4 * x, v);
     }
   }
-  for (; x < n; x++)
-    for (c = 0; c < 4; c++) {
-      float s = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + c];
-      if (chain && prev)
-        s = s + z * prev[4 * x + c];
-      out[0][4 * x + c] = s;
-      for (q = 1; q < count; q++) {
-        float u = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c];
-        s = chain ? u + z * s : u;
-        out[q][4 * x + c] = s;
-      }
-    }
+  group_out_rgba_tail (buf, count, out, prev, chain, z, x, n);
 }
 
 /* The whole chained group (count 8, the common case) is compiled apart,
@@ -136,7 +147,7 @@ group_out_rgba_body_avx2 (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
 {
   const __m256 vz = _mm256_set1_ps (z);
-  int x, q, c, h;
+  int x, q, h;
 
   for (x = 0; x + 2 <= n; x += 2) {
     const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
@@ -157,18 +168,7 @@ group_out_rgba_body_avx2 (const float *buf, int count,
       _mm256_storeu_ps (out[q] + 4 * x, v);
     }
   }
-  for (; x < n; x++)
-    for (c = 0; c < 4; c++) {
-      float s = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + c];
-      if (chain && prev)
-        s = s + z * prev[4 * x + c];
-      out[0][4 * x + c] = s;
-      for (q = 1; q < count; q++) {
-        float u = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c];
-        s = chain ? u + z * s : u;
-        out[q][4 * x + c] = s;
-      }
-    }
+  group_out_rgba_tail (buf, count, out, prev, chain, z, x, n);
 }
 
 __attribute__ ((target ("avx2")))

@@ -169,6 +169,31 @@ sum4_store_u8_f (uint8_t * out, const float *r0, const float *r1,
   return 1;
 }
 
+/* Pixels x .. n - 1 of anticausal_group_rgba_body and its AVX2 twin, one
+ * value at a time: the same operations in the same order as their
+ * vectors, rows count .. 7 of buf copies of the last. */
+__attribute__ ((always_inline))
+static inline void
+anticausal_group_rgba_tail (float *c, const float *const *s,
+    const float *const *carry, const float *w, float z, float *buf,
+    int count, int x, int n)
+{
+  int q, k;
+  for (; x < n; x++)
+    for (k = 0; k < 4; k++) {
+      float v = c[4 * x + k];
+      for (q = 0; q < 8; q++) {
+        if (q < count && carry[q])
+          v = z * (v - (s[q][4 * x + k] + w[q] * carry[q][4 * x + k]));
+        else if (q < count)
+          v = z * (v - s[q][4 * x + k]);
+        if (buf)
+          buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + k] = v;
+      }
+      c[4 * x + k] = v;
+    }
+}
+
 /* Up to eight anticausal steps of the streaming path for four-channel
  * float rows where AVX-512 is there: row q = 0 .. count - 1 is c_q =
  * z (c_{q-1} - (s_q + w_q carry_q)) (c_{-1} is c on entry; no carry term
@@ -186,7 +211,7 @@ anticausal_group_rgba_body (float *c, const float *const *s,
     int count, int n)
 {
   const __m512 vz = _mm512_set1_ps (z);
-  int x, q, k;
+  int x, q;
 
   for (x = 0; x + 4 <= n; x += 4) {
     float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
@@ -205,21 +230,7 @@ anticausal_group_rgba_body (float *c, const float *const *s,
     if (buf)
       bspline_group_store_rgba_avx512 (b, r);
   }
-  for (; x < n; x++)
-    for (k = 0; k < 4; k++) {
-      float v = c[4 * x + k];
-      for (q = 0; q < 8; q++) {
-        if (q >= count)
-          ;
-        else if (carry[q])
-          v = z * (v - (s[q][4 * x + k] + w[q] * carry[q][4 * x + k]));
-        else
-          v = z * (v - s[q][4 * x + k]);
-        if (buf)
-          buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + k] = v;
-      }
-      c[4 * x + k] = v;
-    }
+  anticausal_group_rgba_tail (c, s, carry, w, z, buf, count, x, n);
 }
 
 /* The whole group (count 8, the common case) is compiled apart, with the
@@ -249,7 +260,7 @@ anticausal_group_rgba_body_avx2 (float *c, const float *const *s,
     int count, int n)
 {
   const __m256 vz = _mm256_set1_ps (z);
-  int x, q, k;
+  int x, q;
 
   for (x = 0; x + 2 <= n; x += 2) {
     __m256 r[8], v = _mm256_loadu_ps (c + 4 * x);
@@ -268,21 +279,7 @@ anticausal_group_rgba_body_avx2 (float *c, const float *const *s,
       bspline_group_store_rgba_avx2 (buf + (ptrdiff_t) x *
           BSPLINE_GROUP_LANES, r);
   }
-  for (; x < n; x++)
-    for (k = 0; k < 4; k++) {
-      float v = c[4 * x + k];
-      for (q = 0; q < 8; q++) {
-        if (q >= count)
-          ;
-        else if (carry[q])
-          v = z * (v - (s[q][4 * x + k] + w[q] * carry[q][4 * x + k]));
-        else
-          v = z * (v - s[q][4 * x + k]);
-        if (buf)
-          buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + k] = v;
-      }
-      c[4 * x + k] = v;
-    }
+  anticausal_group_rgba_tail (c, s, carry, w, z, buf, count, x, n);
 }
 
 __attribute__ ((target ("avx2")))

@@ -583,86 +583,7 @@ bspline_status
 bspline_cuda_submit (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst, int *slot_index)
 {
-  size_t src_pitch, dst_pitch, src_row, dst_row;
-  const void *upload_from;
-  size_t upload_pitch;
-  bspline_status status;
-  slot *sl;
-  int index;
-
-  if (!cuda || !slot_index)
-    return BSPLINE_ERROR_INVALID_ARGUMENT;
-  cuda->error[0] = '\0';
-  status = check_frame (cuda, plan, src, dst);
-  if (status != BSPLINE_OK)
-    return status;
-  /* the first free slot: a caller that keeps few frames in flight only
-   * ever allocates device memory for those few */
-  for (index = 0; index < BSPLINE_CUDA_SLOTS; index++)
-    if (!cuda->slots[index].busy)
-      break;
-  if (index == BSPLINE_CUDA_SLOTS) {
-    snprintf (cuda->error, sizeof (cuda->error), "all %d slots are in "
-        "flight: finish one before submitting more", BSPLINE_CUDA_SLOTS);
-    return BSPLINE_ERROR_INVALID_ARGUMENT;
-  }
-  sl = &cuda->slots[index];
-
-  src_row = row_bytes (src);
-  dst_row = row_bytes (dst);
-  src_pitch = device_pitch (src);
-  dst_pitch = device_pitch (dst);
-
-  CUDA_CHECK (cuda, select_device (cuda));
-  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
-          src_pitch * src->height));
-  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->out,
-          dst_pitch * dst->height));
-
-  /* upload: directly from pinned memory, else through pinned staging */
-  upload_from = src->data;
-  upload_pitch = (size_t) src->stride;
-  if (!is_pinned (src->data)) {
-    size_t y;
-    CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_in,
-            src_row * src->height));
-    for (y = 0; y < (size_t) src->height; y++)
-      memcpy ((char *) sl->staging_in.ptr + y * src_row,
-          (const char *) src->data + y * src->stride, src_row);
-    upload_from = sl->staging_in.ptr;
-    upload_pitch = src_row;
-  }
-  CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->src.ptr, src_pitch,
-          upload_from, upload_pitch, src_row, src->height,
-          cudaMemcpyHostToDevice, sl->stream));
-  if (resample_on_device (cuda, sl, plan, src, sl->src.ptr, src_pitch, dst,
-          sl->out.ptr, dst_pitch, sl->stream) != BSPLINE_OK)
-    goto fail;
-  /* download: directly into pinned memory, else into staging that finish
-   * copies out */
-  sl->dst = *dst;
-  sl->dst_staged = !is_pinned (dst->data);
-  if (sl->dst_staged) {
-    CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_out,
-            dst_row * dst->height));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (sl->staging_out.ptr, dst_row,
-            sl->out.ptr, dst_pitch, dst_row, dst->height,
-            cudaMemcpyDeviceToHost, sl->stream));
-  } else {
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (dst->data, dst->stride,
-            sl->out.ptr, dst_pitch, dst_row, dst->height,
-            cudaMemcpyDeviceToHost, sl->stream));
-  }
-  CUDA_CHECK (cuda, cudaEventRecord (sl->done, sl->stream));
-  sl->busy = 1;
-  *slot_index = index;
-  return BSPLINE_OK;
-
-fail:
-  /* leave nothing queued on this slot */
-  cudaStreamSynchronize (sl->stream);
-  cudaGetLastError ();
-  return BSPLINE_ERROR_BACKEND;
+  return bspline_cuda_submit_placed (cuda, plan, src, 0, dst, 0, slot_index);
 }
 
 bspline_status
@@ -721,7 +642,9 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
-/* The first slot not in flight, or -1 (with the engine's error set). */
+/* The first slot not in flight, or -1 (with the engine's error set): a
+ * caller that keeps few frames in flight only ever allocates device memory
+ * for those few. */
 static int
 free_slot (bspline_cuda * cuda)
 {
@@ -747,8 +670,6 @@ bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
   slot *sl;
   int index;
 
-  if (!src_on_device && !dst_on_device)
-    return bspline_cuda_submit (cuda, plan, src, dst, slot_index);
   if (!cuda || !slot_index)
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   cuda->error[0] = '\0';
@@ -769,8 +690,10 @@ bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
    * non-blocking stream waits for an event recorded there.  The event is
    * the slot's `done`, recorded again on the slot's stream below: a wait
    * is on the record made before it (CUDA Runtime API, cudaStreamWaitEvent). */
-  CUDA_CHECK (cuda, cudaEventRecord (sl->done, cudaStreamLegacy));
-  CUDA_CHECK (cuda, cudaStreamWaitEvent (sl->stream, sl->done, 0));
+  if (src_on_device || dst_on_device) {
+    CUDA_CHECK (cuda, cudaEventRecord (sl->done, cudaStreamLegacy));
+    CUDA_CHECK (cuda, cudaStreamWaitEvent (sl->stream, sl->done, 0));
+  }
 
   if (src_on_device) {
     src_dev = src->data;

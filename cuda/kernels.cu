@@ -493,8 +493,6 @@ grid2 (int nx, int ny, dim3 block)
 #define TILE_COLUMN_LOADS 16    /* loads in flight per thread, y pass */
 /* loads per lane for a row of the x window, the longest one */
 #define TILE_ROW_LOADS ((TILE_SPAN + 2 * TILE_MAX_HALO + 31) / 32)
-/* rows of the x window a warp loads at once (2 measured no faster) */
-#define TILE_ROWS_IN_FLIGHT 1
 
 /* Sum of the truncation indices: the halo of the tiled windows. */
 static int
@@ -593,45 +591,36 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
     source_row[e0] = extended_index (row0 + e0 - pad, f.src_height,
         f.boundary);
   __syncthreads ();
-  /* load: warp w takes rows w, w + 4, ..., TILE_ROWS_IN_FLIGHT of them at
-   * a time, its lanes consecutive pixels of a row; every load of those
-   * rows is issued before the results are stored, so that enough bytes
-   * are in flight */
-  for (r = warp; r < n_rows; r += TILE_ROWS_IN_FLIGHT * (TILE_THREADS / 32)) {
-    float v[TILE_ROWS_IN_FLIGHT][TILE_ROW_LOADS][C];
-    int p;
+  /* load: warp w takes rows w, w + 4, ..., its lanes consecutive pixels
+   * of the row; every load of a row is issued before the results are
+   * stored, so that several are in flight (two rows at a time measured no
+   * faster: docs/gpu-performance-notes.md, v5) */
+  for (r = warp; r < n_rows; r += TILE_THREADS / 32) {
+    const int sy = source_row[r];
+    const unsigned char *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+    float *line = window + r * C * stride;
+    float v[TILE_ROW_LOADS][C];
 #pragma unroll
-    for (p = 0; p < TILE_ROWS_IN_FLIGHT; p++) {
-      const int rr = r + p * (TILE_THREADS / 32);
-      const int sy = rr < n_rows ? source_row[rr] : 0;
-      const unsigned char *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+    for (q = 0; q < TILE_ROW_LOADS; q++) {
+      const int k = lane + 32 * q;
+      if (k < len) {
+        const int sx = column[k];
+        if (sx < 0 || sy < 0) {
 #pragma unroll
-      for (q = 0; q < TILE_ROW_LOADS; q++) {
-        const int k = lane + 32 * q;
-        if (rr < n_rows && k < len) {
-          const int sx = column[k];
-          if (sx < 0 || sy < 0) {
-#pragma unroll
-            for (c = 0; c < C; c++)
-              v[p][q][c] = (float) f.fill[c];
-          } else {
-            read_pixel < C > (f, row, sx, v[p][q]);
-          }
+          for (c = 0; c < C; c++)
+            v[q][c] = (float) f.fill[c];
+        } else {
+          read_pixel < C > (f, row, sx, v[q]);
         }
       }
     }
 #pragma unroll
-    for (p = 0; p < TILE_ROWS_IN_FLIGHT; p++) {
-      const int rr = r + p * (TILE_THREADS / 32);
-      float *line = window + rr * C * stride;
+    for (q = 0; q < TILE_ROW_LOADS; q++) {
+      const int k = lane + 32 * q;
+      if (k < len) {
 #pragma unroll
-      for (q = 0; q < TILE_ROW_LOADS; q++) {
-        const int k = lane + 32 * q;
-        if (rr < n_rows && k < len) {
-#pragma unroll
-          for (c = 0; c < C; c++)
-            line[c * stride + k] = v[p][q][c] * gain2;
-        }
+        for (c = 0; c < C; c++)
+          line[c * stride + k] = v[q][c] * gain2;
       }
     }
   }
@@ -856,6 +845,51 @@ widened_pixel (const bspline_gpu_frame f, const float *coef, double x,
         j * f.channels + c, acc[c]);
 }
 
+/* acc = sum_b wy[b] sum_a wx[a] texel (iy[b], ix[a]) of the plane at base
+ * with rows of stride floats: STAGED, the block's box in shared memory,
+ * else the coefficient plane through the read-only cache. */
+template < int C, int TAPS, bool STAGED > __device__ static inline void
+sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
+    const float *wx, const float *wy, float *acc)
+{
+  int a, b, c;
+#pragma unroll
+  for (c = 0; c < C; c++)
+    acc[c] = 0.0f;
+#pragma unroll
+  for (b = 0; b < TAPS; b++) {
+    const float *row = base + (size_t) iy[b] * stride;
+    float line[C];
+#pragma unroll
+    for (c = 0; c < C; c++)
+      line[c] = 0.0f;
+#pragma unroll
+    for (a = 0; a < TAPS; a++) {
+      const float *p = row + (size_t) ix[a] * C;
+      float v[C];
+      if (!STAGED) {
+        load_texel < C > (p, v);
+      } else if (C == 4) {
+        const float4 t = *(const float4 *) p;
+        v[0] = t.x;
+        v[1] = t.y;
+        v[2] = t.z;
+        v[3] = t.w;
+      } else {
+#pragma unroll
+        for (c = 0; c < C; c++)
+          v[c] = p[c];
+      }
+#pragma unroll
+      for (c = 0; c < C; c++)
+        line[c] += wx[a] * v[c];
+    }
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] += wy[b] * line[c];
+  }
+}
+
 /* Blocks of the output in vertical strips of WARP_STRIP blocks, so that
  * the blocks in flight at once cover a compact part of the output and
  * read a compact part of the coefficient plane. */
@@ -1028,63 +1062,19 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     float wx[TAPS], wy[TAPS];
     const int ox = fixed_weights < TAPS > (f.axis_x, x - 0.5, wx);
     const int oy = fixed_weights < TAPS > (f.axis_y, y - 0.5, wy);
-#pragma unroll
-    for (c = 0; c < C; c++)
-      acc[c] = 0.0f;
+    int ix[TAPS], iy[TAPS];
     if (w > 0) {
-      const float *base = region + ((oy - y0) * w + (ox - x0)) * C;
 #pragma unroll
-      for (int b = 0; b < TAPS; b++) {
-        const float *row = base + b * w * C;
-        float line[C];
-#pragma unroll
-        for (c = 0; c < C; c++)
-          line[c] = 0.0f;
-#pragma unroll
-        for (int a = 0; a < TAPS; a++) {
-          float v[C];
-          if (C == 4) {
-            const float4 t = *(const float4 *) (row + a * 4);
-            v[0] = t.x;
-            v[1] = t.y;
-            v[2] = t.z;
-            v[3] = t.w;
-          } else {
-#pragma unroll
-            for (c = 0; c < C; c++)
-              v[c] = row[a * C + c];
-          }
-#pragma unroll
-          for (c = 0; c < C; c++)
-            line[c] += wx[a] * v[c];
-        }
-#pragma unroll
-        for (c = 0; c < C; c++)
-          acc[c] += wy[b] * line[c];
+      for (int t = 0; t < TAPS; t++) {
+        ix[t] = ox - x0 + t;
+        iy[t] = oy - y0 + t;
       }
+      sum_taps < C, TAPS, true > (region, (size_t) w * C, ix, iy, wx, wy,
+          acc);
     } else {
-      int ix[TAPS], iy[TAPS];
       fixed_indices < TAPS > (f.axis_x, ox, ix);
       fixed_indices < TAPS > (f.axis_y, oy, iy);
-#pragma unroll
-      for (int b = 0; b < TAPS; b++) {
-        const float *row = coef + (size_t) iy[b] * row_floats;
-        float line[C];
-#pragma unroll
-        for (c = 0; c < C; c++)
-          line[c] = 0.0f;
-#pragma unroll
-        for (int a = 0; a < TAPS; a++) {
-          float v[C];
-          load_texel < C > (row + (size_t) ix[a] * C, v);
-#pragma unroll
-          for (c = 0; c < C; c++)
-            line[c] += wx[a] * v[c];
-        }
-#pragma unroll
-        for (c = 0; c < C; c++)
-          acc[c] += wy[b] * line[c];
-      }
+      sum_taps < C, TAPS, false > (coef, row_floats, ix, iy, wx, wy, acc);
     }
   }
 #pragma unroll
