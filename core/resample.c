@@ -500,6 +500,466 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
 #undef REAL
 #undef SUFFIX
 
+/* ---- general path, float: the pixels whose taps are all stored ----
+ *
+ * Most pixels of a warp read an unwidened kernel whose taps lie inside
+ * the stored coefficients, where every tap index is the previous plus one
+ * and no boundary rule applies.  For those, the fast rows (fast_pixel)
+ * compute the same coordinates, taps and weights as eval_point_f (the
+ * same functions of bspline-math.h) with the order and the channel count
+ * known at compile time, and sum in eval_point_f's order; every other
+ * pixel (widened kernels, taps past the stored plane, coordinates far
+ * outside, no input point) goes through eval_point_f.  One-channel planes
+ * under affine maps take eight pixels a vector with AVX2
+ * (warp_rows_avx2_body).  The core is compiled without contraction
+ * into fused multiply-adds (ISO C99), so all of them write the same bits
+ * as warp_rows_f: tests/core `kernels` checks it against a copy built
+ * with BSPLINE_NO_WARP_FAST (warp_rows_f only).  Measured in
+ * docs/cpu-performance-notes.md (v9). */
+
+/* First stored index of taps origin .. origin + n - 1, or -1 where one of
+ * them lies past the stored plane (where the boundary rule decides).
+ * Folding boundaries store no padding (plan->pad is 0 for them). */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline int
+interior_base (const bspline_axis * ax, int origin, int n)
+{
+  const int base = origin + ax->pad;
+  return base >= 0 && base + n <= ax->len + 2 * ax->pad ? base : -1;
+}
+
+/* The taps and weights of one axis at sample coordinate x (unwidened):
+ * returns the first stored index, or -1 (see above).  ORDER is the
+ * B-spline order, or -1 for bicubic. */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline int
+fast_axis_taps (const bspline_axis * ax, const int ORDER, double x, float *w)
+{
+  int origin;
+  if (!(x > -1e6 && x < 1e6))
+    return -1;                  /* eval_point_f reduces it first */
+  if (ORDER < 0) {
+    double f = floor (x);
+    origin = (int) f - 1;
+    bspline_keys_weights_f ((float) ax->bicubic_a, (float) (x - f), w);
+    return interior_base (ax, origin, 4);
+  } else {
+    double t;
+    origin = bspline_origin_d (ORDER, x, &t);
+    bspline_weights_f (ORDER, (float) t, w);
+    return interior_base (ax, origin, ORDER + 1);
+  }
+}
+
+/* One output pixel of the fast rows at input point (x, y) (pixel
+ * coordinates; x, y finite), kernel widening (widen_x, widen_y): N =
+ * ORDER + 1 taps per axis (4 for bicubic, ORDER -1), C channels, inlined
+ * with constant ORDER and C so that the weights and the sums unroll. */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline void
+fast_pixel (const bspline_plan * plan, const bspline_coefficients * coef,
+    double x, double y, double widen_x, double widen_y, const int ORDER,
+    const int C, float *px)
+{
+  const int N = ORDER < 0 ? 4 : ORDER + 1;
+  const ptrdiff_t row_len = coef->row_len;
+  float wx[BSPLINE_MAX_TAPS], wy[BSPLINE_MAX_TAPS];
+  int bx, by, a, b, c;
+  if (widen_x == 1.0 && widen_y == 1.0
+      && (bx = fast_axis_taps (&plan->axis_x, ORDER, x - 0.5, wx)) >= 0
+      && (by = fast_axis_taps (&plan->axis_y, ORDER, y - 0.5, wy)) >= 0) {
+    /* eval_point_f's sums, in its order */
+    const float *s = (const float *) coef->data + (ptrdiff_t) by * row_len
+        + (ptrdiff_t) bx * C;
+    for (c = 0; c < C; c++)
+      px[c] = 0.0f;
+    for (b = 0; b < N; b++) {
+      const float *row = s + (ptrdiff_t) b * row_len;
+      float line[4];
+      for (c = 0; c < C; c++)
+        line[c] = 0.0f;
+      for (a = 0; a < N; a++)
+        for (c = 0; c < C; c++)
+          line[c] += wx[a] * row[a * C + c];
+      for (c = 0; c < C; c++)
+        px[c] += wy[b] * line[c];
+    }
+  } else {
+    eval_point_f (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y, px);
+  }
+}
+
+/* The map's value at output pixel (j, i), as bspline_map_point computes
+ * it (an affine map: X / 1.0 is X); 0 where there is no input point. */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline int
+fast_map (const double *m, int affine, int j, int i, double *x, double *y)
+{
+  const double u = j + 0.5, v = i + 0.5;
+  if (!affine)
+    return bspline_map_point (m, u, v, x, y);
+  *x = m[0] * u + m[1] * v + m[2];
+  *y = m[3] * u + m[4] * v + m[5];
+  return isfinite (*x) && isfinite (*y);
+}
+
+/* The widening of an affine map, the same at every pixel. */
+static void
+affine_widening (const bspline_plan * plan, double *widen_x,
+    double *widen_y)
+{
+  *widen_x = *widen_y = 1.0;
+  if (plan->widen)
+    bspline_footprint (plan->inverse, 0.0, 0.0, 0.0, 0.0,
+        BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
+}
+
+static inline int
+map_is_affine (const double *m)
+{
+  return m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0;
+}
+
+/* Output rows first .. last - 1 (see above). */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline void
+warp_rows_fast_body (const bspline_plan * plan,
+    const bspline_coefficients * coef, float *acc, const bspline_image * dst,
+    int first, int last, const int ORDER, const int C)
+{
+  const double *m = plan->inverse;
+  const int affine = map_is_affine (m);
+  double affine_widen_x, affine_widen_y;
+  int i, j, c;
+
+  affine_widening (plan, &affine_widen_x, &affine_widen_y);
+  for (i = first; i < last; i++) {
+    for (j = 0; j < plan->dst_width; j++) {
+      double x, y, widen_x = affine_widen_x, widen_y = affine_widen_y;
+      float *px = acc + (ptrdiff_t) j * C;
+      if (!fast_map (m, affine, j, i, &x, &y)) {
+        for (c = 0; c < C; c++)
+          px[c] = (float) plan->params.fill[c];
+        continue;
+      }
+      if (!affine && plan->widen)
+        bspline_footprint (m, j + 0.5, i + 0.5, x, y,
+            BSPLINE_MAX_WARP_WIDENING, &widen_x, &widen_y);
+      fast_pixel (plan, coef, x, y, widen_x, widen_y, ORDER, C, px);
+    }
+    store_values_f (dst, i, 0, acc, plan->dst_width * C);
+  }
+}
+
+#define WARP_FAST_CASE(ORDER, C) \
+BSPLINE_VECTOR_CLONES static void \
+warp_rows_fast_##ORDER##_##C (const bspline_plan * plan, \
+    const bspline_coefficients * coef, float *acc, \
+    const bspline_image * dst, int first, int last) \
+{ \
+  warp_rows_fast_body (plan, coef, acc, dst, first, last, ORDER - 1, C); \
+}
+#define WARP_FAST_CASES(ORDER) \
+  WARP_FAST_CASE (ORDER, 1) WARP_FAST_CASE (ORDER, 2) \
+  WARP_FAST_CASE (ORDER, 3) WARP_FAST_CASE (ORDER, 4)
+/* ORDER here is the order + 1 (0: bicubic) */
+WARP_FAST_CASES (0) WARP_FAST_CASES (1) WARP_FAST_CASES (2)
+WARP_FAST_CASES (3) WARP_FAST_CASES (4) WARP_FAST_CASES (5)
+WARP_FAST_CASES (6)
+#undef WARP_FAST_CASE
+#undef WARP_FAST_CASES
+
+#if BSPLINE_X86_DISPATCH
+/* The fast rows of a one-channel plane under an unwidened affine map,
+ * B-spline orders 0-5, eight pixels a vector where AVX2 is there: each
+ * lane takes fast_pixel's operations in the same order (the coordinates
+ * in double, floor, the weights by the same recursion in float, the sums
+ * of gathered coefficients without fused multiply-adds), so the values
+ * are the same bits; a group of eight with any pixel that fast_pixel
+ * would not take on its fast branch (taps past the stored plane, no input
+ * point) goes through fast_pixel pixel by pixel.  Four channels: two
+ * pixels a vector, one tap's four values in each half.  The offsets are
+ * 32-bit: the caller checks that the stored plane has fewer than 2^31
+ * values. */
+/* bspline_keys_f, lane by lane: both branches, then selected. */
+__attribute__ ((target ("avx2"), always_inline))
+static inline __m256
+keys_avx2 (__m256 a, __m256 x)
+{
+  const __m256 one = _mm256_set1_ps (1.0f), two = _mm256_set1_ps (2.0f);
+  const __m256 ax = _mm256_andnot_ps (_mm256_set1_ps (-0.0f), x);
+  const __m256 near = _mm256_mul_ps (_mm256_sub_ps (ax, one),
+      _mm256_sub_ps (_mm256_mul_ps (_mm256_sub_ps (_mm256_mul_ps
+                  (_mm256_add_ps (a, two), ax), one), ax), one));
+  const __m256 far = _mm256_mul_ps (_mm256_mul_ps (_mm256_mul_ps (a,
+              _mm256_sub_ps (ax, one)), _mm256_sub_ps (ax, two)),
+      _mm256_sub_ps (ax, two));
+  return _mm256_blendv_ps (_mm256_and_ps (far, _mm256_cmp_ps (ax, two,
+              _CMP_LT_OQ)), near, _mm256_cmp_ps (ax, one, _CMP_LE_OQ));
+}
+
+/* The weights of one axis at fractional positions t (bspline_weights_f,
+ * or bspline_keys_weights_f for ORDER -1), lane by lane. */
+__attribute__ ((target ("avx2"), always_inline))
+static inline void
+weights_avx2 (const int ORDER, float bicubic_a, const float *inv, __m256 t,
+    __m256 * w)
+{
+  int k, a;
+  if (ORDER < 0) {
+    const __m256 va = _mm256_set1_ps (bicubic_a), one = _mm256_set1_ps (1.0f);
+    w[0] = keys_avx2 (va, _mm256_add_ps (t, one));
+    w[1] = keys_avx2 (va, t);
+    w[2] = keys_avx2 (va, _mm256_sub_ps (one, t));
+    w[3] = keys_avx2 (va, _mm256_sub_ps (_mm256_set1_ps (2.0f), t));
+    return;
+  }
+  w[0] = _mm256_set1_ps (1.0f);
+  for (k = 1; k <= ORDER; k++) {
+    const __m256 inv_k = _mm256_set1_ps (inv[k]);
+    __m256 prev = _mm256_setzero_ps ();
+    for (a = 0; a < k; a++) {
+      __m256 wa = w[a];
+      w[a] = _mm256_add_ps (prev, _mm256_mul_ps (_mm256_mul_ps
+              (_mm256_sub_ps (_mm256_set1_ps ((float) (a + 1)), t), inv_k),
+              wa));
+      prev = _mm256_mul_ps (_mm256_mul_ps (_mm256_add_ps (t,
+                  _mm256_set1_ps ((float) (k - 1 - a))), inv_k), wa);
+    }
+    w[k] = prev;
+  }
+}
+
+__attribute__ ((target ("avx2"), always_inline))
+static inline void
+warp_rows_avx2_body (const bspline_plan * plan,
+    const bspline_coefficients * coef, float *acc, const bspline_image * dst,
+    int first, int last, const int ORDER, const int C)
+{
+  const double *m = plan->inverse;
+  const int N = ORDER < 0 ? 4 : ORDER + 1;
+  const int row_len = (int) coef->row_len;
+  const float a_f = (float) plan->axis_x.bicubic_a;
+  const float *data = (const float *) coef->data;
+  const __m256d lane = _mm256_set_pd (3.5, 2.5, 1.5, 0.5);
+  const __m256d m0 = _mm256_set1_pd (m[0]), m3 = _mm256_set1_pd (m[3]);
+  const __m256d half = _mm256_set1_pd (0.5);
+  /* bspline_origin_d: u = x + (n + 1) / 2, origin floor (u) - n; bicubic
+   * (fast_axis_taps): origin floor (x) - 1 */
+  const __m256d shift = _mm256_set1_pd (ORDER < 0 ? 0.0 :
+      (double) (ORDER + 1) * 0.5);
+  const __m256d lo = _mm256_set1_pd (-1e6), hi = _mm256_set1_pd (1e6);
+  const __m256i pad = _mm256_set1_epi32 (plan->pad - (ORDER < 0 ? 1 :
+          ORDER));
+  const __m256i most_x = _mm256_set1_epi32 (plan->axis_x.len
+      + 2 * plan->pad - N);
+  const __m256i most_y = _mm256_set1_epi32 (plan->axis_y.len
+      + 2 * plan->pad - N);
+  const __m256i zero = _mm256_setzero_si256 ();
+  const __m256i vrow = _mm256_set1_epi32 (row_len);
+  float inv[BSPLINE_MAX_TAPS];
+  int i, j, k, q, a, b;
+
+  for (k = 1; k <= ORDER; k++)
+    inv[k] = 1.0f / (float) k;
+  for (i = first; i < last; i++) {
+    const double v = i + 0.5;
+    const __m256d ry = _mm256_set1_pd (m[4] * v), rx = _mm256_set1_pd (m[1]
+        * v);
+    const __m256d cx = _mm256_set1_pd (m[2]), cy = _mm256_set1_pd (m[5]);
+    for (j = 0; j + 8 <= plan->dst_width; j += 8) {
+      __m256d xs[2], ys[2], tx[2], ty[2];
+      __m128i ox[2], oy[2];
+      __m256i bx, by, ok;
+      __m256 wx[BSPLINE_MAX_TAPS], wy[BSPLINE_MAX_TAPS], sum;
+      int good = 1;
+      for (q = 0; q < 2; q++) {
+        /* u = j + 4 q + 0.5 + lane, exactly as (j + 4 q + lane) + 0.5 */
+        __m256d u = _mm256_add_pd (_mm256_set1_pd ((double) (j + 4 * q)),
+            lane);
+        __m256d x = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m0, u),
+                rx), cx);
+        __m256d y = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m3, u),
+                ry), cy);
+        __m256d fx, fy;
+        xs[q] = _mm256_sub_pd (x, half);
+        ys[q] = _mm256_sub_pd (y, half);
+        good &= _mm256_movemask_pd (_mm256_and_pd (_mm256_and_pd
+                (_mm256_cmp_pd (xs[q], lo, _CMP_GT_OQ), _mm256_cmp_pd (xs[q],
+                        hi, _CMP_LT_OQ)), _mm256_and_pd (_mm256_cmp_pd (ys[q],
+                        lo, _CMP_GT_OQ), _mm256_cmp_pd (ys[q], hi,
+                        _CMP_LT_OQ)))) == 15;
+        if (ORDER >= 0) {
+          xs[q] = _mm256_add_pd (xs[q], shift);
+          ys[q] = _mm256_add_pd (ys[q], shift);
+        }
+        fx = _mm256_floor_pd (xs[q]);
+        fy = _mm256_floor_pd (ys[q]);
+        tx[q] = _mm256_sub_pd (xs[q], fx);
+        ty[q] = _mm256_sub_pd (ys[q], fy);
+        ox[q] = _mm256_cvttpd_epi32 (fx);
+        oy[q] = _mm256_cvttpd_epi32 (fy);
+      }
+      if (!good)
+        goto scalar;
+      /* bases = origin - ORDER + pad, within 0 .. len + 2 pad - N */
+      bx = _mm256_add_epi32 (_mm256_set_m128i (ox[1], ox[0]), pad);
+      by = _mm256_add_epi32 (_mm256_set_m128i (oy[1], oy[0]), pad);
+      ok = _mm256_or_si256 (_mm256_or_si256 (_mm256_cmpgt_epi32 (zero, bx),
+              _mm256_cmpgt_epi32 (bx, most_x)),
+          _mm256_or_si256 (_mm256_cmpgt_epi32 (zero, by),
+              _mm256_cmpgt_epi32 (by, most_y)));
+      if (!_mm256_testz_si256 (ok, ok))
+        goto scalar;
+      /* the weights, lane by lane */
+      weights_avx2 (ORDER, a_f, inv, _mm256_set_m128 (_mm256_cvtpd_ps
+              (tx[1]), _mm256_cvtpd_ps (tx[0])), wx);
+      weights_avx2 (ORDER, a_f, inv, _mm256_set_m128 (_mm256_cvtpd_ps
+              (ty[1]), _mm256_cvtpd_ps (ty[0])), wy);
+      /* the sums: offset of tap (0, 0) = by row_len + bx C */
+      bx = _mm256_add_epi32 (_mm256_mullo_epi32 (by, vrow), C == 1 ? bx :
+          _mm256_slli_epi32 (bx, 2));
+      if (C == 1) {
+        sum = _mm256_setzero_ps ();
+        for (b = 0; b < N; b++) {
+          __m256 line = _mm256_setzero_ps ();
+          for (a = 0; a < N; a++)
+            line = _mm256_add_ps (line, _mm256_mul_ps (wx[a],
+                    _mm256_i32gather_ps (data + (ptrdiff_t) b * row_len + a,
+                        bx, 4)));
+          sum = _mm256_add_ps (sum, _mm256_mul_ps (wy[b], line));
+        }
+        _mm256_storeu_ps (acc + j, sum);
+      } else {
+        /* four channels: pixels p and p + 1 in the halves of a vector,
+         * each half one tap's four values, its weight in all four lanes */
+        int off[8];
+        _mm256_storeu_si256 ((__m256i *) off, bx);
+        for (q = 0; q < 8; q += 2) {
+          const __m256i pick = _mm256_setr_epi32 (q, q, q, q, q + 1, q + 1,
+              q + 1, q + 1);
+          const float *s0 = data + off[q], *s1 = data + off[q + 1];
+          sum = _mm256_setzero_ps ();
+          for (b = 0; b < N; b++) {
+            __m256 line = _mm256_setzero_ps ();
+            for (a = 0; a < N; a++)
+              line = _mm256_add_ps (line, _mm256_mul_ps
+                  (_mm256_permutevar8x32_ps (wx[a], pick),
+                      _mm256_loadu2_m128 (s1 + (ptrdiff_t) b * row_len
+                          + 4 * a, s0 + (ptrdiff_t) b * row_len + 4 * a)));
+            sum = _mm256_add_ps (sum, _mm256_mul_ps
+                (_mm256_permutevar8x32_ps (wy[b], pick), line));
+          }
+          _mm256_storeu_ps (acc + (ptrdiff_t) (j + q) * 4, sum);
+        }
+      }
+      continue;
+    scalar:
+      for (q = j; q < j + 8; q++) {
+        double x, y;
+        if (!fast_map (m, 1, q, i, &x, &y)) {
+          for (a = 0; a < C; a++)
+            acc[(ptrdiff_t) q * C + a] = (float) plan->params.fill[a];
+        } else {
+          fast_pixel (plan, coef, x, y, 1.0, 1.0, ORDER, C,
+              acc + (ptrdiff_t) q * C);
+        }
+      }
+    }
+    for (; j < plan->dst_width; j++) {
+      double x, y;
+      if (!fast_map (m, 1, j, i, &x, &y)) {
+        for (a = 0; a < C; a++)
+          acc[(ptrdiff_t) j * C + a] = (float) plan->params.fill[a];
+      } else {
+        fast_pixel (plan, coef, x, y, 1.0, 1.0, ORDER, C,
+            acc + (ptrdiff_t) j * C);
+      }
+    }
+    store_values_f (dst, i, 0, acc, (ptrdiff_t) plan->dst_width * C);
+  }
+}
+
+#define WARP_AVX2_CASE(NAME, ORDER, C) \
+__attribute__ ((target ("avx2"))) static void \
+warp_rows_avx2_##NAME##_##C (const bspline_plan * plan, \
+    const bspline_coefficients * coef, float *acc, \
+    const bspline_image * dst, int first, int last) \
+{ \
+  warp_rows_avx2_body (plan, coef, acc, dst, first, last, ORDER, C); \
+}
+#define WARP_AVX2_CASES(NAME, ORDER) \
+  WARP_AVX2_CASE (NAME, ORDER, 1) WARP_AVX2_CASE (NAME, ORDER, 4)
+WARP_AVX2_CASES (0, 0) WARP_AVX2_CASES (1, 1) WARP_AVX2_CASES (2, 2)
+WARP_AVX2_CASES (3, 3) WARP_AVX2_CASES (4, 4) WARP_AVX2_CASES (5, 5)
+WARP_AVX2_CASES (bicubic, -1)
+#undef WARP_AVX2_CASE
+#undef WARP_AVX2_CASES
+#endif /* BSPLINE_X86_DISPATCH */
+
+typedef void (*warp_rows_fn) (const bspline_plan *,
+    const bspline_coefficients *, float *, const bspline_image *, int, int);
+
+/* The fast rows for the plan (bicubic, orders 0-5, 1-4 channels), or NULL
+ * where only the general rows take it.  The vector rows' gathers take
+ * 32-bit offsets into the stored plane. */
+static warp_rows_fn
+warp_rows_fast_for (const bspline_plan * plan,
+    const bspline_coefficients * coef)
+{
+#define ROW(K) { warp_rows_fast_##K##_1, warp_rows_fast_##K##_2, \
+      warp_rows_fast_##K##_3, warp_rows_fast_##K##_4 }
+  static const warp_rows_fn table[7][4] = { ROW (0), ROW (1), ROW (2),
+    ROW (3), ROW (4), ROW (5), ROW (6)
+  };
+#undef ROW
+  const int C = plan->channels;
+  int k;
+  (void) coef;
+#ifdef BSPLINE_NO_WARP_FAST
+  return NULL;
+#endif
+#if BSPLINE_X86_DISPATCH
+  {
+    static const warp_rows_fn avx2[7][2] = {
+      {warp_rows_avx2_bicubic_1, warp_rows_avx2_bicubic_4},
+      {warp_rows_avx2_0_1, warp_rows_avx2_0_4},
+      {warp_rows_avx2_1_1, warp_rows_avx2_1_4},
+      {warp_rows_avx2_2_1, warp_rows_avx2_2_4},
+      {warp_rows_avx2_3_1, warp_rows_avx2_3_4},
+      {warp_rows_avx2_4_1, warp_rows_avx2_4_4},
+      {warp_rows_avx2_5_1, warp_rows_avx2_5_4}
+    };
+    double widen_x, widen_y;
+    affine_widening (plan, &widen_x, &widen_y);
+    if ((C == 1 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
+            || plan->axis_x.order <= 5) && map_is_affine (plan->inverse)
+        && widen_x == 1.0 && widen_y == 1.0
+        && (double) coef->row_len * (coef->height + 2 * coef->pad)
+        < 2147483647.0 && bspline_x86_avx2 ())
+      return avx2[plan->axis_x.method == BSPLINE_METHOD_BICUBIC ? 0 :
+          plan->axis_x.order + 1][C == 4];
+  }
+#endif
+  if (plan->axis_x.method == BSPLINE_METHOD_BICUBIC)
+    k = 0;
+  else if (plan->axis_x.order <= 5)
+    k = plan->axis_x.order + 1;
+  else
+    return NULL;
+  return C >= 1 && C <= 4 ? table[k][C - 1] : NULL;
+}
+
 typedef struct
 {
   const bspline_plan *plan;
@@ -743,11 +1203,16 @@ warp_task (void *data, int task, int worker)
   const resample_job *job = data;
   const bspline_plan *plan = job->plan;
   size_t row = (size_t) plan->dst_width * plan->channels;
+  const warp_rows_fn fast = plan->use_double ? NULL :
+      warp_rows_fast_for (plan, job->coef);
   int first, last;
   band (job, plan->dst_height, task, &first, &last);
   if (plan->use_double)
     warp_rows_d (plan, job->coef, (double *) job->scratch + row * worker,
         job->dst, first, last);
+  else if (fast != NULL)
+    fast (plan, job->coef, (float *) job->scratch + row * worker, job->dst,
+        first, last);
   else
     warp_rows_f (plan, job->coef, (float *) job->scratch + row * worker,
         job->dst, first, last);

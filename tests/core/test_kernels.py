@@ -6,8 +6,9 @@ Usage: test_kernels.py PRINT_OUTPUTS PRINT_OUTPUTS_... [N_CASES]
 The programs are print-outputs.c linked with different builds of the core:
 the first as built (on x86-64 with GCC: AVX-512 or AVX2 kernels and vector
 clones chosen at run time), the others with BSPLINE_NO_AVX512 (the AVX2
-kernels where the machine has AVX-512) and BSPLINE_NO_X86_DISPATCH (the C
-loops only, compiled for baseline x86-64).  All run the same random plans
+kernels where the machine has AVX-512), BSPLINE_NO_WARP_FAST (the general
+path without its fast rows) and BSPLINE_NO_X86_DISPATCH (the C loops only,
+compiled for baseline x86-64).  All run the same random plans
 (one seed, printed; BSPLINE_TEST_SEED repeats it) and print a hash of
 every output; every line must match the last program's (the C loops), and
 none may report outputs that differ between 1 and 3 threads.  On a machine
