@@ -509,8 +509,8 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
  * same functions of bspline-math.h) with the order and the channel count
  * known at compile time, and sum in eval_point_f's order; every other
  * pixel (widened kernels, taps past the stored plane, coordinates far
- * outside, no input point) goes through eval_point_f.  One-channel planes
- * under affine maps take eight pixels a vector with AVX2
+ * outside, no input point) goes through eval_point_f.  One-, two- and
+ * four-channel planes under affine maps take eight pixels a step with AVX2
  * (warp_rows_avx2_body).  The core is compiled without contraction
  * into fused multiply-adds (ISO C99), so all of them write the same bits
  * as warp_rows_f: tests/core `kernels` checks it against a copy built
@@ -687,8 +687,8 @@ WARP_FAST_CASES (6)
  * of gathered coefficients without fused multiply-adds), so the values
  * are the same bits; a group of eight with any pixel that fast_pixel
  * would not take on its fast branch (taps past the stored plane, no input
- * point) goes through fast_pixel pixel by pixel.  Four channels: two
- * pixels a vector, one tap's four values in each half.  The offsets are
+ * point) goes through fast_pixel pixel by pixel.  Two and four
+ * channels: four or two pixels a vector, one tap's values in each part.  The offsets are
  * 32-bit: the caller checks that the stored plane has fewer than 2^31
  * values. */
 /* bspline_keys_f, lane by lane: both branches, then selected. */
@@ -828,7 +828,7 @@ warp_rows_avx2_body (const bspline_plan * plan,
               (ty[1]), _mm256_cvtpd_ps (ty[0])), wy);
       /* the sums: offset of tap (0, 0) = by row_len + bx C */
       bx = _mm256_add_epi32 (_mm256_mullo_epi32 (by, vrow), C == 1 ? bx :
-          _mm256_slli_epi32 (bx, 2));
+          _mm256_slli_epi32 (bx, C == 2 ? 1 : 2));
       if (C == 1) {
         sum = _mm256_setzero_ps ();
         for (b = 0; b < N; b++) {
@@ -840,6 +840,36 @@ warp_rows_avx2_body (const bspline_plan * plan,
           sum = _mm256_add_ps (sum, _mm256_mul_ps (wy[b], line));
         }
         _mm256_storeu_ps (acc + j, sum);
+      } else if (C == 2) {
+        /* two channels: pixels p .. p + 3 in the quarters of a vector,
+         * each quarter one tap's two values, its weight in both lanes */
+        int off[8];
+        _mm256_storeu_si256 ((__m256i *) off, bx);
+        for (q = 0; q < 8; q += 4) {
+          const __m256i pick = _mm256_setr_epi32 (q, q, q + 1, q + 1, q + 2,
+              q + 2, q + 3, q + 3);
+          const float *s0 = data + off[q], *s1 = data + off[q + 1];
+          const float *s2 = data + off[q + 2], *s3 = data + off[q + 3];
+          sum = _mm256_setzero_ps ();
+          for (b = 0; b < N; b++) {
+            const ptrdiff_t r = (ptrdiff_t) b * row_len;
+            __m256 line = _mm256_setzero_ps ();
+            for (a = 0; a < N; a++) {
+              const __m128 lo = _mm_castpd_ps (_mm_loadh_pd (_mm_load_sd
+                      ((const double *) (s0 + r + 2 * a)),
+                      (const double *) (s1 + r + 2 * a)));
+              const __m128 hi = _mm_castpd_ps (_mm_loadh_pd (_mm_load_sd
+                      ((const double *) (s2 + r + 2 * a)),
+                      (const double *) (s3 + r + 2 * a)));
+              line = _mm256_add_ps (line, _mm256_mul_ps
+                  (_mm256_permutevar8x32_ps (wx[a], pick),
+                      _mm256_set_m128 (hi, lo)));
+            }
+            sum = _mm256_add_ps (sum, _mm256_mul_ps
+                (_mm256_permutevar8x32_ps (wy[b], pick), line));
+          }
+          _mm256_storeu_ps (acc + (ptrdiff_t) (j + q) * 2, sum);
+        }
       } else {
         /* four channels: pixels p and p + 1 in the halves of a vector,
          * each half one tap's four values, its weight in all four lanes */
@@ -899,7 +929,8 @@ warp_rows_avx2_##NAME##_##C (const bspline_plan * plan, \
   warp_rows_avx2_body (plan, coef, acc, dst, first, last, ORDER, C); \
 }
 #define WARP_AVX2_CASES(NAME, ORDER) \
-  WARP_AVX2_CASE (NAME, ORDER, 1) WARP_AVX2_CASE (NAME, ORDER, 4)
+  WARP_AVX2_CASE (NAME, ORDER, 1) WARP_AVX2_CASE (NAME, ORDER, 2) \
+  WARP_AVX2_CASE (NAME, ORDER, 4)
 WARP_AVX2_CASES (0, 0) WARP_AVX2_CASES (1, 1) WARP_AVX2_CASES (2, 2)
 WARP_AVX2_CASES (3, 3) WARP_AVX2_CASES (4, 4) WARP_AVX2_CASES (5, 5)
 WARP_AVX2_CASES (bicubic, -1)
@@ -931,24 +962,25 @@ warp_rows_fast_for (const bspline_plan * plan,
 #endif
 #if BSPLINE_X86_DISPATCH
   {
-    static const warp_rows_fn avx2[7][2] = {
-      {warp_rows_avx2_bicubic_1, warp_rows_avx2_bicubic_4},
-      {warp_rows_avx2_0_1, warp_rows_avx2_0_4},
-      {warp_rows_avx2_1_1, warp_rows_avx2_1_4},
-      {warp_rows_avx2_2_1, warp_rows_avx2_2_4},
-      {warp_rows_avx2_3_1, warp_rows_avx2_3_4},
-      {warp_rows_avx2_4_1, warp_rows_avx2_4_4},
-      {warp_rows_avx2_5_1, warp_rows_avx2_5_4}
+    static const warp_rows_fn avx2[7][3] = {
+      {warp_rows_avx2_bicubic_1, warp_rows_avx2_bicubic_2,
+          warp_rows_avx2_bicubic_4},
+      {warp_rows_avx2_0_1, warp_rows_avx2_0_2, warp_rows_avx2_0_4},
+      {warp_rows_avx2_1_1, warp_rows_avx2_1_2, warp_rows_avx2_1_4},
+      {warp_rows_avx2_2_1, warp_rows_avx2_2_2, warp_rows_avx2_2_4},
+      {warp_rows_avx2_3_1, warp_rows_avx2_3_2, warp_rows_avx2_3_4},
+      {warp_rows_avx2_4_1, warp_rows_avx2_4_2, warp_rows_avx2_4_4},
+      {warp_rows_avx2_5_1, warp_rows_avx2_5_2, warp_rows_avx2_5_4}
     };
     double widen_x, widen_y;
     affine_widening (plan, &widen_x, &widen_y);
-    if ((C == 1 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
+    if ((C == 1 || C == 2 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
             || plan->axis_x.order <= 5) && map_is_affine (plan->inverse)
         && widen_x == 1.0 && widen_y == 1.0
         && (double) coef->row_len * (coef->height + 2 * coef->pad)
         < 2147483647.0 && bspline_x86_avx2 ())
       return avx2[plan->axis_x.method == BSPLINE_METHOD_BICUBIC ? 0 :
-          plan->axis_x.order + 1][C == 4];
+          plan->axis_x.order + 1][C / 2];
   }
 #endif
   if (plan->axis_x.method == BSPLINE_METHOD_BICUBIC)
