@@ -8,6 +8,12 @@
  *     up to 20 px, 3 degrees, 2 percent, in frame pixels), the photo
  *     magnified SCALE times (default 1), and each frame's map G_k.  CLIP is
  *     raw RGB24, or I420 (BT.601 full range) when its name ends in .yuv.
+ *   stabilize-tool analyse W H CLIP.yuv THREADS [gpu]
+ *     times the motion estimation alone on an I420 clip (the luma), on the
+ *     CPU with THREADS threads; with `gpu` (a build with the CUDA engine:
+ *     bench/meson.build) also on the GPU (bspline-cuda-motion.h, luma from
+ *     host memory), and prints the largest distance between the two
+ *     estimates at the frame corners over the clip.
  *   stabilize-tool measure W H MAPS.txt SHAKY.rgb STABLE.rgb
  *     finds the correction C_k that took each shaky frame to its
  *     stabilized frame (a robust similarity fit between the two frames by
@@ -15,9 +21,39 @@
  *     prints the residual jitter of the corrected clip (clip.h) and the
  *     mean measured fit residual.
  *
- * Built by the bench script with the C compiler against the core library.
+ * Built by the bench script with the C compiler against the core library,
+ * and by meson with the CUDA engine (ninja -C BUILD bench/stabilize-tool).
  */
 #include "clip.h"
+#ifdef HAVE_BSPLINE_CUDA
+#include "bspline-cuda-motion.h"
+#endif
+
+static double
+seconds_between (const struct timespec *t0, const struct timespec *t1)
+{
+  return (t1->tv_sec - t0->tv_sec) + 1e-9 * (t1->tv_nsec - t0->tv_nsec);
+}
+
+/* Largest distance between two maps at the corners of a w x h frame. */
+static double
+corner_distance (const bspline_affine * a, const bspline_affine * b, int w,
+    int h)
+{
+  double worst = 0.0;
+  int k;
+
+  for (k = 0; k < 4; k++) {
+    double x = (k & 1) ? w : 0.0, y = (k & 2) ? h : 0.0;
+    double dx = (a->m[0] - b->m[0]) * x + (a->m[1] - b->m[1]) * y
+        + (a->m[2] - b->m[2]);
+    double dy = (a->m[3] - b->m[3]) * x + (a->m[4] - b->m[4]) * y
+        + (a->m[5] - b->m[5]);
+
+    worst = fmax (worst, hypot (dx, dy));
+  }
+  return worst;
+}
 
 static int
 read_maps (const char *path, clip_spec * spec)
@@ -219,21 +255,32 @@ analyse (int argc, char **argv)
   bspline_motion_params mp;
   bspline_motion_estimator *est;
   struct timespec t0, t1;
-  uint8_t *frame;
+  uint8_t *frames;
   size_t size;
   FILE *f;
   char msg[256];
-  int w, h, n = 0, reliable = 0, steps = 0;
+  int w, h, n = 0, k, reliable = 0, steps = 0, gpu;
+  bspline_affine *cpu_motion;
 
   if (argc < 6)
     return 1;
   w = atoi (argv[2]);
   h = atoi (argv[3]);
+  gpu = argc > 6 && strcmp (argv[6], "gpu") == 0;
   f = fopen (argv[4], "rb");
   if (!f)
     return 1;
+  /* the whole clip in memory first: the timing is of the motion alone */
   size = (size_t) w * h * 3 / 2;
-  frame = malloc (size);
+  fseek (f, 0, SEEK_END);
+  n = (int) (ftell (f) / (long) size);
+  fseek (f, 0, SEEK_SET);
+  frames = malloc (size * (size_t) (n > 0 ? n : 1));
+  cpu_motion = calloc ((size_t) (n > 0 ? n : 1), sizeof (bspline_affine));
+  if (!frames || !cpu_motion || fread (frames, size, (size_t) n, f)
+      != (size_t) n)
+    return 1;
+  fclose (f);
   bspline_motion_params_init (&mp);
   mp.n_threads = atoi (argv[5]);
   if (bspline_motion_estimator_new (&mp, w, h, &est, msg, sizeof (msg))) {
@@ -241,23 +288,66 @@ analyse (int argc, char **argv)
     return 1;
   }
   clock_gettime (CLOCK_MONOTONIC, &t0);
-  while (fread (frame, 1, size, f) == size) {
-    bspline_luma_frame lf = { frame, w, w, h, 1, 0, -1, -1, -1 };
+  for (k = 0; k < n; k++) {
+    bspline_luma_frame lf = { frames + size * k, w, w, h, 1, 0, -1, -1, -1 };
     bspline_motion_result r;
 
     bspline_motion_estimate (est, &lf, &r);
+    cpu_motion[k] = r.motion;
     reliable += r.reliable;
     steps += r.iterations;
-    n++;
   }
   clock_gettime (CLOCK_MONOTONIC, &t1);
   printf ("motion of %d frames of %dx%d, %d threads: %.2f ms per frame; %d "
       "reliable; %.1f Gauss-Newton steps per frame\n", n, w, h, mp.n_threads,
-      1e3 * ((t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec)) / n,
-      reliable, (double) steps / n);
+      1e3 * seconds_between (&t0, &t1) / n, reliable, (double) steps / n);
   bspline_motion_estimator_free (est);
-  free (frame);
-  fclose (f);
+  if (gpu) {
+#ifdef HAVE_BSPLINE_CUDA
+    bspline_cuda_motion *gm;
+    double worst = 0.0;
+    int pass;
+
+    if (bspline_cuda_motion_new (-1, &mp, w, h, &gm, msg, sizeof (msg))) {
+      fprintf (stderr, "%s\n", msg);
+      return 1;
+    }
+    /* pass 0 warms up (allocations, first launches); pass 1 is timed */
+    for (pass = 0; pass < 2; pass++) {
+      reliable = 0;
+      steps = 0;
+      bspline_cuda_motion_reset (gm);
+      clock_gettime (CLOCK_MONOTONIC, &t0);
+      for (k = 0; k < n; k++) {
+        bspline_luma_frame lf = { frames + size * k, w, w, h, 1, 0, -1, -1,
+          -1
+        };
+        bspline_motion_result r;
+
+        if (bspline_cuda_motion_estimate (gm, &lf, 0, &r) != BSPLINE_OK) {
+          fprintf (stderr, "GPU: %s\n", bspline_cuda_motion_last_error (gm));
+          return 1;
+        }
+        worst = fmax (worst, corner_distance (&r.motion, &cpu_motion[k], w,
+                h));
+        reliable += r.reliable;
+        steps += r.iterations;
+      }
+      clock_gettime (CLOCK_MONOTONIC, &t1);
+    }
+    printf ("motion of %d frames of %dx%d on the GPU: %.3f ms per frame; %d "
+        "reliable; %.1f Gauss-Newton steps per frame; GPU against CPU: at "
+        "most %.2e px at the corners\n", n, w, h,
+        1e3 * seconds_between (&t0, &t1) / n, reliable, (double) steps / n,
+        worst);
+    bspline_cuda_motion_free (gm);
+#else
+    fprintf (stderr, "this build has no CUDA engine\n");
+    return 1;
+#endif
+  }
+  free (frames);
+  free (cpu_motion);
   return 0;
 }
 
@@ -272,6 +362,7 @@ main (int argc, char **argv)
     return measure (argc, argv);
   fprintf (stderr, "usage: %s make PHOTO.ppm W H N SEED CLIP.rgb MAPS.txt\n"
       "       %s measure W H MAPS.txt SHAKY.rgb STABLE.rgb\n"
-      "       %s analyse W H CLIP.yuv THREADS\n", argv[0], argv[0], argv[0]);
+      "       %s analyse W H CLIP.yuv THREADS [gpu]\n", argv[0], argv[0],
+      argv[0]);
   return 2;
 }

@@ -122,6 +122,81 @@ bspline_status bspline_motion_estimate (bspline_motion_estimator *
     estimator, const bspline_luma_frame * frame,
     bspline_motion_result * result);
 
+/* ---- the per-pixel work elsewhere (the GPU engine, cuda/) ----
+ *
+ * bspline_motion_estimate_with runs the same algorithm as
+ * bspline_motion_estimate (the same control logic, coarse hypotheses,
+ * step sizes, weights, solves and reliability tests, all here) but asks
+ * `ops` for every pass over pixels: building a frame's pyramid, the
+ * texture sums, the coarse search and each Gauss-Newton pass.  The engine
+ * behind ops keeps the two pyramids itself, laid out as
+ * bspline_motion_estimator_layout says, and must compute what the CPU
+ * functions of motion.c compute (the comments there say how). */
+#define BSPLINE_MOTION_MAX_LEVELS 8
+#define BSPLINE_MOTION_MAX_PARAMS 6
+/* histogram of |residual| for the median: bins of 1/32 grey level up to
+ * 64 grey levels, the last bin for everything above */
+#define BSPLINE_MOTION_HIST_SCALE 32.0
+#define BSPLINE_MOTION_HIST_BINS 2049
+
+typedef struct
+{
+  int factor;                   /* full frame / level 0 */
+  int n_levels;
+  int width[BSPLINE_MOTION_MAX_LEVELS], height[BSPLINE_MOTION_MAX_LEVELS];
+} bspline_motion_layout;
+
+/* One Gauss-Newton pass over the template pixels of a level. */
+typedef struct
+{
+  int level;
+  double m[6];                  /* warp, level pixels, template -> image */
+  double cx, cy;                /* centre of the parameters */
+  int n_params;                 /* 4 (similarity) or 6 (affine) */
+  int pass;                     /* 0: histogram only; 1: and the sums */
+  int sampling;                 /* every pixel (1) or every other (2) */
+  int tukey;                    /* weights: 0 Huber, 1 Tukey */
+  double scale;                 /* Huber k or Tukey c */
+} bspline_motion_step;
+
+typedef struct
+{
+  /* upper triangle of J^T W J (n_params x n_params, row-major) and
+   * J^T W r */
+  double h[BSPLINE_MOTION_MAX_PARAMS * BSPLINE_MOTION_MAX_PARAMS];
+  double b[BSPLINE_MOTION_MAX_PARAMS];
+  long valid, inliers;          /* pass 1: pixels inside, weight > 0.5 */
+  unsigned hist[BSPLINE_MOTION_HIST_BINS];
+} bspline_motion_sums;
+
+typedef struct
+{
+  /* The pyramid of `frame` (opaque here) into pyramid `index` (0 or 1). */
+  bspline_status (*pyramid) (void *ctx, int index, const void *frame);
+  /* Sums over every pixel of level 0 of pyramid `index` of gx^2, gx gy,
+   * gy^2. */
+  bspline_status (*texture) (void *ctx, int index, double sums[3]);
+  /* The coarse search at `level` (motion.c's motion_search): for each of
+   * n_angles rotations, the best integer shift within +-range and its mean
+   * absolute difference (INFINITY where too few pixels overlap). */
+  bspline_status (*search) (void *ctx, int template_index, int level,
+      int range, const double *angles, int n_angles, double *cost,
+      int *best_x, int *best_y);
+  /* One pass (motion.c's motion_gn_rows over all rows), template pyramid
+   * template_index, image the other one. */
+  bspline_status (*step) (void *ctx, int template_index,
+      const bspline_motion_step * step, bspline_motion_sums * sums);
+} bspline_motion_ops;
+
+void bspline_motion_estimator_layout (const bspline_motion_estimator *
+    estimator, bspline_motion_layout * layout);
+/* bspline_motion_estimate with the per-pixel work done by ops; an error
+ * from ops is returned as it is (the estimator then forgets the previous
+ * frame). */
+bspline_status bspline_motion_estimate_with (bspline_motion_estimator *
+    estimator, const bspline_motion_ops * ops, void *ctx, const void *frame,
+    bspline_motion_result * result);
+
 /* ---- the camera path and the corrections ---- */
 
 typedef struct

@@ -37,17 +37,15 @@
 #include "bspline-stabilize.h"
 #include "internal.h"
 
-#define MOTION_MAX_LEVELS 8
+#define MOTION_MAX_LEVELS BSPLINE_MOTION_MAX_LEVELS
 /* The coarsest level is the last one at least this wide and high. */
 #define MOTION_MIN_LEVEL_SIDE 32
 /* Rows of the finest levels are split into this many tasks, whatever the
  * thread count, so that the sums (and the result) do not depend on it. */
 #define MOTION_TASKS 16
-#define MOTION_MAX_PARAMS 6
-/* Histogram of |residual| for the median: bins of 1/32 grey level up to
- * 64 grey levels, the last bin for everything above. */
-#define MOTION_HIST_SCALE 32.0
-#define MOTION_HIST_BINS 2049
+#define MOTION_MAX_PARAMS BSPLINE_MOTION_MAX_PARAMS
+#define MOTION_HIST_SCALE BSPLINE_MOTION_HIST_SCALE
+#define MOTION_HIST_BINS BSPLINE_MOTION_HIST_BINS
 
 typedef struct
 {
@@ -384,11 +382,11 @@ motion_build_pyramid (bspline_motion_estimator * e,
     motion_gradients (&pyr->levels[l]);
 }
 
-/* Smallest eigenvalue of the mean structure tensor of a level. */
-static double
-motion_texture (const motion_level * lv)
+/* Sums over a level of the structure tensor's entries gx^2, gx gy, gy^2. */
+static void
+motion_texture_sums (const motion_level * lv, double sums[3])
 {
-  double sxx = 0, sxy = 0, syy = 0, n, tr, det;
+  double sxx = 0, sxy = 0, syy = 0;
   size_t k, count = (size_t) lv->w * (size_t) lv->h;
 
   for (k = 0; k < count; k++) {
@@ -398,10 +396,19 @@ motion_texture (const motion_level * lv)
     sxy += gx * gy;
     syy += gy * gy;
   }
-  n = (double) (lv->w - 2) * (double) (lv->h - 2);
-  sxx /= n;
-  sxy /= n;
-  syy /= n;
+  sums[0] = sxx;
+  sums[1] = sxy;
+  sums[2] = syy;
+}
+
+/* Smallest eigenvalue of the mean structure tensor of a w x h level, from
+ * its sums (the gradients are 0 on the border). */
+static double
+motion_texture (const double sums[3], int w, int h)
+{
+  double n = (double) (w - 2) * (double) (h - 2), tr, det;
+  double sxx = sums[0] / n, sxy = sums[1] / n, syy = sums[2] / n;
+
   tr = sxx + syy;
   det = sxx * syy - sxy * sxy;
   return 0.5 * tr - sqrt (fmax (0.25 * tr * tr - det, 0.0));
@@ -417,12 +424,24 @@ static const double motion_search_angles[] = { 0, -2, 2, -4, 4, -6, 6 };
 #define MOTION_N_SEARCH_ANGLES \
   ((int) (sizeof (motion_search_angles) / sizeof (motion_search_angles[0])))
 
+/* The search range at a level of w x h: at most a quarter of each side. */
+static int
+motion_search_range (int range, int w, int h)
+{
+  if (range > w / 4)
+    range = w / 4;
+  if (range > h / 4)
+    range = h / 4;
+  return range;
+}
+
 /* For each rotation about the centre, the integer shift (the map from
  * the template's pixels to the image's) with the smallest mean absolute
  * difference over the template's pixels at least `range` from its border,
  * and that difference (INFINITY where too few pixels overlap).  For each
- * angle the image is resampled once, rotated back, and the shifts are then
- * integer offsets into it. */
+ * angle the image is resampled once (bilinear, in double, stored as float,
+ * NAN outside), rotated back, and the shifts are then integer offsets into
+ * it; the differences are float, summed in double. */
 static void
 motion_search (const motion_level * t, const motion_level * im, int range,
     float *rotated, double *cost, int *best_x, int *best_y)
@@ -430,10 +449,6 @@ motion_search (const motion_level * t, const motion_level * im, int range,
   double cx = 0.5 * t->w, cy = 0.5 * t->h;
   int sx, sy, i, j, a;
 
-  if (range > t->w / 4)
-    range = t->w / 4;
-  if (range > t->h / 4)
-    range = t->h / 4;
   for (a = 0; a < MOTION_N_SEARCH_ANGLES; a++) {
     double r = motion_search_angles[a] * (BSPLINE_STABILIZE_PI / 180.0);
     double c = cos (r), s = sin (r);
@@ -510,12 +525,15 @@ typedef struct
   int tukey;                    /* weights: 0 Huber, 1 Tukey */
   double scale;                 /* Huber k or Tukey c */
   double sigma;                 /* scale of the last residuals, or < 0 */
-  /* per task */
-  double h[MOTION_TASKS][MOTION_MAX_PARAMS * MOTION_MAX_PARAMS];
-  /* histogram of |residual| per task, for the median */
-  unsigned hist[MOTION_TASKS][MOTION_HIST_BINS];
-  double b[MOTION_TASKS][MOTION_MAX_PARAMS];
-  long valid[MOTION_TASKS], inliers[MOTION_TASKS];
+  /* the sums of each task, with its histogram of |residual| for the
+   * median; with ops, slot 0 holds them all */
+  bspline_motion_sums sums[MOTION_TASKS];
+  int n_slots;                  /* slots in use */
+  /* the per-pixel work elsewhere, or ops NULL */
+  const bspline_motion_ops *ops;
+  void *ctx;
+  int level, template_index;
+  bspline_status error;         /* of ops */
 } gn_task;
 
 static inline double
@@ -546,11 +564,11 @@ motion_gn_rows (void *ctx, int task, int worker)
   /* sums on the stack: the tasks' slots of g share cache lines, and
    * writing them for every pixel would make the threads fight over them */
   double hh[MOTION_MAX_PARAMS * MOTION_MAX_PARAMS], bb[MOTION_MAX_PARAMS];
-  unsigned *hist = g->hist[task];
+  unsigned *hist = g->sums[task].hist;
   long valid = 0, inliers = 0;
 
   (void) worker;
-  memset (hist, 0, sizeof (g->hist[task]));
+  memset (hist, 0, sizeof (g->sums[task].hist));
   memset (hh, 0, sizeof (hh));
   memset (bb, 0, sizeof (bb));
   for (j = j0; j < j1; j++) {
@@ -619,10 +637,10 @@ motion_gn_rows (void *ctx, int task, int worker)
       }
     }
   }
-  memcpy (g->h[task], hh, sizeof (hh));
-  memcpy (g->b[task], bb, sizeof (bb));
-  g->valid[task] = valid;
-  g->inliers[task] = inliers;
+  memcpy (g->sums[task].h, hh, sizeof (hh));
+  memcpy (g->sums[task].b, bb, sizeof (bb));
+  g->sums[task].valid = valid;
+  g->sums[task].inliers = inliers;
 }
 
 /* Solves the symmetric positive definite system (upper triangle given) by
@@ -673,15 +691,15 @@ motion_residual_scale (const gn_task * g)
   size_t n = 0, half, acc = 0;
   int bin, k;
 
-  for (k = 0; k < MOTION_TASKS; k++)
+  for (k = 0; k < g->n_slots; k++)
     for (bin = 0; bin < MOTION_HIST_BINS; bin++)
-      n += g->hist[k][bin];
+      n += g->sums[k].hist[bin];
   if (n == 0)
     return floor_scale;
   half = (n + 1) / 2;
   for (bin = 0; bin < MOTION_HIST_BINS; bin++) {
-    for (k = 0; k < MOTION_TASKS; k++)
-      acc += g->hist[k][bin];
+    for (k = 0; k < g->n_slots; k++)
+      acc += g->sums[k].hist[bin];
     if (acc >= half)
       break;
   }
@@ -736,26 +754,45 @@ motion_start (gn_task * g, const motion_level * lv, double angle, int sx,
   g->m[5] = cy - sn * (cx - sx) - c * (cy - sy);
 }
 
-static void
+/* One pass over the level's pixels; 0 when ops failed. */
+static int
 motion_run_rows (bspline_motion_estimator * e, gn_task * g, int tasks)
 {
   int k;
 
+  if (g->ops) {
+    bspline_motion_step st;
+
+    st.level = g->level;
+    memcpy (st.m, g->m, sizeof (st.m));
+    st.cx = g->cx;
+    st.cy = g->cy;
+    st.n_params = g->n_params;
+    st.pass = g->pass;
+    st.sampling = g->sampling;
+    st.tukey = g->tukey;
+    st.scale = g->scale;
+    g->n_slots = 1;
+    g->error = g->ops->step (g->ctx, g->template_index, &st, &g->sums[0]);
+    return g->error == BSPLINE_OK;
+  }
+  g->n_slots = MOTION_TASKS;
   if (tasks == 1)
     for (k = 0; k < MOTION_TASKS; k++)
       motion_gn_rows (g, k, 0);
   else
     bspline_pool_run (e->pool, MOTION_TASKS, motion_gn_rows, g);
+  return 1;
 }
 
-/* Refines the warp at one level; returns the number of steps taken, or -1
- * when the normal equations are singular.  The first step of a level
- * weighs residuals with Huber's function, which still lets every pixel
- * pull (the map can be a pixel off after the coarser level); the later
- * ones with Tukey's biweight, which gives pixels of other motions no
- * weight at all.  (Plain least squares on the first steps converged
- * faster from far away but followed a large moving object; see
- * docs/stabilization.md.) */
+/* Refines the warp at one level; returns the number of steps taken, -1
+ * when the normal equations are singular, or -2 when ops failed.  The
+ * first step of a level weighs residuals with Huber's function, which
+ * still lets every pixel pull (the map can be a pixel off after the
+ * coarser level); the later ones with Tukey's biweight, which gives pixels
+ * of other motions no weight at all.  (Plain least squares on the first
+ * steps converged faster from far away but followed a large moving
+ * object; see docs/stabilization.md.) */
 static int
 motion_refine_level (bspline_motion_estimator * e, gn_task * g,
     int max_steps, double tolerance)
@@ -773,21 +810,23 @@ motion_refine_level (bspline_motion_estimator * e, gn_task * g,
      * very first step measures the scale first */
     if (g->sigma < 0.0) {
       g->pass = 0;
-      motion_run_rows (e, g, tasks);
+      if (!motion_run_rows (e, g, tasks))
+        return -2;
       g->sigma = motion_residual_scale (g);
     }
     g->tukey = step > 0;
     g->scale = g->tukey ? 4.685 * g->sigma : 1.345 * g->sigma;
     g->pass = 1;
-    motion_run_rows (e, g, tasks);
+    if (!motion_run_rows (e, g, tasks))
+      return -2;
     g->sigma = motion_residual_scale (g);
     memset (hh, 0, sizeof (hh));
     memset (b, 0, sizeof (b));
-    for (k = 0; k < MOTION_TASKS; k++)
+    for (k = 0; k < g->n_slots; k++)
       for (p = 0; p < np; p++) {
-        b[p] += g->b[k][p];
+        b[p] += g->sums[k].b[p];
         for (q = p; q < np; q++)
-          hh[p * np + q] += g->h[k][p * np + q];
+          hh[p * np + q] += g->sums[k].h[p * np + q];
       }
     if (!motion_solve (hh, b, np, dp))
       return -1;
@@ -819,35 +858,46 @@ motion_refine_level (bspline_motion_estimator * e, gn_task * g,
   return max_steps;
 }
 
-bspline_status
-bspline_motion_estimate (bspline_motion_estimator * e,
-    const bspline_luma_frame * frame, bspline_motion_result * result)
+/* The estimation of bspline_motion_estimate, with the passes over pixels
+ * done here (ops NULL: the pyramids of e, frame a bspline_luma_frame) or by
+ * ops (frame opaque). */
+static bspline_status
+motion_estimate (bspline_motion_estimator * e, const bspline_motion_ops * ops,
+    void *ctx, const void *frame, bspline_motion_result * result)
 {
   motion_pyramid *prev, *cur;
   gn_task *g = NULL;
   int l, range, steps, np, k, best_x[MOTION_N_SEARCH_ANGLES];
-  int best_y[MOTION_N_SEARCH_ANGLES];
+  int best_y[MOTION_N_SEARCH_ANGLES], n_levels, lw, lh;
   double cost[MOTION_N_SEARCH_ANGLES], best_sigma, best_m[6];
-  double s, texture;
+  double s, texture, sums[3];
   long valid = 0, inliers = 0;
-
-  memset (result, 0, sizeof (*result));
-  bspline_affine_identity (&result->motion);
-  if (frame == NULL || frame->data == NULL || frame->width != e->width
-      || frame->height != e->height || frame->pixel_stride < 1
-      || frame->stride < (ptrdiff_t) frame->width * frame->pixel_stride)
-    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  bspline_status status;
 
   e->current ^= 1;
   cur = &e->pyramids[e->current];
   prev = &e->pyramids[e->current ^ 1];
-  motion_build_pyramid (e, frame, cur);
+  n_levels = cur->n_levels;
+  if (ops) {
+    status = ops->pyramid (ctx, e->current, frame);
+    if (status != BSPLINE_OK)
+      goto ops_failed;
+  } else {
+    motion_build_pyramid (e, frame, cur);
+  }
   if (!e->have_previous) {
     e->have_previous = 1;
     return BSPLINE_OK;
   }
 
-  texture = motion_texture (&prev->levels[0]);
+  if (ops) {
+    status = ops->texture (ctx, e->current ^ 1, sums);
+    if (status != BSPLINE_OK)
+      goto ops_failed;
+  } else {
+    motion_texture_sums (&prev->levels[0], sums);
+  }
+  texture = motion_texture (sums, prev->levels[0].w, prev->levels[0].h);
   result->texture = texture;
   if (texture < e->params.min_texture)
     return BSPLINE_OK;
@@ -859,13 +909,26 @@ bspline_motion_estimate (bspline_motion_estimator * e,
   np = e->params.model == BSPLINE_MOTION_AFFINE ? 6 : 4;
   g->n_params = np;
   g->sigma = -1.0;
+  g->ops = ops;
+  g->ctx = ctx;
+  g->template_index = e->current ^ 1;
 
   /* 1. rotation and integer shift at the coarsest level */
-  l = cur->n_levels - 1;
+  l = n_levels - 1;
+  lw = cur->levels[l].w;
+  lh = cur->levels[l].h;
   s = (double) e->factor * (double) (1 << l);
-  range = (int) ceil (e->params.search_range / s) + 1;
-  motion_search (&prev->levels[l], &cur->levels[l], range, e->scratch,
-      cost, best_x, best_y);
+  range = motion_search_range ((int) ceil (e->params.search_range / s) + 1,
+      lw, lh);
+  if (ops) {
+    status = ops->search (ctx, e->current ^ 1, l, range,
+        motion_search_angles, MOTION_N_SEARCH_ANGLES, cost, best_x, best_y);
+    if (status != BSPLINE_OK)
+      goto ops_failed;
+  } else {
+    motion_search (&prev->levels[l], &cur->levels[l], range, e->scratch,
+        cost, best_x, best_y);
+  }
 
   /* the three best angles, each refined at the coarsest level from its
    * best shift; the one whose residuals end smallest goes on (one
@@ -885,11 +948,14 @@ bspline_motion_estimate (bspline_motion_estimator * e,
     cost[pick] = INFINITY;
     g->t = &prev->levels[l];
     g->im = &cur->levels[l];
+    g->level = l;
     g->cx = 0.5 * g->t->w;
     g->cy = 0.5 * g->t->h;
     g->sampling = 1;
     g->sigma = -1.0;
     steps = motion_refine_level (e, g, 20, 0.01);
+    if (steps == -2)
+      goto ops_failed_g;
     if (steps < 0)
       continue;
     result->iterations += steps;
@@ -911,6 +977,7 @@ bspline_motion_estimate (bspline_motion_estimator * e,
   for (; l >= 0; l--) {
     g->t = &prev->levels[l];
     g->im = &cur->levels[l];
+    g->level = l;
     g->cx = 0.5 * g->t->w;
     g->cy = 0.5 * g->t->h;
     /* at the analysis resolution, every other pixel of every other row:
@@ -920,6 +987,8 @@ bspline_motion_estimate (bspline_motion_estimator * e,
     g->sampling = l == 0 && g->t->w >= 320 ? 2 : 1;
     steps = motion_refine_level (e, g, l == 0 ? 6 : 10,
         l == 0 ? 0.003 : 0.01);
+    if (steps == -2)
+      goto ops_failed_g;
     if (steps < 0)
       goto unreliable;
     result->iterations += steps;
@@ -929,9 +998,9 @@ bspline_motion_estimate (bspline_motion_estimator * e,
       g->m[5] *= 2.0;
     }
   }
-  for (l = 0; l < MOTION_TASKS; l++) {
-    valid += g->valid[l];
-    inliers += g->inliers[l];
+  for (l = 0; l < g->n_slots; l++) {
+    valid += g->sums[l].valid;
+    inliers += g->sums[l].inliers;
   }
   result->inliers = valid > 0 ? (double) inliers / (double) valid : 0.0;
   result->residual = g->scale / 4.685;
@@ -962,4 +1031,56 @@ unreliable:
   result->reliable = 0;
   free (g);
   return BSPLINE_OK;
+
+ops_failed_g:
+  status = g->error;
+  free (g);
+ops_failed:
+  /* the pyramids behind ops are not to be trusted: a new sequence */
+  e->have_previous = 0;
+  memset (result, 0, sizeof (*result));
+  bspline_affine_identity (&result->motion);
+  return status;
+}
+
+bspline_status
+bspline_motion_estimate (bspline_motion_estimator * e,
+    const bspline_luma_frame * frame, bspline_motion_result * result)
+{
+  memset (result, 0, sizeof (*result));
+  bspline_affine_identity (&result->motion);
+  if (frame == NULL || frame->data == NULL || frame->width != e->width
+      || frame->height != e->height || frame->pixel_stride < 1
+      || frame->stride < (ptrdiff_t) frame->width * frame->pixel_stride)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  return motion_estimate (e, NULL, NULL, frame, result);
+}
+
+bspline_status
+bspline_motion_estimate_with (bspline_motion_estimator * e,
+    const bspline_motion_ops * ops, void *ctx, const void *frame,
+    bspline_motion_result * result)
+{
+  memset (result, 0, sizeof (*result));
+  bspline_affine_identity (&result->motion);
+  if (ops == NULL || ops->pyramid == NULL || ops->texture == NULL
+      || ops->search == NULL || ops->step == NULL)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  return motion_estimate (e, ops, ctx, frame, result);
+}
+
+void
+bspline_motion_estimator_layout (const bspline_motion_estimator * e,
+    bspline_motion_layout * layout)
+{
+  const motion_pyramid *pyr = &e->pyramids[0];
+  int l;
+
+  memset (layout, 0, sizeof (*layout));
+  layout->factor = e->factor;
+  layout->n_levels = pyr->n_levels;
+  for (l = 0; l < pyr->n_levels; l++) {
+    layout->width[l] = pyr->levels[l].w;
+    layout->height[l] = pyr->levels[l].h;
+  }
 }

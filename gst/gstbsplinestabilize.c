@@ -21,7 +21,9 @@
  * to moving objects; a frame with too little texture counts as no motion),
  * smooths the camera path over `smoothing` frames before and after each
  * frame, and warps every frame by its correction with the engines and the
- * quality properties of bsplinewarp.  Frames leave `smoothing` frames
+ * quality properties of bsplinewarp; with backend=auto or cuda on a
+ * machine with a GPU, the motion estimation and the warp both run there
+ * (each frame is uploaded once).  Frames leave `smoothing` frames
  * later (the latency reported in the latency query); EOS pushes the
  * frames held back, a flush drops them.  docs/stabilization.md has the
  * algorithm and the measured figures.
@@ -58,6 +60,8 @@
 #include "bspline-stabilize.h"
 #ifdef HAVE_BSPLINE_CUDA
 #include "bspline-cuda.h"
+#include "bspline-cuda-motion.h"
+#include "gstbsplinepinned.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_bspline_stabilize_debug);
@@ -107,7 +111,18 @@ typedef struct
 {
   GstBuffer *buffer;
   bspline_motion_result motion;
+#ifdef HAVE_BSPLINE_CUDA
+  /* its planes on the GPU (uploaded once, for the motion and the warp), or
+   * NULL: plane p at device + plane_offset[p], rows plane_stride[p] apart */
+  gpointer device;
+  gsize plane_offset[GST_VIDEO_MAX_PLANES];
+  gint plane_stride[GST_VIDEO_MAX_PLANES];
+#endif
 } GstBSplineStabilizeFrame;
+
+/* Frames on the GPU at most: the look-ahead of a large `smoothing` on large
+ * frames would not fit; the frames beyond go up from system memory. */
+#define GST_BSPLINE_STABILIZE_DEVICE_BYTES ((gsize) 1 << 30)
 
 struct _GstBSplineStabilize
 {
@@ -119,11 +134,17 @@ struct _GstBSplineStabilize
   /* streaming thread only */
   GstBSplineStabilizeSettings run;      /* snapshot taken at start */
   GstVideoChromaSite chroma_site;
-  bspline_motion_estimator *estimator;
+  bspline_motion_params motion_params;
+  bspline_motion_estimator *estimator;  /* the motion on the CPU, or NULL */
   bspline_stabilizer *stabilizer;
   bspline_cpu *cpu;
 #ifdef HAVE_BSPLINE_CUDA
-  bspline_cuda *cuda;
+  bspline_cuda *cuda;           /* the warp on the GPU, or NULL */
+  bspline_cuda_motion *gpu_motion;      /* the motion on the GPU, or NULL */
+  GSList *device_free;          /* device frames not in use */
+  guint device_frames;          /* device frames allocated */
+  guint max_device_frames;
+  gsize device_frame_size;
 #endif
   GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
   GstBuffer *previous;          /* the last output frame, for keep-border */
@@ -285,6 +306,12 @@ static gboolean gst_bspline_stabilize_set_info (GstVideoFilter * filter,
     GstVideoInfo * out_info);
 static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
     gboolean push);
+#ifdef HAVE_BSPLINE_CUDA
+static gboolean gst_bspline_stabilize_propose_allocation (GstBaseTransform *
+    trans, GstQuery * decide_query, GstQuery * query);
+static gboolean gst_bspline_stabilize_decide_allocation (GstBaseTransform *
+    trans, GstQuery * query);
+#endif
 
 static void
 gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
@@ -380,16 +407,17 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           DEFAULT_N_THREADS, flags));
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
-          "Engine of the warp: auto (the GPU where there is one, else the "
-          "CPU), cpu, or cuda (an error at start without one); the motion "
-          "is estimated on the CPU (default auto)",
+          "Engine of the motion estimation and the warp: auto (the GPU "
+          "where there is one, else the CPU; a GPU failure continues on the "
+          "CPU with a warning), cpu, or cuda (an error at start without one) "
+          "(default auto)",
           gst_bspline_stabilize_warp_enum ("GstBSplineWarpBackend"),
           DEFAULT_BACKEND, flags));
   g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device of the warp, -1 = the default device (range -1 to "
-          "2147483647, default -1)", -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
-          flags));
+          "CUDA device of the motion estimation and the warp, -1 = the "
+          "default device (range -1 to 2147483647, default -1)", -1, G_MAXINT,
+          DEFAULT_CUDA_DEVICE_ID, flags));
   g_object_class_install_property (gobject_class, PROP_TRANSFORMS_LOCATION,
       g_param_spec_string ("transforms-location", "Transforms location",
           "Text file of each frame's motion (docs/stabilization.md has the "
@@ -416,6 +444,12 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_query);
+#ifdef HAVE_BSPLINE_CUDA
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_decide_allocation);
+#endif
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_submit_input_buffer);
   trans_class->generate_output =
@@ -689,9 +723,31 @@ bad_size:
   }
 }
 
+#ifdef HAVE_BSPLINE_CUDA
+/* Frees the device frames not in use (all of them once no frame is held
+ * back). */
+static void
+gst_bspline_stabilize_free_device_frames (GstBSplineStabilize * self)
+{
+  GSList *l;
+
+  for (l = self->device_free; l; l = l->next) {
+    bspline_cuda_motion_device_free (self->gpu_motion, l->data);
+    self->device_frames--;
+  }
+  g_slist_free (self->device_free);
+  self->device_free = NULL;
+}
+#endif
+
 static void
 gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
 {
+#ifdef HAVE_BSPLINE_CUDA
+  gst_bspline_stabilize_free_device_frames (self);
+  bspline_cuda_motion_free (self->gpu_motion);
+  self->gpu_motion = NULL;
+#endif
   bspline_motion_estimator_free (self->estimator);
   self->estimator = NULL;
   bspline_stabilizer_free (self->stabilizer);
@@ -754,9 +810,26 @@ no_cpu:
   }
 }
 
+/* The frame's device copy goes back to the free list. */
 static void
-gst_bspline_stabilize_frame_free (GstBSplineStabilizeFrame * frame)
+gst_bspline_stabilize_frame_release (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame)
 {
+#ifdef HAVE_BSPLINE_CUDA
+  if (frame->device)
+    self->device_free = g_slist_prepend (self->device_free, frame->device);
+  frame->device = NULL;
+#else
+  (void) self;
+  (void) frame;
+#endif
+}
+
+static void
+gst_bspline_stabilize_frame_free (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame)
+{
+  gst_bspline_stabilize_frame_release (self, frame);
   gst_buffer_unref (frame->buffer);
   g_free (frame);
 }
@@ -765,11 +838,17 @@ gst_bspline_stabilize_frame_free (GstBSplineStabilizeFrame * frame)
 static void
 gst_bspline_stabilize_reset (GstBSplineStabilize * self)
 {
-  g_queue_clear_full (&self->frames,
-      (GDestroyNotify) gst_bspline_stabilize_frame_free);
+  GstBSplineStabilizeFrame *frame;
+
+  while ((frame = g_queue_pop_head (&self->frames)))
+    gst_bspline_stabilize_frame_free (self, frame);
   gst_clear_buffer (&self->previous);
   if (self->estimator)
     bspline_motion_estimator_reset (self->estimator);
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->gpu_motion)
+    bspline_cuda_motion_reset (self->gpu_motion);
+#endif
   if (self->stabilizer)
     bspline_stabilizer_reset (self->stabilizer);
 }
@@ -834,6 +913,42 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
       != BSPLINE_OK)
     goto bad_settings;
 
+  bspline_motion_params_init (&mp);
+  mp.model = s->motion_model;
+  mp.n_threads = (int) s->n_threads;
+  self->motion_params = mp;
+  /* with the warp on the GPU, the frames go up once, where the motion
+   * (when estimated) and the warp read them */
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->cuda) {
+    if (bspline_cuda_motion_new (s->cuda_device_id, &mp, w, h,
+            &self->gpu_motion, msg, sizeof (msg)) != BSPLINE_OK) {
+      if (s->backend == BACKEND_CUDA)
+        goto no_gpu_motion;
+      GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+          ("The motion cannot be estimated on the GPU (%s): estimating it "
+              "on the CPU.", msg), (NULL));
+    } else {
+      gsize size = 0;
+      guint p;
+
+      /* a frame's planes, each on 256-byte boundaries */
+      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
+        bspline_image img;
+
+        gst_bspline_frame_plane_image (in_info, NULL, p, &img);
+        size += ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (in_info, p) *
+            img.height + 255) & ~(gsize) 255;
+      }
+      self->device_frame_size = size;
+      /* the frames held back, the one arriving and the one leaving */
+      self->max_device_frames = MIN ((guint64) s->smoothing + 2,
+          GST_BSPLINE_STABILIZE_DEVICE_BYTES / MAX (size, 1));
+      GST_INFO_OBJECT (self, "motion on the GPU; up to %u frames of %"
+          G_GSIZE_FORMAT " bytes kept there", self->max_device_frames, size);
+    }
+  }
+#endif
   if (s->transforms_location
       && s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ) {
     guint i;
@@ -847,13 +962,12 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
           &g_array_index (self->read_motions, bspline_motion_result, i).motion);
     return TRUE;
   }
-
-  bspline_motion_params_init (&mp);
-  mp.model = s->motion_model;
-  mp.n_threads = (int) s->n_threads;
-  if (bspline_motion_estimator_new (&mp, w, h, &self->estimator, msg,
-          sizeof (msg)) != BSPLINE_OK)
-    goto bad_settings;
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->gpu_motion == NULL)
+#endif
+    if (bspline_motion_estimator_new (&mp, w, h, &self->estimator, msg,
+            sizeof (msg)) != BSPLINE_OK)
+      goto bad_settings;
   if (s->transforms_location) {
     self->transforms = fopen (s->transforms_location, "w");
     if (self->transforms == NULL)
@@ -872,6 +986,16 @@ bad_settings:
         ("Cannot stabilize %dx%d frames: %s.", w, h, msg), (NULL));
     return FALSE;
   }
+#ifdef HAVE_BSPLINE_CUDA
+no_gpu_motion:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("backend=cuda was requested, but the motion cannot be estimated "
+            "on the GPU: %s.", msg),
+        ("Set backend=auto to continue on the CPU."));
+    return FALSE;
+  }
+#endif
 open_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
@@ -906,6 +1030,140 @@ gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
   }
 }
 
+#ifdef HAVE_BSPLINE_CUDA
+/* Copies the planes of a mapped frame to a device frame of its own, once:
+ * the motion reads the luma there now, the warp the planes `smoothing`
+ * frames later.  FALSE (the frame stays in system memory alone) when the
+ * frame does not fit or every device frame is in use; a GPU failure is
+ * *status. */
+static gboolean
+gst_bspline_stabilize_upload (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, GstBSplineStabilizeFrame * frame,
+    bspline_status * status)
+{
+  const void *host[GST_VIDEO_MAX_PLANES];
+  gsize offset[GST_VIDEO_MAX_PLANES], size[GST_VIDEO_MAX_PLANES], end = 0;
+  guint p, n = GST_VIDEO_FRAME_N_PLANES (vframe);
+  gpointer device;
+
+  *status = BSPLINE_OK;
+  for (p = 0; p < n; p++) {
+    bspline_image img;
+    gsize row;
+
+    gst_bspline_frame_plane_image (&vframe->info, vframe, p, &img);
+    row = (gsize) img.width * img.channels * bspline_sample_size (img.type);
+    if (img.stride < 0 || (gsize) img.stride < row)
+      return FALSE;
+    host[p] = img.data;
+    offset[p] = end;
+    size[p] = (gsize) img.stride * (img.height - 1) + row;
+    end = (end + size[p] + 255) & ~(gsize) 255;
+    frame->plane_offset[p] = offset[p];
+    frame->plane_stride[p] = (gint) img.stride;
+  }
+  if (end > self->device_frame_size)
+    return FALSE;
+  if (self->device_free) {
+    device = self->device_free->data;
+    self->device_free = g_slist_delete_link (self->device_free,
+        self->device_free);
+  } else if (self->device_frames < self->max_device_frames) {
+    device = bspline_cuda_motion_device_alloc (self->gpu_motion,
+        self->device_frame_size);
+    if (device == NULL) {
+      /* no more device memory: the frames beyond go up from system
+       * memory */
+      GST_INFO_OBJECT (self, "%u device frames: %s", self->device_frames,
+          bspline_cuda_motion_last_error (self->gpu_motion));
+      self->max_device_frames = self->device_frames;
+      return FALSE;
+    }
+    self->device_frames++;
+  } else {
+    return FALSE;
+  }
+  frame->device = device;
+  *status = bspline_cuda_motion_upload (self->gpu_motion, device, (gint) n,
+      host, offset, size);
+  return *status == BSPLINE_OK;
+}
+
+/* The motion of a mapped frame on the GPU, from its device copy where it
+ * has one. */
+static bspline_status
+gst_bspline_stabilize_estimate_gpu (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const bspline_luma_frame * luma,
+    GstBSplineStabilizeFrame * frame, bspline_motion_result * r)
+{
+  bspline_luma_frame on_device = *luma;
+  bspline_status status;
+
+  if (!gst_bspline_stabilize_upload (self, vframe, frame, &status)) {
+    if (status != BSPLINE_OK)
+      return status;
+    return bspline_cuda_motion_estimate (self->gpu_motion, luma, 0, r);
+  }
+  /* the luma (or R'G'B') lies in plane 0 */
+  on_device.data = (const guint8 *) frame->device + frame->plane_offset[0]
+      + ((const guint8 *) luma->data -
+      (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vframe, 0));
+  on_device.stride = frame->plane_stride[0];
+  return bspline_cuda_motion_estimate (self->gpu_motion, &on_device, 1, r);
+}
+
+/* No more frames on the GPU: those held back are warped from system
+ * memory. */
+static void
+gst_bspline_stabilize_drop_gpu_motion (GstBSplineStabilize * self)
+{
+  GList *l;
+
+  for (l = self->frames.head; l; l = l->next)
+    gst_bspline_stabilize_frame_release (self, l->data);
+  gst_bspline_stabilize_free_device_frames (self);
+  bspline_cuda_motion_free (self->gpu_motion);
+  self->gpu_motion = NULL;
+}
+
+/* The GPU failed on the motion, with backend=auto: the motion goes to the
+ * CPU, which first sees the previous frame where it is still held back
+ * (else the current frame starts a new sequence). */
+static gboolean
+gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
+    const gchar * error)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBSplineStabilizeFrame *last;
+  gchar msg[256];
+
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+      ("The GPU failed on the motion estimation (%s): continuing on the "
+          "CPU.", error), ("backend=auto; the motion of every frame from "
+          "now on is estimated on the CPU."));
+  gst_bspline_stabilize_drop_gpu_motion (self);
+  if (bspline_motion_estimator_new (&self->motion_params,
+          GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info), &self->estimator, msg,
+          sizeof (msg)) != BSPLINE_OK)
+    return FALSE;
+  last = g_queue_peek_tail (&self->frames);
+  if (last) {
+    GstVideoFrame vframe;
+    bspline_luma_frame luma;
+    bspline_motion_result ignored;
+
+    if (gst_video_frame_map (&vframe, &filter->in_info, last->buffer,
+            GST_MAP_READ)) {
+      gst_bspline_stabilize_luma (&vframe, &luma);
+      bspline_motion_estimate (self->estimator, &luma, &ignored);
+      gst_video_frame_unmap (&vframe);
+    }
+  }
+  return TRUE;
+}
+#endif
+
 /* Estimates the motion of a new frame (or reads it), holds the frame
  * back and records its motion. */
 static GstFlowReturn
@@ -918,6 +1176,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   GstVideoFrame vframe;
   bspline_luma_frame luma;
   bspline_motion_result r;
+  bspline_status status = BSPLINE_ERROR_BACKEND;
   const gdouble *m;
   GstFlowReturn ret;
 
@@ -932,15 +1191,71 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   if (!filter->negotiated || self->stabilizer == NULL)
     goto not_negotiated;
   memset (&r, 0, sizeof (r));
+  frame = g_new0 (GstBSplineStabilizeFrame, 1);
+  frame->buffer = input;
   if (self->read_motions) {
     if (self->n_in >= self->read_motions->len)
       goto past_the_file;
     r = g_array_index (self->read_motions, bspline_motion_result, self->n_in);
+#ifdef HAVE_BSPLINE_CUDA
+    /* up to the GPU now, for the warp */
+    if (self->gpu_motion) {
+      if (!gst_video_frame_map (&vframe, &filter->in_info, input, GST_MAP_READ))
+        goto map_failed;
+      if (!gst_bspline_stabilize_upload (self, &vframe, frame, &status)
+          && status != BSPLINE_OK) {
+        gst_bspline_stabilize_frame_release (self, frame);
+        if (self->run.backend == BACKEND_CUDA) {
+          gst_video_frame_unmap (&vframe);
+          GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+              ("The GPU failed on the upload of frame %" G_GUINT64_FORMAT
+                  ": %s.", self->n_in,
+                  bspline_cuda_motion_last_error (self->gpu_motion)),
+              ("backend=cuda; with backend=auto the element would continue "
+                  "on the CPU"));
+          gst_bspline_stabilize_frame_free (self, frame);
+          return GST_FLOW_ERROR;
+        }
+        GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+            ("The GPU failed on the upload of a frame (%s): frames go up "
+                "from system memory from now on.",
+                bspline_cuda_motion_last_error (self->gpu_motion)), (NULL));
+        gst_bspline_stabilize_drop_gpu_motion (self);
+      }
+      gst_video_frame_unmap (&vframe);
+    }
+#endif
   } else {
     if (!gst_video_frame_map (&vframe, &filter->in_info, input, GST_MAP_READ))
       goto map_failed;
     gst_bspline_stabilize_luma (&vframe, &luma);
-    if (bspline_motion_estimate (self->estimator, &luma, &r) != BSPLINE_OK) {
+#ifdef HAVE_BSPLINE_CUDA
+    if (self->gpu_motion) {
+      status = gst_bspline_stabilize_estimate_gpu (self, &vframe, &luma,
+          frame, &r);
+      if (status != BSPLINE_OK) {
+        gchar error[512];
+
+        g_strlcpy (error, bspline_cuda_motion_last_error (self->gpu_motion),
+            sizeof (error));
+        gst_bspline_stabilize_frame_release (self, frame);
+        if (self->run.backend == BACKEND_CUDA
+            || !gst_bspline_stabilize_motion_to_cpu (self, error)) {
+          gst_video_frame_unmap (&vframe);
+          GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+              ("The GPU failed on the motion of frame %" G_GUINT64_FORMAT
+                  ": %s.", self->n_in, error), ("backend=%s",
+                  self->run.backend == BACKEND_CUDA ? "cuda; with "
+                  "backend=auto the element would continue on the CPU" :
+                  "auto, and the CPU estimator could not be made"));
+          gst_bspline_stabilize_frame_free (self, frame);
+          return GST_FLOW_ERROR;
+        }
+      }
+    }
+#endif
+    if (status != BSPLINE_OK
+        && bspline_motion_estimate (self->estimator, &luma, &r) != BSPLINE_OK) {
       gst_video_frame_unmap (&vframe);
       goto estimate_failed;
     }
@@ -958,8 +1273,6 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
       "%g, inliers %g, %d steps", self->n_in, r.reliable, r.texture,
       r.inliers, r.iterations);
   self->n_in++;
-  frame = g_new0 (GstBSplineStabilizeFrame, 1);
-  frame->buffer = input;
   frame->motion = r;
   g_queue_push_tail (&self->frames, frame);
   return GST_FLOW_OK;
@@ -975,7 +1288,7 @@ map_failed:
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
             gst_buffer_get_size (input)), (NULL));
-    gst_buffer_unref (input);
+    gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
 estimate_failed:
@@ -983,7 +1296,7 @@ estimate_failed:
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("The motion of frame %" G_GUINT64_FORMAT " could not be estimated.",
             self->n_in), ("out of memory"));
-    gst_buffer_unref (input);
+    gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
 past_the_file:
@@ -991,7 +1304,7 @@ past_the_file:
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("The transforms file has %u frames; the stream has more.",
             self->read_motions->len), (NULL));
-    gst_buffer_unref (input);
+    gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
 }
@@ -1036,74 +1349,117 @@ gst_bspline_stabilize_keep_border (const bspline_image * dst,
   }
 }
 
-/* Warps one plane by the correction on the GPU (where there is one) or
- * the CPU. */
+/* Warps every plane of a frame by the correction: on the GPU where there
+ * is one (every plane submitted, from the frame's device copy where it
+ * has one, then all waited for: one round trip per frame), else, or after
+ * a GPU failure with backend=auto, on the CPU.  The GPU's result does not
+ * depend on where its source was (the same plan, the same kernels). */
 static GstFlowReturn
-gst_bspline_stabilize_warp_plane (GstBSplineStabilize * self,
-    const bspline_geometry * geometry, GstVideoFrame * in,
-    GstVideoFrame * out, GstVideoFrame * previous, guint p)
+gst_bspline_stabilize_warp (GstBSplineStabilize * self,
+    const bspline_geometry * geometry, GstBSplineStabilizeFrame * frame,
+    GstVideoFrame * in, GstVideoFrame * out, GstVideoFrame * previous)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  bspline_plane_grid grid;
-  bspline_image src, dst;
-  bspline_params params;
-  bspline_plan *plan = NULL;
-  bspline_status status;
-  gdouble inverse[9];
-  gchar msg[256] = "";
+  guint n = GST_VIDEO_FRAME_N_PLANES (in), p;
+  bspline_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL, };
+  bspline_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
+  gdouble inverse[GST_VIDEO_MAX_PLANES][9];
+  bspline_status status = BSPLINE_OK;
+  gboolean on_gpu = FALSE;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gchar msg[512] = "";
 
-  gst_bspline_frame_plane_grid (&filter->in_info, self->chroma_site, p, &grid);
-  gst_bspline_frame_plane_image (&filter->in_info, in, p, &src);
-  gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst);
-  gst_bspline_frame_plane_params (&filter->in_info, p, &self->run.quality,
-      &src, &params);
-  status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
-      sizeof (msg));
-  if (status == BSPLINE_OK)
-    status = bspline_plan_new (&params, inverse, src.width, src.height,
-        dst.width, dst.height, src.channels, &plan, msg, sizeof (msg));
-  if (status != BSPLINE_OK)
-    goto failed;
-  status = BSPLINE_ERROR_BACKEND;
+#ifndef HAVE_BSPLINE_CUDA
+  (void) frame;
+#endif
+
+  for (p = 0; p < n; p++) {
+    bspline_plane_grid grid;
+    bspline_params params;
+
+    gst_bspline_frame_plane_grid (&filter->in_info, self->chroma_site, p,
+        &grid);
+    gst_bspline_frame_plane_image (&filter->in_info, in, p, &src[p]);
+    gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst[p]);
+    gst_bspline_frame_plane_params (&filter->in_info, p, &self->run.quality,
+        &src[p], &params);
+    status = bspline_geometry_plane_inverse (geometry, &grid, inverse[p], msg,
+        sizeof (msg));
+    if (status == BSPLINE_OK)
+      status = bspline_plan_new (&params, inverse[p], src[p].width,
+          src[p].height, dst[p].width, dst[p].height, src[p].channels,
+          &plans[p], msg, sizeof (msg));
+    if (status != BSPLINE_OK)
+      goto failed;
+  }
 #ifdef HAVE_BSPLINE_CUDA
   if (self->cuda) {
-    status = bspline_cuda_execute (self->cuda, plan, &src, &dst);
-    if (status != BSPLINE_OK) {
-      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
-      if (self->run.backend == BACKEND_CUDA) {
-        bspline_plan_free (plan);
-        goto failed;
+    gint slots[GST_VIDEO_MAX_PLANES];
+
+    for (p = 0; p < n; p++) {
+      bspline_image on_device = src[p];
+
+      slots[p] = -1;
+      if (status != BSPLINE_OK)
+        continue;
+      if (frame->device) {
+        on_device.data = (guint8 *) frame->device + frame->plane_offset[p];
+        on_device.stride = frame->plane_stride[p];
       }
+      status = bspline_cuda_submit_placed (self->cuda, plans[p], &on_device,
+          frame->device != NULL, &dst[p], 0, &slots[p]);
+      if (status != BSPLINE_OK) {
+        g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+        slots[p] = -1;
+      }
+    }
+    /* every plane queued must land before the frames go away */
+    for (p = 0; p < n; p++)
+      if (slots[p] >= 0 && bspline_cuda_finish (self->cuda, slots[p])
+          != BSPLINE_OK && status == BSPLINE_OK) {
+        status = BSPLINE_ERROR_BACKEND;
+        g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
+      }
+    if (status == BSPLINE_OK) {
+      on_gpu = TRUE;
+    } else {
+      if (self->run.backend == BACKEND_CUDA)
+        goto failed;
       GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
           ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
       bspline_cuda_free (self->cuda);
       self->cuda = NULL;
+      status = BSPLINE_OK;
     }
   }
 #endif
-  if (status != BSPLINE_OK) {
-    status = bspline_cpu_execute (self->cpu, plan, &src, &dst);
+  for (p = 0; !on_gpu && status == BSPLINE_OK && p < n; p++) {
+    status = bspline_cpu_execute (self->cpu, plans[p], &src[p], &dst[p]);
     if (status != BSPLINE_OK)
       g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
   }
-  bspline_plan_free (plan);
   if (status != BSPLINE_OK)
     goto failed;
-  if (previous) {
+  for (p = 0; previous && p < n; p++) {
     bspline_image prev;
 
     gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev);
-    gst_bspline_stabilize_keep_border (&dst, &prev, inverse);
+    gst_bspline_stabilize_keep_border (&dst[p], &prev, inverse[p]);
   }
-  return GST_FLOW_OK;
+
+done:
+  for (p = 0; p < n; p++)
+    bspline_plan_free (plans[p]);
+  return ret;
 
   /* ERRORS */
 failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Warping plane %u failed: %s.", p, msg),
+        ("Warping the frame failed: %s.", msg),
         ("%s", bspline_status_string (status)));
-    return GST_FLOW_ERROR;
+    ret = GST_FLOW_ERROR;
+    goto done;
   }
 }
 
@@ -1167,7 +1523,6 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
   gboolean have_prev = FALSE;
   GstBuffer *out_buffer = NULL;
   GstFlowReturn ret;
-  guint p;
 
   *outbuf = NULL;
   if (!bspline_stabilizer_ready (self->stabilizer, final)
@@ -1204,9 +1559,8 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
         && self->previous)
       have_prev = gst_video_frame_map (&prev, &filter->out_info,
           self->previous, GST_MAP_READ);
-    for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (&in); p++)
-      ret = gst_bspline_stabilize_warp_plane (self, &geometry, &in, &out,
-          have_prev ? &prev : NULL, p);
+    ret = gst_bspline_stabilize_warp (self, &geometry, frame, &in, &out,
+        have_prev ? &prev : NULL);
     if (have_prev)
       gst_video_frame_unmap (&prev);
   }
@@ -1222,7 +1576,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
   *outbuf = out_buffer;
 
 done:
-  gst_bspline_stabilize_frame_free (frame);
+  gst_bspline_stabilize_frame_free (self, frame);
   return ret;
 
   /* ERRORS */
@@ -1334,3 +1688,78 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
   }
   return ret;
 }
+
+#ifdef HAVE_BSPLINE_CUDA
+/* Upstream gets a pool of pinned memory, which the GPU reads directly: the
+ * element holds `smoothing` frames back, and one more arrives. */
+static gboolean
+gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+  guint min = (guint) self->run.smoothing + 2;
+
+  if (self->cuda == NULL)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+        decide_query, query);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+      min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Output frames come from a pool of pinned memory, which the GPU writes
+ * directly; where that pool cannot be made, the engine stages the copy. */
+static gboolean
+gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  /* the frame going out and the previous one, kept for keep-border */
+  guint min = 3;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+          query))
+    return FALSE;
+  if (self->cuda == NULL)
+    return TRUE;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint size, n_min, n_max;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
+    min = MAX (min, n_min + 2);
+  }
+  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  if (pool == NULL) {
+    GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
+    return TRUE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool,
+        GST_VIDEO_INFO_SIZE (&info), min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+        min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+#endif

@@ -15,6 +15,10 @@
  *  - bsplinewarp use-meta=true: a GstVideoAffineTransformationMeta gives
  *    the same frame as the equivalent matrix property.
  *
+ * The element runs with backend=cpu, or with the backend that
+ * BSPLINE_TEST_BACKEND names (cuda: the motion and the warp on the GPU;
+ * exits 77, skipped, where there is none).
+ *
  * Usage: test-element PHOTO.ppm
  */
 #include <gst/gst.h>
@@ -22,12 +26,17 @@
 #include <gst/video/video.h>
 
 #include "clip.h"
+#ifdef HAVE_BSPLINE_CUDA
+#include "bspline-cuda.h"
+#endif
 
 #define W 640
 #define H 360
 
 static bspline_cpu *cpu;
 static clip_photo photo;
+/* the element's backend: BSPLINE_TEST_BACKEND, or cpu */
+static const char *backend = "cpu";
 
 /* RGB (3 bytes a pixel) into a new RGBx buffer. */
 static GstBuffer *
@@ -99,7 +108,8 @@ stabilize_harness (const char *props, GstBus ** bus)
   GstHarness *h;
   char desc[512];
 
-  snprintf (desc, sizeof (desc), "bsplinestabilize %s", props);
+  snprintf (desc, sizeof (desc), "bsplinestabilize %s backend=%s", props,
+      backend);
   h = gst_harness_new_parse (desc);
   *bus = gst_bus_new ();
   gst_element_set_bus (h->element, *bus);
@@ -142,7 +152,7 @@ test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
   int k, n_out = 0;
 
   clip_make_maps (&spec, photo.width, photo.height, rng);
-  h = stabilize_harness ("smoothing=30 n-threads=0 backend=cpu crop=fill",
+  h = stabilize_harness ("smoothing=30 n-threads=0 crop=fill",
       &bus);
   gst_harness_set_src_caps (h, rgbx_caps (W, H));
   *pixel_diff = 0.0;
@@ -220,8 +230,7 @@ test_formats (test_rng * rng, gboolean static_clip, const char *format)
 
   clip_make_maps (&spec, photo.width, photo.height, rng);
   snprintf (desc, sizeof (desc), "videoconvert ! video/x-raw,format=%s ! "
-      "bsplinestabilize smoothing=3 "
-      "backend=cpu", format);
+      "bsplinestabilize smoothing=3 backend=%s", format, backend);
   h = gst_harness_new_parse (desc);
   bus = gst_bus_new ();
   gst_element_set_bus (h->element, bus);
@@ -287,7 +296,7 @@ test_static_clip (void)
   clip_make_maps (&spec, photo.width, photo.height, NULL);
   clip_render (cpu, &photo, &spec, 0, rgb);
   in = rgbx_buffer (rgb, W, H, 0);
-  h = stabilize_harness ("smoothing=5 backend=cpu", &bus);
+  h = stabilize_harness ("smoothing=5", &bus);
   gst_harness_set_src_caps (h, rgbx_caps (W, H));
   for (k = 0; k < 15; k++) {
     GstBuffer *b = gst_buffer_copy_deep (in);
@@ -333,7 +342,7 @@ test_eos_and_flush (test_rng * rng)
   int k;
 
   clip_make_maps (&spec, photo.width, photo.height, rng);
-  h = stabilize_harness ("smoothing=5 backend=cpu", &bus);
+  h = stabilize_harness ("smoothing=5", &bus);
   gst_harness_set_src_caps (h, rgbx_caps (320, 180));
   for (k = 0; k < 12; k++) {
     clip_render (cpu, &photo, &spec, k, rgb);
@@ -386,6 +395,7 @@ test_live (GstClockTime * reported)
   GstQuery *q;
   GstMessage *msg;
   GError *err = NULL;
+  char desc[512];
   gboolean live = FALSE;
   GstClockTime min = 0, max = 0;
   guint64 dropped = 0;
@@ -398,11 +408,12 @@ test_live (GstClockTime * reported)
     return;
   }
   gst_object_unref (src_factory);
-  pipe = gst_parse_launch ("videotestsrc is-live=true num-buffers=40 "
+  snprintf (desc, sizeof (desc), "videotestsrc is-live=true num-buffers=40 "
       "pattern=pinwheel ! video/x-raw,format=I420,width=320,height=180,"
-      "framerate=30/1 ! bsplinestabilize name=stab smoothing=6 backend=cpu ! "
+      "framerate=30/1 ! bsplinestabilize name=stab smoothing=6 backend=%s ! "
       "fakesink name=sink sync=true max-lateness=5000000 qos=true "
-      "signal-handoffs=true", &err);
+      "signal-handoffs=true", backend);
+  pipe = gst_parse_launch (desc, &err);
   TEST_CHECK (pipe != NULL, "live pipeline: %s", err ? err->message : "?");
   if (!pipe)
     return;
@@ -478,7 +489,7 @@ test_transforms_file (test_rng * rng)
     GstHarness *h;
     GstBus *bus;
 
-    snprintf (props, sizeof (props), "smoothing=4 backend=cpu "
+    snprintf (props, sizeof (props), "smoothing=4 "
         "transforms-location=%s transforms-mode=%s", path,
         pass ? "read" : "write");
     h = stabilize_harness (props, &bus);
@@ -615,7 +626,20 @@ main (int argc, char **argv)
   guint i;
 
   gst_init (&argc, &argv);
+  if (g_getenv ("BSPLINE_TEST_BACKEND"))
+    backend = g_getenv ("BSPLINE_TEST_BACKEND");
+  if (strcmp (backend, "cuda") == 0) {
+    char msg[256] = "this build has no CUDA engine";
+#ifdef HAVE_BSPLINE_CUDA
+    if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
+#endif
+    {
+      printf ("SKIP stabilize-element with backend=cuda: %s\n", msg);
+      return 77;
+    }
+  }
   test_begin ("stabilize-element", &rng);
+  printf ("backend=%s\n", backend);
   if (argc < 2 || !clip_read_ppm (argv[1], &photo))
     return 1;
   cpu = bspline_cpu_new (0);
