@@ -473,26 +473,43 @@ grid2 (int nx, int ny, dim3 block)
  * The coefficients of a line are those of its infinite extension (the
  * boundary's fold, edge or fill continued forever: that is what the exact
  * initialisations of [BM18] / [BD19] compute), so a block can filter a
- * window of the line on its own: a causal recursion started from zero
- * HALO samples before the window is, at the window, the causal sum
- * truncated after HALO terms (eq. 19 around a point inside the line), and
- * likewise for the anticausal recursion after it (eq. 20).  With HALO the
- * sum of the truncation indices of the poles (each pole consumes its own
- * index on each side) this is as precise as the segmented prefilter
- * ([BD19] section 3).
+ * window of the line on its own.  The filters of the poles commute, so a
+ * window runs the causal recursions of all poles in one forward sweep
+ * (pole p filters pole p - 1's output as it is produced, in registers)
+ * and then all the anticausal ones in one backward sweep.  The forward
+ * cascade started from zero HALO samples before the window's interior
+ * misses only terms of lag over HALO of the product of the poles' causal
+ * filters; with HALO the sum of the poles' truncation indices each such
+ * term has at least one pole past its own index, so the error is that of
+ * the truncated sums (eqs. 19, 20 of [BD19], each pole consuming its own
+ * index), as precise as the segmented prefilter.  The backward sweep reads
+ * only causal values inside the interior and the right halo, which are
+ * exact to that precision, and is truncated the same way.
  *
  * Two passes, each one read and one write of the plane: along x, from the
  * source samples (conversion and gain fused) into scratch; along y, from
  * scratch into the coefficient plane.  A block stages its window in shared
  * memory: coalesced loads and stores, the recursions one line per
- * thread. */
+ * thread.  Halos up to 64 (orders up to 7 in float) take windows of 64
+ * interior samples; larger ones (orders 8-11, halos 79-125) windows of
+ * 128, which fit the 227 KB of shared memory a block may have on sm_90
+ * (one block per SM; docs/gpu-performance-notes.md, v6).  Where the
+ * device's limit is lower the segmented prefilter takes them. */
 
 #define TILE_THREADS 128
-#define TILE_SPAN 64            /* interior samples of a window */
-#define TILE_MAX_HALO 64        /* larger halos take the segmented path */
-#define TILE_COLUMN_LOADS 16    /* loads in flight per thread, y pass */
-/* loads per lane for a row of the x window, the longest one */
-#define TILE_ROW_LOADS ((TILE_SPAN + 2 * TILE_MAX_HALO + 31) / 32)
+#define TILE_SPAN 64            /* interior samples of a window, halo <= 64 */
+#define TILE_SPAN_WIDE 128      /* the same, larger halos */
+#define TILE_SMALL_HALO 64
+#define TILE_MAX_HALO 128       /* larger halos take the segmented path */
+/* global loads in flight per thread: a row of the x window per lane
+ * (TILE_SPAN + 2 * TILE_SMALL_HALO samples in one go), 16 column samples
+ * in the y pass; twice that for the wide windows, which run one block of
+ * four warps per SM */
+#define TILE_ROW_LOADS 6
+#define TILE_ROW_LOADS_WIDE 12
+#define TILE_COLUMN_LOADS 16
+#define TILE_COLUMN_LOADS_WIDE 32
+#define FILTER_CHUNK 8          /* shared loads issued before a chunk's steps */
 
 /* Sum of the truncation indices: the halo of the tiled windows. */
 static int
@@ -504,26 +521,98 @@ tiled_halo (const bspline_gpu_frame * f)
   return h;
 }
 
-/* All poles on one line of len samples at stride apart in shared memory,
- * each recursion started from zero at its end of the window. */
+/* The poles of f on one line of len samples at stride apart in shared
+ * memory: the causal recursions of all NP poles in one forward sweep, the
+ * anticausal ones in one backward sweep, each started from zero at its
+ * end of the window.  FILTER_CHUNK samples are loaded before their steps,
+ * so that a step waits on a multiply-add, not on shared memory. */
+template < int NP > __device__ static inline void
+filter_step (const float *z, float *acc, float *line, int stride, int k,
+    float x, bool causal)
+{
+#pragma unroll
+  for (int p = 0; p < NP; p++) {
+    acc[p] = causal ? x + z[p] * acc[p] : z[p] * (acc[p] - x);
+    x = acc[p];
+  }
+  line[k * stride] = x;
+}
+
+template < int NP > __device__ static inline void
+filter_cascade (const bspline_gpu_frame & f, float *line, int stride,
+    int len)
+{
+  float z[NP], acc[NP], v[FILTER_CHUNK];
+  int p, k, b;
+
+#pragma unroll
+  for (p = 0; p < NP; p++) {
+    z[p] = (float) f.poles[p];
+    acc[p] = 0.0f;
+  }
+  /* whole chunks unguarded, then the tail one step at a time */
+  for (k = 0; k + FILTER_CHUNK <= len; k += FILTER_CHUNK) {
+#pragma unroll
+    for (b = 0; b < FILTER_CHUNK; b++)
+      v[b] = line[(k + b) * stride];
+#pragma unroll
+    for (b = 0; b < FILTER_CHUNK; b++)
+      filter_step < NP > (z, acc, line, stride, k + b, v[b], true);
+  }
+  for (; k < len; k++)
+    filter_step < NP > (z, acc, line, stride, k, line[k * stride], true);
+#pragma unroll
+  for (p = 0; p < NP; p++)
+    acc[p] = 0.0f;
+  for (k = len - 1; k + 1 >= FILTER_CHUNK; k -= FILTER_CHUNK) {
+#pragma unroll
+    for (b = 0; b < FILTER_CHUNK; b++)
+      v[b] = line[(k - b) * stride];
+#pragma unroll
+    for (b = 0; b < FILTER_CHUNK; b++)
+      filter_step < NP > (z, acc, line, stride, k - b, v[b], false);
+  }
+  for (; k >= 0; k--)
+    filter_step < NP > (z, acc, line, stride, k, line[k * stride], false);
+}
+
+/* One pole (orders 2-3): the plain loop, measured faster than the chunked
+ * one at the four blocks per SM of its windows (docs/gpu-performance-notes.md,
+ * v6); more poles: the cascade. */
 __device__ static inline void
 filter_window (const bspline_gpu_frame & f, float *line, int stride, int len)
 {
-  int pole, k;
-  for (pole = 0; pole < f.n_poles; pole++) {
-    const float z = (float) f.poles[pole];
-    float acc = 0.0f;
+  int k;
+  float z, acc;
+
+  switch (f.n_poles) {
+    case 1:
+      z = (float) f.poles[0];
+      acc = 0.0f;
 #pragma unroll 4
-    for (k = 0; k < len; k++) {
-      acc = line[k * stride] + z * acc;
-      line[k * stride] = acc;
-    }
-    acc = 0.0f;
+      for (k = 0; k < len; k++) {
+        acc = line[k * stride] + z * acc;
+        line[k * stride] = acc;
+      }
+      acc = 0.0f;
 #pragma unroll 4
-    for (k = len - 1; k >= 0; k--) {
-      acc = z * (acc - line[k * stride]);
-      line[k * stride] = acc;
-    }
+      for (k = len - 1; k >= 0; k--) {
+        acc = z * (acc - line[k * stride]);
+        line[k * stride] = acc;
+      }
+      break;
+    case 2:
+      filter_cascade < 2 > (f, line, stride, len);
+      break;
+    case 3:
+      filter_cascade < 3 > (f, line, stride, len);
+      break;
+    case 4:
+      filter_cascade < 4 > (f, line, stride, len);
+      break;
+    default:
+      filter_cascade < BSPLINE_MAX_POLES > (f, line, stride, len);
+      break;
   }
 }
 
@@ -561,12 +650,13 @@ read_pixel (const bspline_gpu_frame & f, const unsigned char *row, int sx,
   }
 }
 
-/* Along x: rows of the padded plane, windows of TILE_SPAN columns.  Lines
+/* Along x: rows of the padded plane, windows of SPAN columns.  Lines
  * are (row, channel) pairs, TILE_THREADS of them per block; shared memory
  * holds line l at l * stride (stride odd: no bank conflicts when each
  * thread walks its own line), then the source column of each window
- * position (the boundary's extension, -1 for constant's fill). */
-template < int C > __global__ void
+ * position (the boundary's extension, -1 for constant's fill).  LOADS
+ * loads per lane are in flight for a row. */
+template < int C, int SPAN, int LOADS > __global__ void
 prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
     size_t src_pitch, int halo, float *out)
 {
@@ -574,10 +664,10 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
   const int pad = f.pad;
   const int wc = f.src_width + 2 * pad, hc = f.src_height + 2 * pad;
   const int rows = TILE_THREADS / C;
-  const int len = TILE_SPAN + 2 * halo, stride = len | 1;
-  const int n_windows = (wc + TILE_SPAN - 1) / TILE_SPAN;
+  const int len = SPAN + 2 * halo, stride = len | 1;
+  const int n_windows = (wc + SPAN - 1) / SPAN;
   const int row0 = (int) (blockIdx.x / n_windows) * rows;
-  const int col0 = (int) (blockIdx.x % n_windows) * TILE_SPAN - halo;
+  const int col0 = (int) (blockIdx.x % n_windows) * SPAN - halo;
   const float gain2 = (float) (f.gain * f.gain);
   int *column = (int *) (window + rows * C * stride);
   int *source_row = column + len;
@@ -592,35 +682,38 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
         f.boundary);
   __syncthreads ();
   /* load: warp w takes rows w, w + 4, ..., its lanes consecutive pixels
-   * of the row; every load of a row is issued before the results are
-   * stored, so that several are in flight (two rows at a time measured no
-   * faster: docs/gpu-performance-notes.md, v5) */
+   * of the row; every load of a row (LOADS * 32 pixels at a time) is
+   * issued before the results are stored, so that several are in flight
+   * (two rows at a time measured no faster: docs/gpu-performance-notes.md,
+   * v5) */
   for (r = warp; r < n_rows; r += TILE_THREADS / 32) {
     const int sy = source_row[r];
     const unsigned char *row = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
     float *line = window + r * C * stride;
-    float v[TILE_ROW_LOADS][C];
+    for (e0 = 0; e0 < len; e0 += 32 * LOADS) {
+      float v[LOADS][C];
 #pragma unroll
-    for (q = 0; q < TILE_ROW_LOADS; q++) {
-      const int k = lane + 32 * q;
-      if (k < len) {
-        const int sx = column[k];
-        if (sx < 0 || sy < 0) {
+      for (q = 0; q < LOADS; q++) {
+        const int k = e0 + lane + 32 * q;
+        if (k < len) {
+          const int sx = column[k];
+          if (sx < 0 || sy < 0) {
 #pragma unroll
-          for (c = 0; c < C; c++)
-            v[q][c] = (float) f.fill[c];
-        } else {
-          read_pixel < C > (f, row, sx, v[q]);
+            for (c = 0; c < C; c++)
+              v[q][c] = (float) f.fill[c];
+          } else {
+            read_pixel < C > (f, row, sx, v[q]);
+          }
         }
       }
-    }
 #pragma unroll
-    for (q = 0; q < TILE_ROW_LOADS; q++) {
-      const int k = lane + 32 * q;
-      if (k < len) {
+      for (q = 0; q < LOADS; q++) {
+        const int k = e0 + lane + 32 * q;
+        if (k < len) {
 #pragma unroll
-        for (c = 0; c < C; c++)
-          line[c * stride + k] = v[q][c] * gain2;
+          for (c = 0; c < C; c++)
+            line[c * stride + k] = v[q][c] * gain2;
+        }
       }
     }
   }
@@ -632,7 +725,7 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
   for (r = warp; r < n_rows; r += TILE_THREADS / 32) {
     float *o = out + ((size_t) (row0 + r) * wc + col0 + halo) * C;
     const float *line = window + r * C * stride + halo;
-    for (int k = lane; k < TILE_SPAN * C; k += 32) {
+    for (int k = lane; k < SPAN * C; k += 32) {
       const int px = k / C;
       c = k - px * C;
       if (col0 + halo + px < wc)
@@ -643,9 +736,9 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
 
 /* Along y: TILE_THREADS consecutive values of a row of the plane (one
  * column-line per thread: every global access is coalesced), windows of
- * TILE_SPAN rows.  Shared memory holds sample k of line t at
- * k * TILE_THREADS + t. */
-__global__ void
+ * SPAN rows, LOADS loads in flight per thread.  Shared memory holds sample
+ * k of line t at k * TILE_THREADS + t. */
+template < int SPAN, int LOADS > __global__ void
 prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
     float *out)
 {
@@ -653,10 +746,10 @@ prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
   const int pad = f.pad;
   const int n = (f.src_width + 2 * pad) * f.channels;
   const int hc = f.src_height + 2 * pad;
-  const int len = TILE_SPAN + 2 * halo;
+  const int len = SPAN + 2 * halo;
   const int n_groups = (n + TILE_THREADS - 1) / TILE_THREADS;
   const int v = (int) (blockIdx.x % n_groups) * TILE_THREADS + threadIdx.x;
-  const int row0 = (int) (blockIdx.x / n_groups) * TILE_SPAN - halo;
+  const int row0 = (int) (blockIdx.x / n_groups) * SPAN - halo;
   int k;
 
   int *plane_row = (int *) (window + TILE_THREADS * len);
@@ -670,86 +763,138 @@ prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
   }
   __syncthreads ();
   if (v < n) {
-    for (k = 0; k < len; k += TILE_COLUMN_LOADS) {
-      float t[TILE_COLUMN_LOADS];
+    for (k = 0; k < len; k += LOADS) {
+      float t[LOADS];
       int b;
 #pragma unroll
-      for (b = 0; b < TILE_COLUMN_LOADS; b++)
+      for (b = 0; b < LOADS; b++)
         if (k + b < len)
           t[b] = in[(size_t) plane_row[k + b] * n + v];
 #pragma unroll
-      for (b = 0; b < TILE_COLUMN_LOADS; b++)
+      for (b = 0; b < LOADS; b++)
         if (k + b < len)
           window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
     }
     filter_window (f, window + threadIdx.x, TILE_THREADS, len);
-    for (k = halo; k < halo + TILE_SPAN && row0 + k < hc; k++)
+    for (k = halo; k < halo + SPAN && row0 + k < hc; k++)
       out[(size_t) (row0 + k) * n + v] = window[k * TILE_THREADS + threadIdx.x];
   }
 }
 
-template < int C > static cudaError_t
+template < int C, int SPAN, int LOADS > static cudaError_t
 launch_prefilter_x_tiled (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, float *scratch, int halo, size_t bytes, unsigned blocks,
-    cudaStream_t stream)
+    size_t src_pitch, float *scratch, int halo, size_t bytes,
+    unsigned blocks, cudaStream_t stream)
 {
-  cudaError_t err = cudaFuncSetAttribute (prefilter_x_tiled_kernel < C >,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  cudaError_t err = cudaFuncSetAttribute (prefilter_x_tiled_kernel < C, SPAN,
+      LOADS >, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
   if (err != cudaSuccess)
     return err;
-  prefilter_x_tiled_kernel < C > <<<blocks, TILE_THREADS, bytes, stream >>>
-      (*f, (const unsigned char *) src, src_pitch, halo, scratch);
+  prefilter_x_tiled_kernel < C, SPAN, LOADS > <<<blocks, TILE_THREADS, bytes,
+      stream >>> (*f, (const unsigned char *) src, src_pitch, halo, scratch);
   return cudaGetLastError ();
+}
+
+template < int SPAN, int LOADS > static cudaError_t
+launch_prefilter_y_tiled (const bspline_gpu_frame * f, const float *scratch,
+    int halo, size_t bytes, unsigned blocks, float *coef, cudaStream_t stream)
+{
+  cudaError_t err = cudaFuncSetAttribute (prefilter_y_tiled_kernel < SPAN,
+      LOADS >, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  if (err != cudaSuccess)
+    return err;
+  prefilter_y_tiled_kernel < SPAN, LOADS > <<<blocks, TILE_THREADS, bytes,
+      stream >>> (*f, scratch, halo, coef);
+  return cudaGetLastError ();
+}
+
+/* Shared memory of the x and y windows for a halo and span. */
+static size_t
+tiled_x_bytes (int channels, int halo, int span)
+{
+  const int rows = TILE_THREADS / channels, len = span + 2 * halo;
+  return (size_t) rows * channels * (len | 1) * sizeof (float)
+      + (size_t) (len + rows) * sizeof (int);
+}
+
+static size_t
+tiled_y_bytes (int halo, int span)
+{
+  const int len = span + 2 * halo;
+  return (size_t) TILE_THREADS * len * sizeof (float)
+      + (size_t) len * sizeof (int);
+}
+
+/* The window span for f's halo on the current device: the wide windows
+ * for halos over TILE_SMALL_HALO where they fit its shared memory, else the
+ * narrow ones; 0 where neither fits (the segmented path then). */
+static int
+tiled_span (const bspline_gpu_frame * f, int halo)
+{
+  int device, limit, span;
+
+  if (f->n_poles <= 0 || halo > TILE_MAX_HALO)
+    return 0;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&limit,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return 0;
+  for (span = halo <= TILE_SMALL_HALO ? TILE_SPAN : TILE_SPAN_WIDE;
+      span >= TILE_SPAN; span -= TILE_SPAN_WIDE - TILE_SPAN)
+    if (tiled_x_bytes (f->channels, halo, span) <= (size_t) limit
+        && tiled_y_bytes (halo, span) <= (size_t) limit)
+      return span;
+  return 0;
 }
 
 static cudaError_t
 run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, float *coef, float *scratch, int halo,
+    size_t src_pitch, float *coef, float *scratch, int halo, int span,
     cudaStream_t stream)
 {
   const int C = f->channels;
   const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
   const int rows = TILE_THREADS / C;
-  const int len = TILE_SPAN + 2 * halo;
-  const size_t x_bytes = (size_t) rows * C * (len | 1) * sizeof (float)
-      + (size_t) (len + rows) * sizeof (int);
-  const size_t y_bytes = (size_t) TILE_THREADS * len * sizeof (float)
-      + (size_t) len * sizeof (int);
+  const int wide = span > TILE_SPAN;
+  const size_t x_bytes = tiled_x_bytes (C, halo, span);
+  const size_t y_bytes = tiled_y_bytes (halo, span);
 
   /* one-dimensional grids (up to 2^31 - 1 blocks): the block index is
    * split into window and line group in the kernels */
-  const unsigned x_blocks = (unsigned) ((wc + TILE_SPAN - 1) / TILE_SPAN)
+  const unsigned x_blocks = (unsigned) ((wc + span - 1) / span)
       * (unsigned) ((hc + rows - 1) / rows);
   const unsigned y_blocks = (unsigned) ((wc * C + TILE_THREADS - 1)
-      / TILE_THREADS) * (unsigned) ((hc + TILE_SPAN - 1) / TILE_SPAN);
+      / TILE_THREADS) * (unsigned) ((hc + span - 1) / span);
   cudaError_t err;
 
+#define LAUNCH_X(CH) (wide \
+      ? launch_prefilter_x_tiled < CH, TILE_SPAN_WIDE, TILE_ROW_LOADS_WIDE > \
+          (f, src, src_pitch, scratch, halo, x_bytes, x_blocks, stream) \
+      : launch_prefilter_x_tiled < CH, TILE_SPAN, TILE_ROW_LOADS > (f, src, \
+          src_pitch, scratch, halo, x_bytes, x_blocks, stream))
   switch (C) {
     case 1:
-      err = launch_prefilter_x_tiled < 1 > (f, src, src_pitch, scratch, halo,
-          x_bytes, x_blocks, stream);
+      err = LAUNCH_X (1);
       break;
     case 2:
-      err = launch_prefilter_x_tiled < 2 > (f, src, src_pitch, scratch, halo,
-          x_bytes, x_blocks, stream);
+      err = LAUNCH_X (2);
       break;
     case 3:
-      err = launch_prefilter_x_tiled < 3 > (f, src, src_pitch, scratch, halo,
-          x_bytes, x_blocks, stream);
+      err = LAUNCH_X (3);
       break;
     default:
-      err = launch_prefilter_x_tiled < 4 > (f, src, src_pitch, scratch, halo,
-          x_bytes, x_blocks, stream);
+      err = LAUNCH_X (4);
       break;
   }
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute (prefilter_y_tiled_kernel,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) y_bytes);
+#undef LAUNCH_X
   if (err != cudaSuccess)
     return err;
-  prefilter_y_tiled_kernel <<<y_blocks, TILE_THREADS, y_bytes, stream >>>
-      (*f, scratch, halo, coef);
-  return cudaGetLastError ();
+  if (wide)
+    return launch_prefilter_y_tiled < TILE_SPAN_WIDE,
+        TILE_COLUMN_LOADS_WIDE > (f, scratch, halo, y_bytes, y_blocks, coef,
+        stream);
+  return launch_prefilter_y_tiled < TILE_SPAN, TILE_COLUMN_LOADS > (f,
+      scratch, halo, y_bytes, y_blocks, coef, stream);
 }
 
 /* ---- Warp with a fixed kernel size (float) ----
@@ -1347,9 +1492,12 @@ bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
         (double *) scratch, (cudaStream_t) stream);
-  if (f->n_poles > 0 && tiled_halo (f) <= TILE_MAX_HALO)
-    return run_prefilter_tiled (f, src, src_pitch, (float *) coef,
-        (float *) scratch, tiled_halo (f), (cudaStream_t) stream);
+  if (f->n_poles > 0) {
+    const int halo = tiled_halo (f), span = tiled_span (f, halo);
+    if (span > 0)
+      return run_prefilter_tiled (f, src, src_pitch, (float *) coef,
+          (float *) scratch, halo, span, (cudaStream_t) stream);
+  }
   return run_prefilter (f, src, src_pitch, (float *) coef, (float *) scratch,
       (cudaStream_t) stream);
 }

@@ -300,22 +300,25 @@ motion_rotate_kernel (const float *img, int w, int h, const double2 * cs,
 }
 
 /* One block per (angle, shift): the sum of |rotated - template| (float
- * differences, double sum) over the template pixels at least range from
- * the border, and how many were inside. */
+ * differences, double sum) over the template pixels whose shifted sample
+ * lies in the level (motion.c's motion_search), and how many were
+ * inside. */
 __global__ void
 motion_sad_kernel (const float *t, const float *rotated, int w, int h,
     int range, double *sad, unsigned *count)
 {
   int side = 2 * range + 1, shift = blockIdx.x, a = blockIdx.y;
   int sx = shift % side - range, sy = shift / side - range;
-  int cols = w - 2 * range, n_pix = cols * (h - 2 * range), k;
+  int i0 = sx < 0 ? -sx : 0, j0 = sy < 0 ? -sy : 0;
+  int cols = w - (sx < 0 ? -sx : sx), n_pix = cols * (h - (sy < 0 ? -sy :
+          sy)), k;
   const float *rot = rotated + (size_t) a * w * h;
   double v[1] = { 0.0 };
   unsigned n = 0;
   __shared__ unsigned warp_n[MOTION_WARPS];
 
   for (k = threadIdx.x; k < n_pix; k += blockDim.x) {
-    int i = range + k % cols, j = range + k / cols;
+    int i = i0 + k % cols, j = j0 + k / cols;
     float d = __fsub_rn (rot[(size_t) (j + sy) * w + i + sx],
         t[(size_t) j * w + i]);
 

@@ -221,6 +221,63 @@ test_segments (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "range\n", worst);
 }
 
+/* Float frames of several prefilter windows in each direction (64 or 128
+ * interior samples, halos up to 125 at order 11): GPU float against CPU
+ * double, for the high orders every boundary. */
+static void
+test_tiled (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  double worst = 0.0;
+  int order, boundary;
+
+  for (order = 6; order <= BSPLINE_MAX_ORDER; order++)
+    for (boundary = 0; boundary < 5; boundary++) {
+      int w = test_rng_int (rng, 130, 330), h = test_rng_int (rng, 130, 330);
+      int channels = test_rng_int (rng, 1, 4);
+      bspline_image src, ref, gpu, cpu_f;
+      bspline_params p;
+      bspline_plan *plan_d = NULL, *plan_f = NULL;
+      double m[9], range[2], err, err_cpu, tol;
+      char msg[256];
+
+      bspline_params_init (&p);
+      p.order = order;
+      p.boundary = (bspline_boundary) boundary;
+      p.fill[0] = p.fill[1] = p.fill[2] = p.fill[3] = 0.25;
+      test_rotation_zoom (0.3, 1.2, w, h, w, h, m);
+      test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_F32, 0);
+      test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+      test_image_alloc (&cpu_f, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+      test_image_alloc (&gpu, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+      test_image_fill_random (&src, rng, -1.0, 1.0, range);
+      p.precision = BSPLINE_PRECISION_DOUBLE;
+      bspline_plan_new (&p, m, w, h, w, h, channels, &plan_d, msg,
+          sizeof (msg));
+      p.precision = BSPLINE_PRECISION_FLOAT;
+      bspline_plan_new (&p, m, w, h, w, h, channels, &plan_f, msg,
+          sizeof (msg));
+      bspline_cpu_execute (cpu, plan_d, &src, &ref);
+      bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
+      TEST_CHECK (bspline_cuda_execute (cuda, plan_f, &src, &gpu) ==
+          BSPLINE_OK, "cuda: %s", bspline_cuda_last_error (cuda));
+      err = max_difference (&gpu, &ref) / test_signal_scale (range);
+      err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
+      tol = fmax (float_tolerance (0, order), 1.5 * err_cpu);
+      TEST_CHECK (err <= tol, "tiled: order %d %s %dx%dx%d: GPU float "
+          "differs from CPU double by %.3g of the range (tolerance %.3g)",
+          order, test_boundary_name (boundary), w, h, channels, err, tol);
+      worst = fmax (worst, err / tol);
+      bspline_plan_free (plan_d);
+      bspline_plan_free (plan_f);
+      test_image_free (&src);
+      test_image_free (&ref);
+      test_image_free (&cpu_f);
+      test_image_free (&gpu);
+    }
+  printf ("tiled prefilter: 30 float frames of 130-330 px, orders 6-11, "
+      "every boundary: GPU float at most %.2f of its tolerance\n", worst);
+}
+
 int
 main (void)
 {
@@ -384,6 +441,7 @@ main (void)
       }
   test_in_flight (cuda, cpu, &rng);
   test_segments (cuda, cpu, &rng);
+  test_tiled (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "
