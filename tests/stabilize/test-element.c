@@ -387,7 +387,12 @@ live_handoff (G_GNUC_UNUSED GstElement * sink, G_GNUC_UNUSED GstBuffer * buf,
 }
 
 /* A live source: the latency query says smoothing frames, and the frames
- * reach a synchronised sink that drops anything later than 5 ms. */
+ * reach a synchronised sink that drops anything later than 20 ms: less
+ * than the 33 ms of one frame by which a latency short by a frame would
+ * make them late, and more slack than the 5 ms used before for the
+ * scheduling of a busy 2-core machine (this test failed once in about 25
+ * runs there, its message not kept; this is its one check that depends
+ * on timing). */
 static void
 test_live (GstClockTime * reported)
 {
@@ -411,7 +416,7 @@ test_live (GstClockTime * reported)
   snprintf (desc, sizeof (desc), "videotestsrc is-live=true num-buffers=40 "
       "pattern=pinwheel ! video/x-raw,format=I420,width=320,height=180,"
       "framerate=30/1 ! bsplinestabilize name=stab smoothing=6 backend=%s ! "
-      "fakesink name=sink sync=true max-lateness=5000000 qos=true "
+      "fakesink name=sink sync=true max-lateness=20000000 qos=true "
       "signal-handoffs=true", backend);
   pipe = gst_parse_launch (desc, &err);
   TEST_CHECK (pipe != NULL, "live pipeline: %s", err ? err->message : "?");
