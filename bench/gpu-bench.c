@@ -109,7 +109,8 @@ typedef struct
 
 /* Median device time of one launch, in microseconds. */
 static double
-time_case (bspline_cuda * cuda, const bench_case * bc, int repeat)
+time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
+    const char **path)
 {
   size_t ss = bspline_sample_size (bc->type);
   size_t src_bytes = ss * bc->channels * (size_t) bc->src_w * bc->src_h;
@@ -135,6 +136,8 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat)
     fprintf (stderr, "%s: %s\n", bc->name, msg);
     exit (1);
   }
+  *path = !bspline_plan_is_separable (plan) ? "warp" :
+      bspline_cuda_plan_fused (cuda, plan) ? "fused" : "separable";
   memset (&src, 0, sizeof (src));
   src.width = bc->src_w;
   src.height = bc->src_h;
@@ -298,15 +301,18 @@ main (int argc, char **argv)
   printf ("device: %s; median of %d launches after %d warm-up, %d input "
       "frames in rotation\n", bspline_cuda_device_name (cuda), repeat,
       WARMUP, N_INPUTS);
-  printf ("%-52s %10s %10s\n", "work", "time (us)", "x 4K copy");
+  printf ("%-52s %10s %10s  %s\n", "work", "time (us)", "x 4K copy",
+      "path");
   printf ("%-52s %10.1f %10.2f\n", "4K RGBA8 device-to-device copy (floor)",
       floor_4k, 1.0);
   for (i = 0; i < n; i++) {
+    const char *path;
     double t;
     if (only && !strstr (cases[i].name, only))
       continue;
-    t = time_case (cuda, &cases[i], repeat);
-    printf ("%-52s %10.1f %10.2f\n", cases[i].name, t, t / floor_4k);
+    t = time_case (cuda, &cases[i], repeat, &path);
+    printf ("%-52s %10.1f %10.2f  %s\n", cases[i].name, t, t / floor_4k,
+        path);
   }
   bspline_cuda_free (cuda);
   return 0;

@@ -431,6 +431,33 @@ typedef struct
   int pad;                      /* padding of the stored coefficients */
 } bspline_axis;
 
+/* The reduced coordinate (*x, through the boundary's period or clamp) and
+ * the first tap of one axis at sample coordinate *x for a kernel widened
+ * by `widen` (1 = plain interpolation), before the boundary maps the taps
+ * onto stored samples: the taps are origin .. origin + *n - 1.  *t is the
+ * fraction that feeds the unwidened weights. */
+BSPLINE_HD static inline int
+bspline_axis_origin (const bspline_axis * ax, double *x, double widen,
+    int *n, double *t)
+{
+  const double radius = bspline_kernel_radius (ax->method, ax->order);
+  *x = bspline_reduce_coordinate (*x, ax->len, ax->pad, ax->boundary,
+      radius * widen + 2.0);
+  if (widen > 1.0) {
+    *n = (int) ceil (2.0 * radius * widen) + 1;
+    *t = 0.0;
+    return (int) floor (*x - radius * widen) + 1;
+  }
+  if (ax->method == BSPLINE_METHOD_BICUBIC) {
+    double f = floor (*x);
+    *n = 4;
+    *t = *x - f;
+    return (int) f - 1;
+  }
+  *n = ax->order + 1;
+  return bspline_origin_d (ax->order, *x, t);
+}
+
 /* Taps of one axis at sample coordinate x for a kernel widened by `widen`
  * (1 = plain interpolation): fills index[] (stored coefficient indices,
  * boundary applied) and w[], returns the count.  Origins and fractions are
@@ -441,14 +468,11 @@ BSPLINE_HD static inline int \
 bspline_axis_taps_##SUFFIX (const bspline_axis * ax, double x, double widen, \
     int *index, T * w) \
 { \
-  const double radius = bspline_kernel_radius (ax->method, ax->order); \
-  int origin, n, k; \
-  x = bspline_reduce_coordinate (x, ax->len, ax->pad, ax->boundary, \
-      radius * widen + 2.0); \
+  double t; \
+  int n, k; \
+  const int origin = bspline_axis_origin (ax, &x, widen, &n, &t); \
   if (widen > 1.0) { \
     double sum = 0.0; \
-    n = (int) ceil (2.0 * radius * widen) + 1; \
-    origin = (int) floor (x - radius * widen) + 1; \
     for (k = 0; k < n; k++) { \
       double v = bspline_kernel_value_d (ax->method, ax->order, \
           ax->bicubic_a, (x - (origin + k)) / widen); \
@@ -458,14 +482,8 @@ bspline_axis_taps_##SUFFIX (const bspline_axis * ax, double x, double widen, \
     for (k = 0; k < n; k++) \
       w[k] = (T) (w[k] / sum); \
   } else if (ax->method == BSPLINE_METHOD_BICUBIC) { \
-    double f = floor (x); \
-    n = 4; \
-    origin = (int) f - 1; \
-    bspline_keys_weights_##SUFFIX ((T) ax->bicubic_a, (T) (x - f), w); \
+    bspline_keys_weights_##SUFFIX ((T) ax->bicubic_a, (T) t, w); \
   } else { \
-    double t; \
-    n = ax->order + 1; \
-    origin = bspline_origin_d (ax->order, x, &t); \
     bspline_weights_##SUFFIX (ax->order, (T) t, w); \
   } \
   for (k = 0; k < n; k++) \

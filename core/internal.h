@@ -142,12 +142,16 @@ bspline_group_store_rgba_avx2 (float *b, const __m256 * r)
 
 /* Taps and weights of one axis of the separable path: output sample j
  * reads stored coefficients index[j * n_taps + t] (already mapped through
- * the boundary) with weight weight[j * n_taps + t]. */
+ * the boundary) with weight weight[j * n_taps + t].  first[j] is its first
+ * tap before the boundary's map, in stored (padded) sample coordinates:
+ * the taps are first[j] .. first[j] + n_taps - 1 of the stored line's
+ * infinite extension (the GPU engine's fused passes read them there). */
 typedef struct
 {
   int n_out;
   int n_taps;
   int *index;
+  int *first;
   double *weight_d;
   float *weight_f;
 } bspline_axis_table;

@@ -223,6 +223,7 @@ static void
 axis_table_clear (bspline_axis_table * t)
 {
   free (t->index);
+  free (t->first);
   free (t->weight_d);
   free (t->weight_f);
   memset (t, 0, sizeof (*t));
@@ -264,12 +265,16 @@ build_axis_table (const bspline_plan * plan, const bspline_axis * axis,
   t->index = malloc (sizeof (int) * (size_t) n_out * t->n_taps);
   t->weight_d = malloc (sizeof (double) * (size_t) n_out * t->n_taps);
   t->weight_f = malloc (sizeof (float) * (size_t) n_out * t->n_taps);
-  if (!t->index || !t->weight_d || !t->weight_f)
+  t->first = malloc (sizeof (int) * (size_t) n_out);
+  if (!t->index || !t->weight_d || !t->weight_f || !t->first)
     return BSPLINE_ERROR_NO_MEMORY;
 
   for (j = 0; j < n_out; j++) {
-    double x = scale * (j + 0.5) + offset - 0.5;
+    double x = scale * (j + 0.5) + offset - 0.5, reduced = x, frac;
     double *w = t->weight_d + (size_t) j * t->n_taps;
+    int n;
+    t->first[j] = bspline_axis_origin (axis, &reduced, widen, &n, &frac)
+        + axis->pad;
     bspline_axis_taps_d (axis, x, widen, t->index + (size_t) j * t->n_taps,
         w);
     for (k = 0; k < t->n_taps; k++)

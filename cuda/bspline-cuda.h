@@ -84,6 +84,11 @@ bspline_status bspline_cuda_launch_on_device (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src,
     const bspline_image * dst, void *stream);
 
+/* 1 when the engine runs plan's frames on the fused separable passes
+ * (an axis-aligned float plan with a prefilter, windows that fit the
+ * device: docs/gpu.md), 0 when on the coefficient plane. */
+int bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan);
+
 /* Page-locked host memory for frames (NULL on failure); free it with
  * bspline_cuda_host_free. */
 void *bspline_cuda_host_alloc (size_t size);

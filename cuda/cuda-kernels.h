@@ -31,13 +31,27 @@ typedef struct
 } bspline_gpu_frame;
 
 /* Device copies of the separable path's tables; weights in the frame's
- * arithmetic type. */
+ * arithmetic type.  x_first / y_first: each output's first tap before the
+ * boundary's map (bspline_axis_table.first).  The fused passes
+ * (bspline_gpu_fused_span) need, per axis, first[] monotonic in the
+ * output index (dir = 1 rising, -1 falling) and the margin: the most any
+ * output's taps reach past the window of its centre tap (outside
+ * [0, padded length) for the first and last windows); margin -1: not
+ * monotonic, or too wide for the windows. */
 typedef struct
 {
   const int *x_index, *y_index;
   const void *x_weight, *y_weight;
   int x_taps, y_taps;
+  const int *x_first, *y_first;
+  int x_dir, y_dir;
+  int x_margin, y_margin;
+  int y_most;                   /* most outputs of a window of y */
 } bspline_gpu_tables;
+
+/* Interior samples of the fused passes' windows (and of the tiled
+ * prefilter's narrow ones). */
+#define BSPLINE_GPU_FUSED_SPAN 64
 
 /* Both return a cudaError_t as int (0 = success) from the launches.
  * scratch: a second plane the size of coef, for the segmented
@@ -48,6 +62,19 @@ int bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
 int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
     const bspline_gpu_tables * tables, void *tmp, void *dst,
     size_t dst_pitch, void *stream);
+
+/* The separable path in two fused passes for float plans with a
+ * prefilter: along x the tiled prefilter's windows of the source resampled
+ * at once into tmp (padded source rows x output columns), along y the
+ * windows of tmp prefiltered and resampled into dst; no coefficient
+ * plane.  Returns the window span to pass to bspline_gpu_resample_fused,
+ * or 0 where the plan or the device's shared memory does not allow it
+ * (bspline_gpu_prefilter and bspline_gpu_resample then). */
+int bspline_gpu_fused_span (const bspline_gpu_frame * f,
+    const bspline_gpu_tables * tables);
+int bspline_gpu_resample_fused (const bspline_gpu_frame * f,
+    const bspline_gpu_tables * tables, int span, const void *src,
+    size_t src_pitch, void *tmp, void *dst, size_t dst_pitch, void *stream);
 
 /* precision=fast on the general path: texture is a cudaTextureObject_t
  * over the float coefficients with linear filtering, normalized

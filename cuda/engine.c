@@ -35,8 +35,10 @@ typedef struct
   cudaEvent_t done;
   int busy;
   device_buffer src, coef, scratch, tmp, out;
-  device_buffer x_index, y_index, x_weight, y_weight;
+  device_buffer x_index, y_index, x_weight, y_weight, x_first, y_first;
   unsigned long tables_serial;  /* plan whose tables are on the device */
+  int x_dir, y_dir, x_margin, y_margin, y_most; /* of those tables
+                                                 * (fused_axis) */
   cudaArray_t texture_array;
   cudaTextureObject_t texture;
   int texture_width, texture_height, texture_channels, texture_boundary;
@@ -203,6 +205,8 @@ slot_free (slot * sl)
   buffer_free (&sl->y_index);
   buffer_free (&sl->x_weight);
   buffer_free (&sl->y_weight);
+  buffer_free (&sl->x_first);
+  buffer_free (&sl->y_first);
   host_free (&sl->staging_in);
   host_free (&sl->staging_out);
   if (sl->done)
@@ -394,6 +398,42 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
   f->axis_y = plan->axis_y;
 }
 
+/* What the fused separable passes need to know of an axis table whose
+ * stored line is len samples long (cuda-kernels.h, bspline_gpu_tables):
+ * whether first[] rises or falls with the output index, and how far any
+ * output's taps reach past the window of its centre tap. */
+static void
+fused_axis (const bspline_axis_table * t, int len, int *dir, int *margin,
+    int *most)
+{
+  const int n = t->n_taps, span = BSPLINE_GPU_FUSED_SPAN;
+  int j, rising = 1, falling = 1, m = n / 2;    /* ceil ((n - 1) / 2) */
+  int run = 0, window = -1;
+
+  *most = 0;
+  for (j = 0; j < t->n_out; j++) {
+    /* the window of output j (fused_window in kernels.cu): outputs of a
+     * window are consecutive when first[] is monotonic */
+    const int centre = t->first[j] + (n - 1) / 2;
+    const int last = (len + span - 1) / span - 1;
+    int w = centre < 0 ? 0 : centre / span;
+    w = w > last ? last : w;
+    run = w == window ? run + 1 : 1;
+    window = w;
+    *most = run > *most ? run : *most;
+    if (j > 0) {
+      rising &= t->first[j] >= t->first[j - 1];
+      falling &= t->first[j] <= t->first[j - 1];
+    }
+    if (-t->first[j] > m)
+      m = -t->first[j];
+    if (t->first[j] + n - len > m)
+      m = t->first[j] + n - len;
+  }
+  *dir = rising ? 1 : -1;
+  *margin = rising || falling ? m : -1;
+}
+
 /* Uploads the separable tables of plan unless the slot has them. */
 static bspline_status
 upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
@@ -402,6 +442,7 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   size_t nx = (size_t) plan->x.n_out * plan->x.n_taps;
   size_t ny = (size_t) plan->y.n_out * plan->y.n_taps;
+  int most;
   const void *xw = plan->use_double ? (const void *) plan->x.weight_d :
       (const void *) plan->x.weight_f;
   const void *yw = plan->use_double ? (const void *) plan->y.weight_d :
@@ -425,6 +466,18 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
             cudaMemcpyHostToDevice));
     CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_weight.ptr, yw, ny * real,
             cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_first,
+            (size_t) plan->x.n_out * sizeof (int)));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_first,
+            (size_t) plan->y.n_out * sizeof (int)));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_first.ptr, plan->x.first,
+            (size_t) plan->x.n_out * sizeof (int), cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_first.ptr, plan->y.first,
+            (size_t) plan->y.n_out * sizeof (int), cudaMemcpyHostToDevice));
+    fused_axis (&plan->x, plan->src_width + 2 * plan->pad, &sl->x_dir,
+        &sl->x_margin, &most);
+    fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &sl->y_dir,
+        &sl->y_margin, &sl->y_most);
     sl->tables_serial = plan->serial;
   }
   t->x_index = sl->x_index.ptr;
@@ -433,6 +486,13 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   t->y_weight = sl->y_weight.ptr;
   t->x_taps = plan->x.n_taps;
   t->y_taps = plan->y.n_taps;
+  t->x_first = sl->x_first.ptr;
+  t->y_first = sl->y_first.ptr;
+  t->x_dir = sl->x_dir;
+  t->y_dir = sl->y_dir;
+  t->x_margin = sl->x_margin;
+  t->y_margin = sl->y_margin;
+  t->y_most = sl->y_most;
   return BSPLINE_OK;
 
 fail:
@@ -525,16 +585,25 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
   bspline_gpu_tables tables;
 
   describe_frame (plan, src, dst, &f);
-  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
-  if (plan->prefilter)
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, coef_bytes));
   if (plan->separable) {
+    int span;
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
             * plan->channels * real));
     if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
       goto fail;
+    /* the fused passes need no coefficient plane */
+    span = bspline_gpu_fused_span (&f, &tables);
+    if (span > 0) {
+      CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t)
+          bspline_gpu_resample_fused (&f, &tables, span, src_dev, src_pitch,
+              sl->tmp.ptr, dst_dev, dst_pitch, stream));
+      return BSPLINE_OK;
+    }
   }
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
+  if (plan->prefilter)
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, coef_bytes));
   CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
           src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));
   if (uses_texture (plan)) {
@@ -552,6 +621,29 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
 
 fail:
   return BSPLINE_ERROR_BACKEND;
+}
+
+int
+bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan)
+{
+  bspline_image none;
+  bspline_gpu_frame f;
+  bspline_gpu_tables t;
+  int most;
+
+  if (!cuda || !plan || !plan->separable || select_device (cuda)
+      != cudaSuccess)
+    return 0;
+  memset (&none, 0, sizeof (none));
+  memset (&t, 0, sizeof (t));
+  describe_frame (plan, &none, &none, &f);
+  t.x_taps = plan->x.n_taps;
+  t.y_taps = plan->y.n_taps;
+  fused_axis (&plan->x, plan->src_width + 2 * plan->pad, &t.x_dir,
+      &t.x_margin, &most);
+  fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &t.y_dir,
+      &t.y_margin, &t.y_most);
+  return bspline_gpu_fused_span (&f, &t) > 0;
 }
 
 static bspline_status

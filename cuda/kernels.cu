@@ -28,6 +28,15 @@ read_sample (const unsigned char *row, int type, int shift, int i)
   }
 }
 
+/* v as an 8-bit code value: rounded to nearest and clamped, as the CPU
+ * engine does (NaN gives 0). */
+template < typename T > __device__ static inline unsigned char
+u8_value (T v)
+{
+  v = v > (T) 0 ? (v < (T) 255 ? v : (T) 255) : (T) 0;
+  return (unsigned char) (v + (T) 0.5);
+}
+
 /* Writes v to sample i of a row: integers rounded to nearest and clamped
  * to the code range, as the CPU engine does. */
 template < typename T > __device__ static inline void
@@ -35,8 +44,7 @@ write_sample (unsigned char *row, int type, int bits, int shift, int i, T v)
 {
   switch (type) {
     case BSPLINE_SAMPLE_U8:
-      v = v > (T) 0 ? (v < (T) 255 ? v : (T) 255) : (T) 0;
-      row[i] = (unsigned char) (v + (T) 0.5);
+      row[i] = u8_value (v);
       break;
     case BSPLINE_SAMPLE_U16:{
       const T top = (T) ((1 << bits) - 1);
@@ -497,7 +505,8 @@ grid2 (int nx, int ny, dim3 block)
  * device's limit is lower the segmented prefilter takes them. */
 
 #define TILE_THREADS 128
-#define TILE_SPAN 64            /* interior samples of a window, halo <= 64 */
+#define TILE_SPAN BSPLINE_GPU_FUSED_SPAN  /* interior samples of a window,
+                                           * halo <= 64 */
 #define TILE_SPAN_WIDE 128      /* the same, larger halos */
 #define TILE_SMALL_HALO 64
 #define TILE_MAX_HALO 128       /* larger halos take the segmented path */
@@ -650,28 +659,23 @@ read_pixel (const bspline_gpu_frame & f, const unsigned char *row, int sx,
   }
 }
 
-/* Along x: rows of the padded plane, windows of SPAN columns.  Lines
- * are (row, channel) pairs, TILE_THREADS of them per block; shared memory
- * holds line l at l * stride (stride odd: no bank conflicts when each
- * thread walks its own line), then the source column of each window
- * position (the boundary's extension, -1 for constant's fill).  LOADS
- * loads per lane are in flight for a row. */
-template < int C, int SPAN, int LOADS > __global__ void
-prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
-    size_t src_pitch, int halo, float *out)
+/* Along x: rows of the padded plane, windows of len columns from col0.
+ * Lines are (row, channel) pairs, TILE_THREADS of them per block; shared
+ * memory holds line l at l * stride (stride odd: no bank conflicts when
+ * each thread walks its own line), then the source column of each window
+ * position (the boundary's extension, -1 for constant's fill).  Loads
+ * rows row0 .. row0 + n_rows - 1 (times the gains of both axes) and
+ * filters every line; LOADS loads per lane are in flight for a row.  The
+ * caller synchronises before anything else touches column and source_row,
+ * and this ends with the filtered window visible to the whole block. */
+template < int C, int LOADS > __device__ static void
+x_window (const bspline_gpu_frame & f, const unsigned char *src,
+    size_t src_pitch, int row0, int col0, int n_rows, int len, int stride,
+    float *window, int *column, int *source_row)
 {
-  extern __shared__ float window[];
   const int pad = f.pad;
-  const int wc = f.src_width + 2 * pad, hc = f.src_height + 2 * pad;
-  const int rows = TILE_THREADS / C;
-  const int len = SPAN + 2 * halo, stride = len | 1;
-  const int n_windows = (wc + SPAN - 1) / SPAN;
-  const int row0 = (int) (blockIdx.x / n_windows) * rows;
-  const int col0 = (int) (blockIdx.x % n_windows) * SPAN - halo;
+  const int hc = f.src_height + 2 * pad;
   const float gain2 = (float) (f.gain * f.gain);
-  int *column = (int *) (window + rows * C * stride);
-  int *source_row = column + len;
-  const int n_rows = hc - row0 < rows ? hc - row0 : rows;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int e0, r, q, c;
 
@@ -718,9 +722,33 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
     }
   }
   __syncthreads ();
-  if (threadIdx.x < rows * C && row0 + threadIdx.x / C < hc)
+  if (threadIdx.x < n_rows * C && row0 + threadIdx.x / C < hc)
     filter_window (f, window + threadIdx.x * stride, 1, len);
   __syncthreads ();
+}
+
+/* Along x: the plane's rows in windows of SPAN columns (x_window), the
+ * interior stored. */
+template < int C, int SPAN, int LOADS > __global__ void
+prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, int halo, float *out)
+{
+  extern __shared__ float window[];
+  const int pad = f.pad;
+  const int wc = f.src_width + 2 * pad, hc = f.src_height + 2 * pad;
+  const int rows = TILE_THREADS / C;
+  const int len = SPAN + 2 * halo, stride = len | 1;
+  const int n_windows = (wc + SPAN - 1) / SPAN;
+  const int row0 = (int) (blockIdx.x / n_windows) * rows;
+  const int col0 = (int) (blockIdx.x % n_windows) * SPAN - halo;
+  int *column = (int *) (window + rows * C * stride);
+  int *source_row = column + len;
+  const int n_rows = hc - row0 < rows ? hc - row0 : rows;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int r, c;
+
+  x_window < C, LOADS > (f, src, src_pitch, row0, col0, n_rows, len, stride,
+      window, column, source_row);
   /* store the interior: a warp writes consecutive values of a row */
   for (r = warp; r < n_rows; r += TILE_THREADS / 32) {
     float *o = out + ((size_t) (row0 + r) * wc + col0 + halo) * C;
@@ -734,10 +762,50 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
   }
 }
 
+/* Along y: window rows row0 .. row0 + len - 1 of value-column v of a
+ * plane of n values a row and hc rows (the boundary's rows through
+ * plane_row, which the caller has filled and synchronised), in shared
+ * memory at k * TILE_THREADS + threadIdx.x, then filtered; LOADS loads in
+ * flight per thread.  Each thread reads and filters only its own
+ * column. */
+template < int LOADS > __device__ static void
+y_window (const bspline_gpu_frame & f, const float *in, size_t n, int len,
+    const int *plane_row, size_t v, float *window)
+{
+  int k;
+  for (k = 0; k < len; k += LOADS) {
+    float t[LOADS];
+    int b;
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < len)
+        t[b] = in[(size_t) plane_row[k + b] * n + v];
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < len)
+        window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
+  }
+  filter_window (f, window + threadIdx.x, TILE_THREADS, len);
+}
+
+/* The plane row of each of the len window positions from row0; rows past
+ * the padded plane: for clamp and constant its outer rows already hold
+ * the extension. */
+__device__ static void
+y_window_rows (const bspline_gpu_frame & f, int row0, int len,
+    int *plane_row)
+{
+  const int pad = f.pad, hc = f.src_height + 2 * pad;
+  for (int k = threadIdx.x; k < len; k += blockDim.x) {
+    const int py = row0 + k;
+    plane_row[k] = pad > 0 ? (py < 0 ? 0 : (py >= hc ? hc - 1 : py))
+        : bspline_boundary_index (py, hc, 0, f.boundary);
+  }
+}
+
 /* Along y: TILE_THREADS consecutive values of a row of the plane (one
  * column-line per thread: every global access is coalesced), windows of
- * SPAN rows, LOADS loads in flight per thread.  Shared memory holds sample
- * k of line t at k * TILE_THREADS + t. */
+ * SPAN rows (y_window), the interior stored. */
 template < int SPAN, int LOADS > __global__ void
 prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
     float *out)
@@ -750,32 +818,14 @@ prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
   const int n_groups = (n + TILE_THREADS - 1) / TILE_THREADS;
   const int v = (int) (blockIdx.x % n_groups) * TILE_THREADS + threadIdx.x;
   const int row0 = (int) (blockIdx.x / n_groups) * SPAN - halo;
+  int *plane_row = (int *) (window + TILE_THREADS * len);
   int k;
 
-  int *plane_row = (int *) (window + TILE_THREADS * len);
-
-  /* the plane row of each window position; rows past the padded plane:
-   * for clamp and constant its outer rows already hold the extension */
-  for (k = threadIdx.x; k < len; k += blockDim.x) {
-    const int py = row0 + k;
-    plane_row[k] = pad > 0 ? (py < 0 ? 0 : (py >= hc ? hc - 1 : py))
-        : bspline_boundary_index (py, hc, 0, f.boundary);
-  }
+  y_window_rows (f, row0, len, plane_row);
   __syncthreads ();
   if (v < n) {
-    for (k = 0; k < len; k += LOADS) {
-      float t[LOADS];
-      int b;
-#pragma unroll
-      for (b = 0; b < LOADS; b++)
-        if (k + b < len)
-          t[b] = in[(size_t) plane_row[k + b] * n + v];
-#pragma unroll
-      for (b = 0; b < LOADS; b++)
-        if (k + b < len)
-          window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
-    }
-    filter_window (f, window + threadIdx.x, TILE_THREADS, len);
+    y_window < LOADS > (f, in, (size_t) n, len, plane_row, (size_t) v,
+        window);
     for (k = halo; k < halo + SPAN && row0 + k < hc; k++)
       out[(size_t) (row0 + k) * n + v] = window[k * TILE_THREADS + threadIdx.x];
   }
@@ -895,6 +945,359 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
         stream);
   return launch_prefilter_y_tiled < TILE_SPAN, TILE_COLUMN_LOADS > (f,
       scratch, halo, y_bytes, y_blocks, coef, stream);
+}
+
+/* ---- Separable path, fused (float) ----
+ *
+ * The interpolated value of the separable path is Wy Py Wx Px s: the
+ * prefilter P and the resampling W of each axis act on one axis only, so
+ * the operators of x and y commute, and each axis can be prefiltered and
+ * resampled in one pass with no coefficient plane in between: along x a
+ * block filters the tiled prefilter's windows of the padded source rows
+ * (x_window) and resamples them at once into tmp, a row of dst_width
+ * pixels per padded source row; along y a block filters windows of tmp's
+ * columns (y_window) and resamples them into dst.  Each output sample
+ * belongs to the window of its centre tap; the window's halo is the
+ * prefilter's halo plus the table's margin, so that every tap it reads is
+ * as exact as in the interior.  The window holds the line's infinite
+ * extension, so taps are read at their positions before the boundary's
+ * map (tables.first).  Per frame this moves the source, tmp twice and the
+ * output (173 MB for 1080p -> 4K RGBA instead of about 305 MB through the
+ * plane; docs/gpu-performance-notes.md, v7). */
+
+/* The window of output j: that of its centre tap, the first and last
+ * windows taking the outputs past them. */
+__device__ static inline int
+fused_window (const int *first, int taps, int j, int span, int n_windows)
+{
+  const int centre = __ldg (first + j) + (taps - 1) / 2;
+  const int w = centre < 0 ? -1 : centre / span;
+  return w < 0 ? 0 : (w >= n_windows ? n_windows - 1 : w);
+}
+
+/* Outputs [range[0], range[1]) of window w (first[] monotonic in the
+ * direction dir, so the outputs of a window are consecutive): two binary
+ * searches, by threads 0 and 1. */
+__device__ static inline void
+fused_range (const int *first, int taps, int dir, int n_out, int w,
+    int span, int n_windows, int *range)
+{
+  if (threadIdx.x < 2) {
+    /* key(j) = dir * window(j) rises with j; the first j whose key
+     * reaches dir * w (thread 0) or dir * w + 1 (thread 1) */
+    const int target = dir * w + (int) threadIdx.x;
+    int lo = 0, hi = n_out;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (dir * fused_window (first, taps, mid, span, n_windows) < target)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    range[threadIdx.x] = lo;
+  }
+}
+
+template < int C > __device__ static inline void
+store_pixel (float *p, const float *v)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    p[c] = v[c];
+}
+
+template <> __device__ inline void
+store_pixel < 4 > (float *p, const float *v)
+{
+  *(float4 *) p = make_float4 (v[0], v[1], v[2], v[3]);
+}
+
+/* Along x: the block's rows in a window of SPAN + 2 halo columns
+ * (halo: the prefilter's plus the x margin), then the window's output
+ * columns, a thread each (consecutive columns in a warp), for every row of
+ * the block: a column's taps and weights are read once.  TAPS: the tap
+ * count at compile time (the weights in registers), 0 for any. */
+template < int C, int SPAN, int LOADS, int TAPS > __global__ void
+rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, int halo, bspline_gpu_tables t, float *tmp)
+{
+  extern __shared__ float window[];
+  __shared__ int range[2];
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int rows = TILE_THREADS / C;
+  const int len = SPAN + 2 * halo, stride = len | 1;
+  const int n_windows = (wc + SPAN - 1) / SPAN;
+  const int w = (int) (blockIdx.x % n_windows);
+  const int row0 = (int) (blockIdx.x / n_windows) * rows;
+  const int col0 = w * SPAN - halo;
+  int *column = (int *) (window + rows * C * stride);
+  int *source_row = column + len;
+  const int n_rows = hc - row0 < rows ? hc - row0 : rows;
+  const float *weight = (const float *) t.x_weight;
+  const int taps = TAPS > 0 ? TAPS : t.x_taps;
+  int r, j, k, c;
+
+  fused_range (t.x_first, taps, t.x_dir, f.dst_width, w, SPAN, n_windows,
+      range);
+  x_window < C, LOADS > (f, src, src_pitch, row0, col0, n_rows, len, stride,
+      window, column, source_row);
+  for (j = range[0] + (int) threadIdx.x; j < range[1]; j += TILE_THREADS) {
+    const float *lj = window + (__ldg (t.x_first + j) - col0);
+    const float *wj = weight + (size_t) j * taps;
+    float *o = tmp + ((size_t) row0 * f.dst_width + j) * C;
+    float wk[TAPS > 0 ? TAPS : 1];
+    if (TAPS > 0) {
+#pragma unroll
+      for (k = 0; k < TAPS; k++)
+        wk[k] = __ldg (wj + k);
+    }
+#pragma unroll 2
+    for (r = 0; r < n_rows; r++) {
+      const float *line = lj + r * C * stride;
+      float acc[C];
+#pragma unroll
+      for (c = 0; c < C; c++)
+        acc[c] = 0.0f;
+      if (TAPS > 0) {
+#pragma unroll
+        for (k = 0; k < TAPS; k++)
+#pragma unroll
+          for (c = 0; c < C; c++)
+            acc[c] += wk[k] * line[c * stride + k];
+      } else {
+        for (k = 0; k < taps; k++) {
+          const float wv = __ldg (wj + k);
+#pragma unroll
+          for (c = 0; c < C; c++)
+            acc[c] += wv * line[c * stride + k];
+        }
+      }
+      store_pixel < C > (o + (size_t) r * f.dst_width * C, acc);
+    }
+  }
+}
+
+/* Along y: TILE_THREADS consecutive values of tmp's rows in a window of
+ * SPAN + 2 halo rows (halo: the prefilter's plus the y margin), then the
+ * window's output rows.  PC values a thread item: 4 (a pixel of four
+ * channels, its four values one shared load and, for U8, one store) or 1;
+ * the TILE_THREADS / PC items of a row, and PC rows at a time. */
+template < int SPAN, int LOADS, int PC, int TAPS > __global__ void
+columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
+    bspline_gpu_tables t, unsigned char *dst, size_t dst_pitch)
+{
+  extern __shared__ float window[];
+  __shared__ int range[2];
+  const int hc = f.src_height + 2 * f.pad;
+  const int n = f.dst_width * f.channels;
+  const int len = SPAN + 2 * halo;
+  const int n_windows = (hc + SPAN - 1) / SPAN;
+  const int n_groups = (n + TILE_THREADS - 1) / TILE_THREADS;
+  const int v0 = (int) (blockIdx.x % n_groups) * TILE_THREADS;
+  const int v = v0 + threadIdx.x;
+  const int w = (int) (blockIdx.x / n_groups);
+  const int row0 = w * SPAN - halo;
+  const float *weight = (const float *) t.y_weight;
+  const int taps = TAPS > 0 ? TAPS : t.y_taps;
+  const int items = TILE_THREADS / PC;
+  const int item = (int) threadIdx.x % items;
+  const int vi = v0 + item * PC;        /* the item's first value */
+  int *plane_row = (int *) (window + TILE_THREADS * len);
+  /* the window's output rows: their first tap's offset in the window and
+   * weights, staged once (at most t.y_most rows) */
+  int *offset = plane_row + len;
+  float *staged = (float *) (offset + t.y_most);
+  int i, k, c, count;
+
+  fused_range (t.y_first, taps, t.y_dir, f.dst_height, w, SPAN, n_windows,
+      range);
+  y_window_rows (f, row0, len, plane_row);
+  __syncthreads ();
+  count = range[1] - range[0];
+  for (k = threadIdx.x; k < count; k += blockDim.x)
+    offset[k] = (__ldg (t.y_first + range[0] + k) - row0) * TILE_THREADS;
+  for (k = threadIdx.x; k < count * taps; k += blockDim.x)
+    staged[k] = __ldg (weight + (size_t) range[0] * taps + k);
+  if (v < n)
+    y_window < LOADS > (f, tmp, (size_t) n, len, plane_row, (size_t) v,
+        window);
+  __syncthreads ();             /* the staged rows; items of four values
+                                 * read other threads' columns */
+  if (vi >= n)
+    return;
+#pragma unroll 2
+  for (i = (int) threadIdx.x / items; i < count; i += PC) {
+    const float *col = window + offset[i] + item * PC;
+    const float *wi = staged + i * taps;
+    unsigned char *out = dst + (size_t) (range[0] + i) * dst_pitch;
+    float acc[PC];
+#pragma unroll
+    for (c = 0; c < PC; c++)
+      acc[c] = 0.0f;
+#pragma unroll 4
+    for (k = 0; k < taps; k++) {
+      const float wv = wi[k];
+      float x[PC];
+      if (PC == 4) {
+        const float4 q = *(const float4 *) (col + k * TILE_THREADS);
+        x[0] = q.x;
+        x[PC > 1 ? 1 : 0] = q.y;
+        x[PC > 2 ? 2 : 0] = q.z;
+        x[PC > 3 ? 3 : 0] = q.w;
+      } else {
+        x[0] = col[k * TILE_THREADS];
+      }
+#pragma unroll
+      for (c = 0; c < PC; c++)
+        acc[c] += wv * x[c];
+    }
+    if (PC == 4 && f.dst_type == BSPLINE_SAMPLE_U8
+        && ((uintptr_t) (out + vi) & 3) == 0) {
+      uchar4 p;
+      p.x = u8_value (acc[0]);
+      p.y = u8_value (acc[PC > 1 ? 1 : 0]);
+      p.z = u8_value (acc[PC > 2 ? 2 : 0]);
+      p.w = u8_value (acc[PC > 3 ? 3 : 0]);
+      *(uchar4 *) (out + vi) = p;
+    } else {
+#pragma unroll
+      for (c = 0; c < PC; c++)
+        write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, vi + c,
+            acc[c]);
+    }
+  }
+}
+
+/* Dynamic shared memory of the fused passes: the x pass's windows are
+ * the tiled prefilter's (tiled_x_bytes); the y pass's add the staged
+ * offsets and weights of at most `most` output rows. */
+static size_t
+fused_y_bytes (int halo, int span, int most, int taps)
+{
+  return tiled_y_bytes (halo, span) + (size_t) most * (taps + 1) * 4;
+}
+
+/* Largest table margin the fused windows take: beyond it (strong
+ * antialiased shrinks, far translations) the two-plane path runs. */
+#define FUSED_MAX_MARGIN 64
+
+extern "C" int
+bspline_gpu_fused_span (const bspline_gpu_frame * f,
+    const bspline_gpu_tables * t)
+{
+  int device, limit, halo;
+
+  if (f->use_double || f->n_poles <= 0 || t->x_margin < 0 || t->y_margin < 0
+      || t->y_most <= 0
+      || t->x_margin > FUSED_MAX_MARGIN || t->y_margin > FUSED_MAX_MARGIN)
+    return 0;
+  /* one pole (orders 2 and 3): the fused passes of order 5 (halo 38) ran
+   * 1.2 times slower than the planes' passes, and with the wide windows of
+   * orders 8-11 (a block fills an SM) 1.5 times (docs/gpu-performance-
+   * notes.md, v7) */
+  if (f->n_poles != 1)
+    return 0;
+  halo = tiled_halo (f);
+  if (halo + t->x_margin > TILE_SMALL_HALO
+      || halo + t->y_margin > TILE_SMALL_HALO)
+    return 0;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&limit,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return 0;
+  /* the static range[] of each kernel on top of the dynamic windows */
+  limit -= 2 * (int) sizeof (int);
+  if (tiled_x_bytes (f->channels, halo + t->x_margin, TILE_SPAN) >
+      (size_t) limit || fused_y_bytes (halo + t->y_margin, TILE_SPAN,
+          t->y_most, t->y_taps) > (size_t) limit)
+    return 0;
+  return TILE_SPAN;
+}
+
+template < int C, int TAPS > static cudaError_t
+launch_rows_fused (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, int halo, const bspline_gpu_tables * t, float *tmp,
+    cudaStream_t stream)
+{
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  const int rows = TILE_THREADS / C;
+  const size_t bytes = tiled_x_bytes (C, halo, TILE_SPAN);
+  const unsigned blocks = (unsigned) ((wc + TILE_SPAN - 1) / TILE_SPAN)
+      * (unsigned) ((hc + rows - 1) / rows);
+  cudaError_t err = cudaFuncSetAttribute (rows_fused_kernel < C, TILE_SPAN,
+      TILE_ROW_LOADS, TAPS >, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      (int) bytes);
+  if (err != cudaSuccess)
+    return err;
+  rows_fused_kernel < C, TILE_SPAN, TILE_ROW_LOADS, TAPS > <<<blocks,
+      TILE_THREADS, bytes, stream >>> (*f, (const unsigned char *) src,
+      src_pitch, halo, *t, tmp);
+  return cudaGetLastError ();
+}
+
+template < int PC, int TAPS > static cudaError_t
+launch_columns_fused (const bspline_gpu_frame * f, int halo,
+    const bspline_gpu_tables * t, const float *tmp, void *dst,
+    size_t dst_pitch, cudaStream_t stream)
+{
+  const int hc = f->src_height + 2 * f->pad;
+  const int n = f->dst_width * f->channels;
+  const size_t bytes = fused_y_bytes (halo, TILE_SPAN, t->y_most,
+      t->y_taps);
+  const unsigned blocks = (unsigned) ((n + TILE_THREADS - 1) / TILE_THREADS)
+      * (unsigned) ((hc + TILE_SPAN - 1) / TILE_SPAN);
+  cudaError_t err = cudaFuncSetAttribute (columns_fused_kernel < TILE_SPAN,
+      TILE_COLUMN_LOADS, PC, TAPS >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  if (err != cudaSuccess)
+    return err;
+  columns_fused_kernel < TILE_SPAN, TILE_COLUMN_LOADS, PC, TAPS > <<<blocks,
+      TILE_THREADS, bytes, stream >>> (*f, tmp, halo, *t,
+      (unsigned char *) dst, dst_pitch);
+  return cudaGetLastError ();
+}
+
+extern "C" int
+bspline_gpu_resample_fused (const bspline_gpu_frame * f,
+    const bspline_gpu_tables * t, int span, const void *src,
+    size_t src_pitch, void *tmp, void *dst, size_t dst_pitch, void *stream)
+{
+  const int halo = tiled_halo (f);
+  const int hx = halo + t->x_margin, hy = halo + t->y_margin;
+  cudaStream_t s = (cudaStream_t) stream;
+  float *plane = (float *) tmp;
+  cudaError_t err;
+
+  if (span != TILE_SPAN)
+    return cudaErrorInvalidValue;
+  /* four taps (order 3) with the weights in registers */
+#define LAUNCH_ROWS(CH) (t->x_taps == 4 \
+      ? launch_rows_fused < CH, 4 > (f, src, src_pitch, hx, t, plane, s) \
+      : launch_rows_fused < CH, 0 > (f, src, src_pitch, hx, t, plane, s))
+  switch (f->channels) {
+    case 1:
+      err = LAUNCH_ROWS (1);
+      break;
+    case 2:
+      err = LAUNCH_ROWS (2);
+      break;
+    case 3:
+      err = LAUNCH_ROWS (3);
+      break;
+    default:
+      err = LAUNCH_ROWS (4);
+      break;
+  }
+#undef LAUNCH_ROWS
+  if (err != cudaSuccess)
+    return err;
+  if (f->channels == 4)
+    return t->y_taps == 4 ? launch_columns_fused < 4, 4 > (f, hy, t, plane,
+        dst, dst_pitch, s) : launch_columns_fused < 4, 0 > (f, hy, t, plane,
+        dst, dst_pitch, s);
+  return t->y_taps == 4 ? launch_columns_fused < 1, 4 > (f, hy, t, plane, dst,
+      dst_pitch, s) : launch_columns_fused < 1, 0 > (f, hy, t, plane, dst,
+      dst_pitch, s);
 }
 
 /* ---- Warp with a fixed kernel size (float) ----
@@ -1041,6 +1444,11 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 #define WARP_STRIP 8
 #define WARP_BLOCK_X 32
 #define WARP_BLOCK_Y 8
+/* output rows per thread: 4 up to order 5 (rotate 4K order 3: 636 ->
+ * 593 us), 1 above (order 11 took 7 % longer with 4: its boxes are
+ * larger than the region more often) */
+#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? 4 : 1)
+#define WARP_STAGE_LOADS 4      /* staging loads in flight per thread */
 /* texels of a block's staged region: 48 KB of float4 */
 #define WARP_REGION_TEXELS 3072
 
@@ -1107,73 +1515,18 @@ staged_box (const bspline_gpu_frame & f, int affine, int j0, int i0, int j1,
   box[3] = h;
 }
 
-/* General path, float plans: one thread per output pixel.  The block
- * first stages the coefficients its taps reach in shared memory
- * (coalesced rows, the boundary applied once per texel), then each pixel
- * takes its TAPS x TAPS taps from there; blocks whose box does not fit
- * read the coefficients from global memory. */
-template < int C, int TAPS > __global__ void
-__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y)
-warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
-    size_t dst_pitch)
+/* One output pixel (j, i) of warp_fixed_kernel: the map, the footprint
+ * (once per block for affine maps), then the TAPS x TAPS taps from the
+ * staged region (w > 0) or the plane. */
+template < int C, int TAPS > __device__ __forceinline__ static void
+warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
+    const float *region, int x0, int y0, int w, int affine,
+    const double *block_widen, size_t row_floats, int j, int i,
+    unsigned char *out)
 {
-  extern __shared__ float region[];
-  __shared__ int box[4];
-  __shared__ double block_widen[2];
-  const int affine = f.inverse[6] == 0.0 && f.inverse[7] == 0.0
-      && f.inverse[8] == 1.0;
-  const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
-  const int n_by = (f.dst_height + WARP_BLOCK_Y - 1) / WARP_BLOCK_Y;
-  const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
-  const int tid = threadIdx.y * WARP_BLOCK_X + threadIdx.x;
   float acc[BSPLINE_MAX_CHANNELS];
   double x, y, widen_x, widen_y;
-  int bx, by, c, e;
-
-  strip_block (n_bx, n_by, &bx, &by);
-  const int j = bx * WARP_BLOCK_X + threadIdx.x;
-  const int i = by * WARP_BLOCK_Y + threadIdx.y;
-  unsigned char *out = dst + i * dst_pitch;
-
-  if (tid == 0) {
-    const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
-    const int i1 = min (by * WARP_BLOCK_Y + WARP_BLOCK_Y, f.dst_height) - 1;
-    staged_box < TAPS > (f, affine, bx * WARP_BLOCK_X, by * WARP_BLOCK_Y, j1,
-        i1, box);
-  } else if (tid == 32 && affine && f.widen) {
-    /* an affine map (the plan's inverse has W = 1) has the same footprint
-     * everywhere: bspline_footprint once per block, in another warp than
-     * the box */
-    double x00, y00;
-    block_widen[0] = block_widen[1] = 1.0;
-    if (bspline_map_point (f.inverse, 0.5, 0.5, &x00, &y00))
-      bspline_footprint (f.inverse, 0.5, 0.5, x00, y00, f.max_widen,
-          &block_widen[0], &block_widen[1]);
-  }
-  __syncthreads ();
-  const int x0 = box[0], y0 = box[1], w = box[2], h = box[3];
-  const int direct = fixed_inside (f.axis_x, x0, w)
-      && fixed_inside (f.axis_y, y0, h);
-  for (e = tid; e < w * h; e += WARP_BLOCK_X * WARP_BLOCK_Y) {
-    const int r = e / w, q = e - r * w;
-    int gy, gx;
-    if (direct) {
-      gy = y0 + r + f.pad;
-      gx = x0 + q + f.pad;
-    } else {
-      gy = bspline_boundary_index (y0 + r, f.src_height, f.pad, f.boundary);
-      gx = bspline_boundary_index (x0 + q, f.src_width, f.pad, f.boundary);
-    }
-    float v[C];
-    load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C, v);
-#pragma unroll
-    for (c = 0; c < C; c++)
-      region[e * C + c] = v[c];
-  }
-  __syncthreads ();
-
-  if (j >= f.dst_width || i >= f.dst_height)
-    return;
+  int c;
   {
     const double u = j + 0.5, v = i + 0.5;
     const double *m = f.inverse;
@@ -1228,14 +1581,128 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
         acc[c]);
 }
 
+/* General path, float plans: a block of WARP_BLOCK_X x WARP_BLOCK_Y
+ * threads takes WARP_BLOCK_X x WARP_BLOCK_Y * WARP_ROWS output pixels,
+ * WARP_ROWS rows WARP_BLOCK_Y apart per thread, so that the staging of a
+ * block (its box, the loads, two barriers) serves more pixels.
+ * The block first stages the coefficients its taps reach in shared memory
+ * (coalesced rows, the boundary applied once per texel), then each pixel
+ * takes its TAPS x TAPS taps from there; blocks whose box does not fit
+ * read the coefficients from global memory. */
+template < int C, int TAPS > __global__ void
+__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y, TAPS <= 6 ? 4 : 3)
+warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
+    size_t dst_pitch)
+{
+  extern __shared__ float region[];
+  __shared__ int box[4];
+  __shared__ double block_widen[2];
+  const int affine = f.inverse[6] == 0.0 && f.inverse[7] == 0.0
+      && f.inverse[8] == 1.0;
+  const int rows = WARP_BLOCK_Y * WARP_ROWS (TAPS);
+  const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
+  const int n_by = (f.dst_height + rows - 1) / rows;
+  const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
+  const int tid = threadIdx.y * WARP_BLOCK_X + threadIdx.x;
+  int bx, by, c, k;
+
+  strip_block (n_bx, n_by, &bx, &by);
+  const int j = bx * WARP_BLOCK_X + threadIdx.x;
+  const int i0 = by * rows;
+
+  if (tid == 0) {
+    const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
+    const int i1 = min (i0 + rows, f.dst_height) - 1;
+    staged_box < TAPS > (f, affine, bx * WARP_BLOCK_X, i0, j1, i1, box);
+  } else if (tid == 32 && affine && f.widen) {
+    /* an affine map (the plan's inverse has W = 1) has the same footprint
+     * everywhere: bspline_footprint once per block, in another warp than
+     * the box */
+    double x00, y00;
+    block_widen[0] = block_widen[1] = 1.0;
+    if (bspline_map_point (f.inverse, 0.5, 0.5, &x00, &y00))
+      bspline_footprint (f.inverse, 0.5, 0.5, x00, y00, f.max_widen,
+          &block_widen[0], &block_widen[1]);
+  }
+  __syncthreads ();
+  /* box[2] = 0: not staged, the rest of box unset */
+  const int w = box[2], x0 = w > 0 ? box[0] : 0, y0 = w > 0 ? box[1] : 0;
+  const int h = w > 0 ? box[3] : 0;
+  const int direct = fixed_inside (f.axis_x, x0, w)
+      && fixed_inside (f.axis_y, y0, h);
+  /* texel e = r * w + q of the box, WARP_STAGE_LOADS a thread in flight
+   * before their stores; r from a float reciprocal, corrected */
+  {
+    const float inv_w = w > 0 ? 1.0f / (float) w : 0.0f;
+    int e0;
+    for (e0 = tid; e0 < w * h; e0 += WARP_STAGE_LOADS * WARP_BLOCK_X
+        * WARP_BLOCK_Y) {
+      float v[WARP_STAGE_LOADS][C];
+      int b;
+#pragma unroll
+      for (b = 0; b < WARP_STAGE_LOADS; b++) {
+        const int e = e0 + b * WARP_BLOCK_X * WARP_BLOCK_Y;
+        if (e < w * h) {
+          int rr = (int) (((float) e + 0.5f) * inv_w), qq = e - rr * w;
+          if (qq < 0) {
+            rr--;
+            qq += w;
+          } else if (qq >= w) {
+            rr++;
+            qq -= w;
+          }
+          const int gy = direct ? y0 + rr + f.pad :
+              bspline_boundary_index (y0 + rr, f.src_height, f.pad,
+              f.boundary);
+          const int gx = direct ? x0 + qq + f.pad :
+              bspline_boundary_index (x0 + qq, f.src_width, f.pad,
+              f.boundary);
+          load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C,
+              v[b]);
+        }
+      }
+#pragma unroll
+      for (b = 0; b < WARP_STAGE_LOADS; b++) {
+        const int e = e0 + b * WARP_BLOCK_X * WARP_BLOCK_Y;
+        if (e < w * h) {
+          if (C == 4) {
+            *(float4 *) (region + e * C) = make_float4 (v[b][0],
+                v[b][C > 1 ? 1 : 0], v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
+          } else {
+#pragma unroll
+            for (c = 0; c < C; c++)
+              region[e * C + c] = v[b][c];
+          }
+        }
+      }
+    }
+  }
+  __syncthreads ();
+
+  if (j >= f.dst_width)
+    return;
+  for (k = 0; k < WARP_ROWS (TAPS); k++) {
+    const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
+    if (i >= f.dst_height)
+      break;
+    warp_fixed_pixel < C, TAPS > (f, coef, region, x0, y0, w, affine,
+        block_widen, row_floats, j, i, dst + (size_t) i * dst_pitch);
+  }
+}
+
+static unsigned
+warp_grid (const bspline_gpu_frame * f, int rows_per_thread)
+{
+  const int rows = WARP_BLOCK_Y * rows_per_thread;
+  return (unsigned) ((f->dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X)
+      * (unsigned) ((f->dst_height + rows - 1) / rows);
+}
+
 template < int C > static cudaError_t
 launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
     unsigned char *dst, size_t dst_pitch, cudaStream_t stream)
 {
   dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
-  const unsigned grid = (unsigned) ((f->dst_width + WARP_BLOCK_X - 1)
-      / WARP_BLOCK_X) * (unsigned) ((f->dst_height + WARP_BLOCK_Y - 1)
-      / WARP_BLOCK_Y);
   const size_t bytes = (size_t) WARP_REGION_TEXELS * C * sizeof (float);
   const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
       f->axis_x.order + 1;
@@ -1246,8 +1713,8 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
       err = cudaFuncSetAttribute (warp_fixed_kernel < C, T >, \
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes); \
       if (err == cudaSuccess) \
-        warp_fixed_kernel < C, T > <<<grid, block, bytes, stream >>> (*f, \
-            coef, dst, dst_pitch); \
+        warp_fixed_kernel < C, T > <<<warp_grid (f, WARP_ROWS (T)), block, \
+            bytes, stream >>> (*f, coef, dst, dst_pitch); \
       break;
       WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
       WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)

@@ -278,6 +278,126 @@ test_tiled (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "every boundary: GPU float at most %.2f of its tolerance\n", worst);
 }
 
+/* The fused separable passes (docs/gpu.md): frames of several windows
+ * each way, upscales, antialiased downscales, flips and sub-pixel shifts,
+ * every boundary, orders with a prefilter, 1-4 channels.  Orders 2 and 3
+ * must take the fused passes on every device (their windows fit 64 KB of
+ * shared memory); the higher orders take the planes (measured faster),
+ * and are here as the comparison.  GPU float
+ * against CPU double (F32 or U8 source, F64 output), and U8 output
+ * against the CPU float engine within one code value. */
+static void
+test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const int orders[] = { 2, 3, 4, 5, 7, 9, 11 };
+  double worst = 0.0;
+  int o, boundary, kind, runs = 0, worst_int = 0, fused = 0;
+
+  for (o = 0; o < 7; o++)
+    for (boundary = 0; boundary < 5; boundary++)
+      for (kind = 0; kind < 3; kind++) {
+        int w = test_rng_int (rng, 150, 600), h = test_rng_int (rng, 140, 400);
+        int channels = test_rng_int (rng, 1, 4);
+        int u8 = test_rng_int (rng, 0, 1), dw, dh, x, y, c, d_int = 0;
+        bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
+        bspline_params p;
+        bspline_plan *plan_d = NULL, *plan_f = NULL;
+        double m[9], range[2], err, err_cpu, tol;
+        char msg[256];
+
+        bspline_matrix_identity (m);
+        if (kind == 0) {        /* upscale */
+          dw = (int) (w * test_rng_range (rng, 1.3, 2.2));
+          dh = (int) (h * test_rng_range (rng, 1.1, 2.0));
+          m[0] = (double) w / dw;
+          m[4] = (double) h / dh;
+        } else if (kind == 1) { /* antialiased shrink along x, flipped */
+          dw = (int) (w / test_rng_range (rng, 1.4, 2.5));
+          dh = (int) (h * test_rng_range (rng, 1.0, 1.6));
+          m[0] = -(double) w / dw;
+          m[2] = w;
+          m[4] = (double) h / dh;
+        } else {                /* sub-pixel shift, flipped along y */
+          dw = w;
+          dh = h;
+          m[2] = test_rng_range (rng, -3.0, 3.0);
+          m[4] = -1.0;
+          m[5] = h + test_rng_range (rng, -3.0, 3.0);
+        }
+        bspline_params_init (&p);
+        p.order = orders[o];
+        p.boundary = (bspline_boundary) boundary;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, u8 ? 255.0 : 1.0);
+        test_image_alloc (&src, w, h, channels, u8 ? BSPLINE_SAMPLE_U8 :
+            BSPLINE_SAMPLE_F32, test_rng_int (rng, 0, 7));
+        test_image_alloc (&ref, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&cpu_f, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&gpu, dw, dh, channels, BSPLINE_SAMPLE_F64, 3);
+        test_image_alloc (&cpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 0);
+        test_image_alloc (&gpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 5);
+        test_image_fill_random (&src, rng, 0.0, u8 ? 255.0 : 1.0, range);
+        p.precision = BSPLINE_PRECISION_DOUBLE;
+        bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
+            sizeof (msg));
+        p.precision = BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
+                sizeof (msg)) != BSPLINE_OK || !plan_d) {
+          TEST_CHECK (0, "fused: plan: %s", msg);
+          goto next;
+        }
+        if (bspline_cuda_plan_fused (cuda, plan_f))
+          fused++;
+        else
+          TEST_CHECK (orders[o] > 3, "fused: order %d %s kind %d %dx%d -> "
+              "%dx%d: the plan does not take the fused passes", orders[o],
+              test_boundary_name (boundary), kind, w, h, dw, dh);
+        bspline_cpu_execute (cpu, plan_d, &src, &ref);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
+        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
+          TEST_CHECK (0, "fused: cuda: %s", bspline_cuda_last_error (cuda));
+          goto next;
+        }
+        err = max_difference (&gpu, &ref) / test_signal_scale (range);
+        err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
+        tol = fmax (float_tolerance (0, orders[o]), 1.5 * err_cpu);
+        TEST_CHECK (err <= tol, "fused: order %d %s kind %d %dx%dx%d %s -> "
+            "%dx%d: GPU float differs from CPU double by %.3g of the range "
+            "(tolerance %.3g)", orders[o], test_boundary_name (boundary),
+            kind, w, h, channels, u8 ? "U8" : "F32", dw, dh, err, tol);
+        worst = fmax (worst, err / tol);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
+          TEST_CHECK (0, "fused: cuda u8: %s", bspline_cuda_last_error (cuda));
+        for (y = 0; y < dh; y++)
+          for (x = 0; x < dw; x++)
+            for (c = 0; c < channels; c++) {
+              int d = abs ((int) test_image_get (&gpu_int, x, y, c)
+                  - (int) test_image_get (&cpu_int, x, y, c));
+              d_int = d > d_int ? d : d_int;
+            }
+        TEST_CHECK (d_int <= 1, "fused: order %d %s kind %d: U8 output "
+            "differs from the CPU engine by %d code values", orders[o],
+            test_boundary_name (boundary), kind, d_int);
+        worst_int = d_int > worst_int ? d_int : worst_int;
+        runs++;
+      next:
+        bspline_plan_free (plan_d);
+        bspline_plan_free (plan_f);
+        test_image_free (&src);
+        test_image_free (&ref);
+        test_image_free (&cpu_f);
+        test_image_free (&gpu);
+        test_image_free (&cpu_int);
+        test_image_free (&gpu_int);
+      }
+  printf ("fused separable passes: %d frames of 140-600 px (upscales, "
+      "antialiased shrinks, flips, shifts), orders 2-11, every boundary, "
+      "%d of them fused: GPU float at most %.2f of its tolerance, U8 within "
+      "%d code value(s) of the CPU\n", runs, fused, worst, worst_int);
+}
+
 int
 main (void)
 {
@@ -442,6 +562,7 @@ main (void)
   test_in_flight (cuda, cpu, &rng);
   test_segments (cuda, cpu, &rng);
   test_tiled (cuda, cpu, &rng);
+  test_fused (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "
