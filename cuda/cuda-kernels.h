@@ -63,13 +63,14 @@ int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
     const bspline_gpu_tables * tables, void *tmp, void *dst,
     size_t dst_pitch, void *stream);
 
-/* The separable path in two fused passes for float plans with a
- * prefilter: along x the tiled prefilter's windows of the source resampled
- * at once into tmp (padded source rows x output columns), along y the
- * windows of tmp prefiltered and resampled into dst; no coefficient
- * plane.  Returns the window span to pass to bspline_gpu_resample_fused,
- * or 0 where the plan or the device's shared memory does not allow it
- * (bspline_gpu_prefilter and bspline_gpu_resample then). */
+/* The separable path in two fused passes for float plans with one pole:
+ * along x windows of the source rows prefiltered (warp scans) and
+ * resampled at once into tmp (padded source rows x output columns), along
+ * y the tiled prefilter's windows of tmp's columns prefiltered and
+ * resampled into dst; no coefficient plane.  Returns the y windows' span
+ * to pass to bspline_gpu_resample_fused, or 0 where the plan or the
+ * device's shared memory does not allow it (bspline_gpu_prefilter and
+ * bspline_gpu_resample then). */
 int bspline_gpu_fused_span (const bspline_gpu_frame * f,
     const bspline_gpu_tables * tables);
 int bspline_gpu_resample_fused (const bspline_gpu_frame * f,

@@ -897,6 +897,207 @@ tiled_span (const bspline_gpu_frame * f, int halo)
   return 0;
 }
 
+/* C floats of a pixel through the read-only cache, one 16-byte load for
+ * four. */
+template < int C > __device__ static inline void
+load_texel (const float *p, float *v)
+{
+  for (int c = 0; c < C; c++)
+    v[c] = __ldg (p + c);
+}
+
+template <> __device__ inline void
+load_texel < 4 > (const float *p, float *v)
+{
+  float4 t = __ldg ((const float4 *) p);
+  v[0] = t.x;
+  v[1] = t.y;
+  v[2] = t.z;
+  v[3] = t.w;
+}
+
+/* C floats of a pixel, one 16-byte store for four. */
+template < int C > __device__ static inline void
+store_pixel (float *p, const float *v)
+{
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    p[c] = v[c];
+}
+
+template <> __device__ inline void
+store_pixel < 4 > (float *p, const float *v)
+{
+  *(float4 *) p = make_float4 (v[0], v[1], v[2], v[3]);
+}
+
+/* ---- x pass by warp scans (halos up to SCAN_MAX_HALO) ----
+ *
+ * The recursions along x without shared memory: a warp takes one row's
+ * window of SCAN_CHUNKS x 32 samples, lane l sample 32 k + l of chunk k,
+ * all of them in registers.  Each causal recursion y_i = x_i + z y_{i-1}
+ * over a chunk is a scan across the lanes (Kogge-Stone: five shuffles,
+ * y_l += z^s y_{l-s}), plus z^(l+1) times the last value of the chunk
+ * before; each anticausal one, c_i = -z x_i + z c_{i+1}, the same scan
+ * from the right.  The window is the tiled pass's (started from zero at
+ * both ends, the halo the sum of the truncation indices), and the poles
+ * run one after the other over the whole window, so the coefficients are
+ * those of prefilter_x_tiled_kernel up to float rounding.  Every block
+ * runs at full occupancy (no shared memory), where the tiled pass ran at a
+ * quarter (docs/gpu-performance-notes.md, v9). */
+#define SCAN_CHUNKS 8
+#define SCAN_WARPS 8
+#define SCAN_MAX_HALO 64        /* interior of at least 128 samples */
+
+/* z^e for e = 1 .. 32 from z^1, z^2, z^4, z^8, z^16, z^32. */
+__device__ static inline float
+scan_power (const float *zp, int e)
+{
+  float r = 1.0f;
+#pragma unroll
+  for (int b = 0; b < 6; b++)
+    if (e & (1 << b))
+      r *= zp[b];
+  return r;
+}
+
+template < int C > __device__ static inline void
+scan_filter (const bspline_gpu_frame & f, float (*v)[C]);
+
+/* Padded row `row` of the plane at window columns col0 .. col0 +
+ * SCAN_CHUNKS * 32 - 1, filtered along x, into v (lane l: sample
+ * 32 k + l of chunk k).  The whole warp calls it. */
+template < int C > __device__ static inline void
+scan_window (const bspline_gpu_frame & f, const unsigned char *src,
+    size_t src_pitch, int row, int col0, float (*v)[C])
+{
+  const int pad = f.pad;
+  const int lane = (int) threadIdx.x % 32;
+  const float gain2 = (float) (f.gain * f.gain);
+  int k, c;
+  const int sy = extended_index (row - pad, f.src_height, f.boundary);
+  const unsigned char *srow = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
+#pragma unroll
+  for (k = 0; k < SCAN_CHUNKS; k++) {
+    const int sc = col0 + 32 * k + lane - pad;
+    const int sx = sc >= 0 && sc < f.src_width ? sc :
+        extended_index (sc, f.src_width, f.boundary);
+    if (sx < 0 || sy < 0) {
+#pragma unroll
+      for (c = 0; c < C; c++)
+        v[k][c] = (float) f.fill[c];
+    } else {
+      read_pixel < C > (f, srow, sx, v[k]);
+    }
+#pragma unroll
+    for (c = 0; c < C; c++)
+      v[k][c] *= gain2;
+  }
+  scan_filter < C > (f, v);
+}
+
+/* The poles of f over a warp's window v (lane l: sample 32 k + l of chunk
+ * k), each causal then anticausal, started from zero at the window's
+ * ends. */
+template < int C > __device__ static inline void
+scan_filter (const bspline_gpu_frame & f, float (*v)[C])
+{
+  const int lane = (int) threadIdx.x % 32;
+  int k, c, p, s;
+
+  for (p = 0; p < f.n_poles; p++) {
+    const float z = (float) f.poles[p];
+    float zp[6], carry[C];
+    zp[0] = z;
+#pragma unroll
+    for (s = 1; s < 6; s++)
+      zp[s] = zp[s - 1] * zp[s - 1];
+    const float z_left = scan_power (zp, lane + 1);     /* z^(l + 1) */
+    const float z_right = scan_power (zp, 32 - lane);   /* z^(32 - l) */
+#pragma unroll
+    for (c = 0; c < C; c++)
+      carry[c] = 0.0f;
+#pragma unroll
+    for (k = 0; k < SCAN_CHUNKS; k++) {
+#pragma unroll
+      for (c = 0; c < C; c++) {
+        float y = v[k][c];
+#pragma unroll
+        for (s = 0; s < 5; s++) {
+          const float t = __shfl_up_sync (0xffffffffu, y, 1 << s);
+          if (lane >= (1 << s))
+            y += zp[s] * t;
+        }
+        y += z_left * carry[c];
+        v[k][c] = y;
+        carry[c] = __shfl_sync (0xffffffffu, y, 31);
+      }
+    }
+#pragma unroll
+    for (c = 0; c < C; c++)
+      carry[c] = 0.0f;
+#pragma unroll
+    for (k = SCAN_CHUNKS - 1; k >= 0; k--) {
+#pragma unroll
+      for (c = 0; c < C; c++) {
+        float y = -z * v[k][c];
+#pragma unroll
+        for (s = 0; s < 5; s++) {
+          const float t = __shfl_down_sync (0xffffffffu, y, 1 << s);
+          if (lane + (1 << s) < 32)
+            y += zp[s] * t;
+        }
+        y += z_right * carry[c];
+        v[k][c] = y;
+        carry[c] = __shfl_sync (0xffffffffu, y, 0);
+      }
+    }
+  }
+}
+
+template < int C > __global__ void
+__launch_bounds__ (SCAN_WARPS * 32)
+prefilter_x_scan_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, int halo, float *out)
+{
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int span = SCAN_CHUNKS * 32 - 2 * halo;
+  const int n_windows = (wc + span - 1) / span;
+  const int w = (int) (blockIdx.x % n_windows);
+  const int row = (int) (blockIdx.x / n_windows) * SCAN_WARPS
+      + (int) threadIdx.x / 32;
+  const int lane = (int) threadIdx.x % 32;
+  const int col0 = w * span - halo;
+  float v[SCAN_CHUNKS][C];
+  int k;
+
+  if (row >= hc)                /* a whole warp: no barriers below */
+    return;
+  scan_window < C > (f, src, src_pitch, row, col0, v);
+  {
+    float *o = out + (size_t) row * wc * C;
+#pragma unroll
+    for (k = 0; k < SCAN_CHUNKS; k++) {
+      const int e = 32 * k + lane;
+      if (e >= halo && e < halo + span && col0 + e < wc)
+        store_pixel < C > (o + (size_t) (col0 + e) * C, v[k]);
+    }
+  }
+}
+
+template < int C > static cudaError_t
+launch_prefilter_x_scan (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, float *scratch, int halo, cudaStream_t stream)
+{
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  const int span = SCAN_CHUNKS * 32 - 2 * halo;
+  const unsigned blocks = (unsigned) ((wc + span - 1) / span)
+      * (unsigned) ((hc + SCAN_WARPS - 1) / SCAN_WARPS);
+  prefilter_x_scan_kernel < C > <<<blocks, SCAN_WARPS * 32, 0, stream >>>
+      (*f, (const unsigned char *) src, src_pitch, halo, scratch);
+  return cudaGetLastError ();
+}
+
 static cudaError_t
 run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, float *coef, float *scratch, int halo, int span,
@@ -917,7 +1118,9 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
       / TILE_THREADS) * (unsigned) ((hc + span - 1) / span);
   cudaError_t err;
 
-#define LAUNCH_X(CH) (wide \
+#define LAUNCH_X(CH) (halo <= SCAN_MAX_HALO \
+      ? launch_prefilter_x_scan < CH > (f, src, src_pitch, scratch, halo, \
+          stream) : wide \
       ? launch_prefilter_x_tiled < CH, TILE_SPAN_WIDE, TILE_ROW_LOADS_WIDE > \
           (f, src, src_pitch, scratch, halo, x_bytes, x_blocks, stream) \
       : launch_prefilter_x_tiled < CH, TILE_SPAN, TILE_ROW_LOADS > (f, src, \
@@ -953,17 +1156,17 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
  * prefilter P and the resampling W of each axis act on one axis only, so
  * the operators of x and y commute, and each axis can be prefiltered and
  * resampled in one pass with no coefficient plane in between: along x a
- * block filters the tiled prefilter's windows of the padded source rows
- * (x_window) and resamples them at once into tmp, a row of dst_width
- * pixels per padded source row; along y a block filters windows of tmp's
- * columns (y_window) and resamples them into dst.  Each output sample
+ * warp filters a window of a padded source row (scan_window) and
+ * resamples it at once into tmp, a row of dst_width pixels per padded
+ * source row; along y a block filters the tiled prefilter's windows of
+ * tmp's columns (y_window) and resamples them into dst.  Each output sample
  * belongs to the window of its centre tap; the window's halo is the
  * prefilter's halo plus the table's margin, so that every tap it reads is
  * as exact as in the interior.  The window holds the line's infinite
  * extension, so taps are read at their positions before the boundary's
  * map (tables.first).  Per frame this moves the source, tmp twice and the
- * output (173 MB for 1080p -> 4K RGBA instead of about 305 MB through the
- * plane; docs/gpu-performance-notes.md, v7). */
+ * output (174 MB for 1080p -> 4K RGBA instead of about 307 MB through the
+ * planes; docs/gpu-performance-notes.md, v7 and v9). */
 
 /* The window of output j: that of its centre tap, the first and last
  * windows taking the outputs past them. */
@@ -998,81 +1201,61 @@ fused_range (const int *first, int taps, int dir, int n_out, int w,
   }
 }
 
-template < int C > __device__ static inline void
-store_pixel (float *p, const float *v)
-{
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    p[c] = v[c];
-}
-
-template <> __device__ inline void
-store_pixel < 4 > (float *p, const float *v)
-{
-  *(float4 *) p = make_float4 (v[0], v[1], v[2], v[3]);
-}
-
-/* Along x: the block's rows in a window of SPAN + 2 halo columns
- * (halo: the prefilter's plus the x margin), then the window's output
- * columns, a thread each (consecutive columns in a warp), for every row of
- * the block: a column's taps and weights are read once.  TAPS: the tap
- * count at compile time (the weights in registers), 0 for any. */
-template < int C, int SPAN, int LOADS, int TAPS > __global__ void
+/* Along x: a warp per padded source row filters a window of
+ * SCAN_CHUNKS x 32 columns in registers (scan_window: halo, the
+ * prefilter's plus the x margin, on each side of span = SCAN_CHUNKS x 32
+ * - 2 halo interior columns), leaves it in shared memory and resamples
+ * the window's output columns from there, a lane per column.  TAPS: the
+ * tap count at compile time, 0 for any. */
+template < int C, int TAPS > __global__ void
+__launch_bounds__ (SCAN_WARPS * 32)
 rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
     size_t src_pitch, int halo, bspline_gpu_tables t, float *tmp)
 {
   extern __shared__ float window[];
   __shared__ int range[2];
+  const int len = SCAN_CHUNKS * 32, span = len - 2 * halo;
   const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
-  const int rows = TILE_THREADS / C;
-  const int len = SPAN + 2 * halo, stride = len | 1;
-  const int n_windows = (wc + SPAN - 1) / SPAN;
+  const int n_windows = (wc + span - 1) / span;
   const int w = (int) (blockIdx.x % n_windows);
-  const int row0 = (int) (blockIdx.x / n_windows) * rows;
-  const int col0 = w * SPAN - halo;
-  int *column = (int *) (window + rows * C * stride);
-  int *source_row = column + len;
-  const int n_rows = hc - row0 < rows ? hc - row0 : rows;
+  const int warp = (int) threadIdx.x / 32, lane = (int) threadIdx.x % 32;
+  const int row = (int) (blockIdx.x / n_windows) * SCAN_WARPS + warp;
+  const int col0 = w * span - halo;
   const float *weight = (const float *) t.x_weight;
   const int taps = TAPS > 0 ? TAPS : t.x_taps;
-  int r, j, k, c;
+  float *line = window + warp * C * len;        /* channel c at c * len */
+  float v[SCAN_CHUNKS][C];
+  int j, k, c;
 
-  fused_range (t.x_first, taps, t.x_dir, f.dst_width, w, SPAN, n_windows,
+  fused_range (t.x_first, taps, t.x_dir, f.dst_width, w, span, n_windows,
       range);
-  x_window < C, LOADS > (f, src, src_pitch, row0, col0, n_rows, len, stride,
-      window, column, source_row);
-  for (j = range[0] + (int) threadIdx.x; j < range[1]; j += TILE_THREADS) {
-    const float *lj = window + (__ldg (t.x_first + j) - col0);
-    const float *wj = weight + (size_t) j * taps;
-    float *o = tmp + ((size_t) row0 * f.dst_width + j) * C;
-    float wk[TAPS > 0 ? TAPS : 1];
-    if (TAPS > 0) {
+  __syncthreads ();
+  if (row >= hc)                /* a whole warp: no barriers below */
+    return;
+  scan_window < C > (f, src, src_pitch, row, col0, v);
 #pragma unroll
-      for (k = 0; k < TAPS; k++)
-        wk[k] = __ldg (wj + k);
-    }
-#pragma unroll 2
-    for (r = 0; r < n_rows; r++) {
-      const float *line = lj + r * C * stride;
+  for (k = 0; k < SCAN_CHUNKS; k++)
+#pragma unroll
+    for (c = 0; c < C; c++)
+      line[c * len + 32 * k + lane] = v[k][c];
+  __syncwarp ();
+  {
+    float *o = tmp + (size_t) row * f.dst_width * C;
+    for (j = range[0] + lane; j < range[1]; j += 32) {
+      const float *lj = line + (__ldg (t.x_first + j) - col0);
+      const float *wj = weight + (size_t) j * taps;
       float acc[C];
 #pragma unroll
       for (c = 0; c < C; c++)
         acc[c] = 0.0f;
-      if (TAPS > 0) {
+#pragma unroll 4
+      for (k = 0; k < taps; k++) {
+        const float wk = __ldg (wj + k);
 #pragma unroll
-        for (k = 0; k < TAPS; k++)
-#pragma unroll
-          for (c = 0; c < C; c++)
-            acc[c] += wk[k] * line[c * stride + k];
-      } else {
-        for (k = 0; k < taps; k++) {
-          const float wv = __ldg (wj + k);
-#pragma unroll
-          for (c = 0; c < C; c++)
-            acc[c] += wv * line[c * stride + k];
-        }
+        for (c = 0; c < C; c++)
+          acc[c] += wk * lj[c * len + k];
       }
-      store_pixel < C > (o + (size_t) r * f.dst_width * C, acc);
+      store_pixel < C > (o + (size_t) j * C, acc);
     }
   }
 }
@@ -1168,9 +1351,9 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
   }
 }
 
-/* Dynamic shared memory of the fused passes: the x pass's windows are
- * the tiled prefilter's (tiled_x_bytes); the y pass's add the staged
- * offsets and weights of at most `most` output rows. */
+/* Dynamic shared memory of the fused y pass: the tiled prefilter's y
+ * window, the staged offsets and weights of at most `most` output
+ * rows. */
 static size_t
 fused_y_bytes (int halo, int span, int most, int taps)
 {
@@ -1198,18 +1381,18 @@ bspline_gpu_fused_span (const bspline_gpu_frame * f,
   if (f->n_poles != 1)
     return 0;
   halo = tiled_halo (f);
-  if (halo + t->x_margin > TILE_SMALL_HALO
+  if (halo + t->x_margin > SCAN_MAX_HALO
       || halo + t->y_margin > TILE_SMALL_HALO)
     return 0;
   if (cudaGetDevice (&device) != cudaSuccess
       || cudaDeviceGetAttribute (&limit,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
     return 0;
-  /* the static range[] of each kernel on top of the dynamic windows */
+  /* the static range[] on top of the dynamic window (the x pass's
+   * windows take 8 rows x 256 samples: 32 KB at most) */
   limit -= 2 * (int) sizeof (int);
-  if (tiled_x_bytes (f->channels, halo + t->x_margin, TILE_SPAN) >
-      (size_t) limit || fused_y_bytes (halo + t->y_margin, TILE_SPAN,
-          t->y_most, t->y_taps) > (size_t) limit)
+  if (fused_y_bytes (halo + t->y_margin, TILE_SPAN, t->y_most, t->y_taps) >
+      (size_t) limit)
     return 0;
   return TILE_SPAN;
 }
@@ -1220,18 +1403,13 @@ launch_rows_fused (const bspline_gpu_frame * f, const void *src,
     cudaStream_t stream)
 {
   const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
-  const int rows = TILE_THREADS / C;
-  const size_t bytes = tiled_x_bytes (C, halo, TILE_SPAN);
-  const unsigned blocks = (unsigned) ((wc + TILE_SPAN - 1) / TILE_SPAN)
-      * (unsigned) ((hc + rows - 1) / rows);
-  cudaError_t err = cudaFuncSetAttribute (rows_fused_kernel < C, TILE_SPAN,
-      TILE_ROW_LOADS, TAPS >, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      (int) bytes);
-  if (err != cudaSuccess)
-    return err;
-  rows_fused_kernel < C, TILE_SPAN, TILE_ROW_LOADS, TAPS > <<<blocks,
-      TILE_THREADS, bytes, stream >>> (*f, (const unsigned char *) src,
-      src_pitch, halo, *t, tmp);
+  const int span = SCAN_CHUNKS * 32 - 2 * halo;
+  const size_t bytes = (size_t) SCAN_WARPS * C * SCAN_CHUNKS * 32
+      * sizeof (float);
+  const unsigned blocks = (unsigned) ((wc + span - 1) / span)
+      * (unsigned) ((hc + SCAN_WARPS - 1) / SCAN_WARPS);
+  rows_fused_kernel < C, TAPS > <<<blocks, SCAN_WARPS * 32, bytes,
+      stream >>> (*f, (const unsigned char *) src, src_pitch, halo, *t, tmp);
   return cudaGetLastError ();
 }
 
@@ -1270,7 +1448,7 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
 
   if (span != TILE_SPAN)
     return cudaErrorInvalidValue;
-  /* four taps (order 3) with the weights in registers */
+  /* four taps (order 3) unrolled */
 #define LAUNCH_ROWS(CH) (t->x_taps == 4 \
       ? launch_rows_fused < CH, 4 > (f, src, src_pitch, hx, t, plane, s) \
       : launch_rows_fused < CH, 0 > (f, src, src_pitch, hx, t, plane, s))
@@ -1308,23 +1486,6 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
  * channels are one vector load.  Positions and fractions are computed in
  * double as in eval_taps.  Pixels whose footprint widens the kernel
  * (antialiasing) take the general evaluation, kept out of line. */
-
-template < int C > __device__ static inline void
-load_texel (const float *p, float *v)
-{
-  for (int c = 0; c < C; c++)
-    v[c] = __ldg (p + c);
-}
-
-template <> __device__ inline void
-load_texel < 4 > (const float *p, float *v)
-{
-  float4 t = __ldg ((const float4 *) p);
-  v[0] = t.x;
-  v[1] = t.y;
-  v[2] = t.z;
-  v[3] = t.w;
-}
 
 /* The TAPS weights of one axis at sample coordinate x and the sample
  * index of the first tap (before the boundary). */
