@@ -1605,10 +1605,11 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 #define WARP_STRIP 8
 #define WARP_BLOCK_X 32
 #define WARP_BLOCK_Y 8
-/* output rows per thread: 4 up to order 5 (rotate 4K order 3: 636 ->
- * 593 us), 1 above (order 11 took 7 % longer with 4: its boxes are
- * larger than the region more often) */
-#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? 4 : 1)
+/* output rows per thread: 2 up to order 5 (4K rotate order 3, the whole
+ * frame: 523 us with 4, 509 with 2, 515 with 8; docs/gpu-performance-
+ * notes.md, v8-v9), 1 above (order 11 took 7 % longer with 4: its boxes
+ * are larger than the region more often) */
+#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? 2 : 1)
 #define WARP_STAGE_LOADS 4      /* staging loads in flight per thread */
 /* texels of a block's staged region: 48 KB of float4 */
 #define WARP_REGION_TEXELS 3072
