@@ -33,7 +33,7 @@ typedef struct
 /* Device copies of the separable path's tables; weights in the frame's
  * arithmetic type.  x_first / y_first: each output's first tap before the
  * boundary's map (bspline_axis_table.first).  The fused passes
- * (bspline_gpu_fused_span) need, per axis, first[] monotonic in the
+ * (bspline_gpu_fused_usable) need, per axis, first[] monotonic in the
  * output index (dir = 1 rising, -1 falling) and the margin: the most any
  * output's taps reach past the window of its centre tap (outside
  * [0, padded length) for the first and last windows); margin -1: not
@@ -67,15 +67,14 @@ int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
  * along x windows of the source rows prefiltered (warp scans) and
  * resampled at once into tmp (padded source rows x output columns), along
  * y the tiled prefilter's windows of tmp's columns prefiltered and
- * resampled into dst; no coefficient plane.  Returns the y windows' span
- * to pass to bspline_gpu_resample_fused, or 0 where the plan or the
- * device's shared memory does not allow it (bspline_gpu_prefilter and
- * bspline_gpu_resample then). */
-int bspline_gpu_fused_span (const bspline_gpu_frame * f,
+ * resampled into dst; no coefficient plane.  bspline_gpu_fused_usable: 1
+ * where the plan and the device's shared memory allow it, 0 where not
+ * (bspline_gpu_prefilter and bspline_gpu_resample then). */
+int bspline_gpu_fused_usable (const bspline_gpu_frame * f,
     const bspline_gpu_tables * tables);
 int bspline_gpu_resample_fused (const bspline_gpu_frame * f,
-    const bspline_gpu_tables * tables, int span, const void *src,
-    size_t src_pitch, void *tmp, void *dst, size_t dst_pitch, void *stream);
+    const bspline_gpu_tables * tables, const void *src, size_t src_pitch,
+    void *tmp, void *dst, size_t dst_pitch, void *stream);
 
 /* precision=fast on the general path: texture is a cudaTextureObject_t
  * over the float coefficients with linear filtering, normalized

@@ -586,17 +586,15 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
 
   describe_frame (plan, src, dst, &f);
   if (plan->separable) {
-    int span;
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
             * plan->channels * real));
     if (upload_tables (cuda, sl, plan, &tables) != BSPLINE_OK)
       goto fail;
     /* the fused passes need no coefficient plane */
-    span = bspline_gpu_fused_span (&f, &tables);
-    if (span > 0) {
+    if (bspline_gpu_fused_usable (&f, &tables)) {
       CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t)
-          bspline_gpu_resample_fused (&f, &tables, span, src_dev, src_pitch,
+          bspline_gpu_resample_fused (&f, &tables, src_dev, src_pitch,
               sl->tmp.ptr, dst_dev, dst_pitch, stream));
       return BSPLINE_OK;
     }
@@ -643,7 +641,7 @@ bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan)
       &t.x_margin, &most);
   fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &t.y_dir,
       &t.y_margin, &t.y_most);
-  return bspline_gpu_fused_span (&f, &t) > 0;
+  return bspline_gpu_fused_usable (&f, &t);
 }
 
 static bspline_status

@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "bspline-math.h"
 #include "cuda-kernels.h"
 
@@ -474,6 +476,23 @@ static dim3
 grid2 (int nx, int ny, dim3 block)
 {
   return dim3 ((nx + block.x - 1) / block.x, (ny + block.y - 1) / block.y);
+}
+
+/* launch (std::integral_constant<int, C> ()) for a plane's channel count C
+ * (1-4): the launch wrappers' templates from a run-time count. */
+template < typename F > static cudaError_t
+with_channels (int channels, F launch)
+{
+  switch (channels) {
+    case 1:
+      return launch (std::integral_constant < int, 1 > ());
+    case 2:
+      return launch (std::integral_constant < int, 2 > ());
+    case 3:
+      return launch (std::integral_constant < int, 3 > ());
+    default:
+      return launch (std::integral_constant < int, 4 > ());
+  }
 }
 
 /* ---- Tiled prefilter (float) ----
@@ -1118,28 +1137,18 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
       / TILE_THREADS) * (unsigned) ((hc + span - 1) / span);
   cudaError_t err;
 
-#define LAUNCH_X(CH) (halo <= SCAN_MAX_HALO \
-      ? launch_prefilter_x_scan < CH > (f, src, src_pitch, scratch, halo, \
-          stream) : wide \
-      ? launch_prefilter_x_tiled < CH, TILE_SPAN_WIDE, TILE_ROW_LOADS_WIDE > \
-          (f, src, src_pitch, scratch, halo, x_bytes, x_blocks, stream) \
-      : launch_prefilter_x_tiled < CH, TILE_SPAN, TILE_ROW_LOADS > (f, src, \
-          src_pitch, scratch, halo, x_bytes, x_blocks, stream))
-  switch (C) {
-    case 1:
-      err = LAUNCH_X (1);
-      break;
-    case 2:
-      err = LAUNCH_X (2);
-      break;
-    case 3:
-      err = LAUNCH_X (3);
-      break;
-    default:
-      err = LAUNCH_X (4);
-      break;
-  }
-#undef LAUNCH_X
+  err = with_channels (C, [&](auto ch) {
+        constexpr int CH = decltype (ch)::value;
+        if (halo <= SCAN_MAX_HALO)
+          return launch_prefilter_x_scan < CH > (f, src, src_pitch, scratch,
+              halo, stream);
+        if (wide)
+          return launch_prefilter_x_tiled < CH, TILE_SPAN_WIDE,
+              TILE_ROW_LOADS_WIDE > (f, src, src_pitch, scratch, halo,
+              x_bytes, x_blocks, stream);
+        return launch_prefilter_x_tiled < CH, TILE_SPAN, TILE_ROW_LOADS > (f,
+            src, src_pitch, scratch, halo, x_bytes, x_blocks, stream);
+      });
   if (err != cudaSuccess)
     return err;
   if (wide)
@@ -1360,25 +1369,18 @@ fused_y_bytes (int halo, int span, int most, int taps)
   return tiled_y_bytes (halo, span) + (size_t) most * (taps + 1) * 4;
 }
 
-/* Largest table margin the fused windows take: beyond it (strong
- * antialiased shrinks, far translations) the two-plane path runs. */
-#define FUSED_MAX_MARGIN 64
-
 extern "C" int
-bspline_gpu_fused_span (const bspline_gpu_frame * f,
+bspline_gpu_fused_usable (const bspline_gpu_frame * f,
     const bspline_gpu_tables * t)
 {
   int device, limit, halo;
 
-  if (f->use_double || f->n_poles <= 0 || t->x_margin < 0 || t->y_margin < 0
-      || t->y_most <= 0
-      || t->x_margin > FUSED_MAX_MARGIN || t->y_margin > FUSED_MAX_MARGIN)
-    return 0;
   /* one pole (orders 2 and 3): the fused passes of order 5 (halo 38) ran
    * 1.2 times slower than the planes' passes, and with the wide windows of
    * orders 8-11 (a block fills an SM) 1.5 times (docs/gpu-performance-
-   * notes.md, v7) */
-  if (f->n_poles != 1)
+   * notes.md, v7); halos with the margins up to 64 (strong antialiased
+   * shrinks and far translations take the planes) */
+  if (f->use_double || f->n_poles != 1 || t->x_margin < 0 || t->y_margin < 0)
     return 0;
   halo = tiled_halo (f);
   if (halo + t->x_margin > SCAN_MAX_HALO
@@ -1394,7 +1396,7 @@ bspline_gpu_fused_span (const bspline_gpu_frame * f,
   if (fused_y_bytes (halo + t->y_margin, TILE_SPAN, t->y_most, t->y_taps) >
       (size_t) limit)
     return 0;
-  return TILE_SPAN;
+  return 1;
 }
 
 template < int C, int TAPS > static cudaError_t
@@ -1437,8 +1439,8 @@ launch_columns_fused (const bspline_gpu_frame * f, int halo,
 
 extern "C" int
 bspline_gpu_resample_fused (const bspline_gpu_frame * f,
-    const bspline_gpu_tables * t, int span, const void *src,
-    size_t src_pitch, void *tmp, void *dst, size_t dst_pitch, void *stream)
+    const bspline_gpu_tables * t, const void *src, size_t src_pitch,
+    void *tmp, void *dst, size_t dst_pitch, void *stream)
 {
   const int halo = tiled_halo (f);
   const int hx = halo + t->x_margin, hy = halo + t->y_margin;
@@ -1446,27 +1448,13 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
   float *plane = (float *) tmp;
   cudaError_t err;
 
-  if (span != TILE_SPAN)
-    return cudaErrorInvalidValue;
   /* four taps (order 3) unrolled */
-#define LAUNCH_ROWS(CH) (t->x_taps == 4 \
-      ? launch_rows_fused < CH, 4 > (f, src, src_pitch, hx, t, plane, s) \
-      : launch_rows_fused < CH, 0 > (f, src, src_pitch, hx, t, plane, s))
-  switch (f->channels) {
-    case 1:
-      err = LAUNCH_ROWS (1);
-      break;
-    case 2:
-      err = LAUNCH_ROWS (2);
-      break;
-    case 3:
-      err = LAUNCH_ROWS (3);
-      break;
-    default:
-      err = LAUNCH_ROWS (4);
-      break;
-  }
-#undef LAUNCH_ROWS
+  err = with_channels (f->channels, [&](auto ch) {
+        constexpr int CH = decltype (ch)::value;
+        return t->x_taps == 4
+            ? launch_rows_fused < CH, 4 > (f, src, src_pitch, hx, t, plane, s)
+            : launch_rows_fused < CH, 0 > (f, src, src_pitch, hx, t, plane, s);
+      });
   if (err != cudaSuccess)
     return err;
   if (f->channels == 4)

@@ -134,3 +134,55 @@ gst_bspline_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
   }
   return pool;
 }
+
+gboolean
+gst_bspline_pinned_propose (GstQuery * query, guint min)
+{
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+      min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+gboolean
+gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra)
+{
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint size, n_min, n_max;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
+    min = MAX (min, n_min + extra);
+  }
+  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  if (pool == NULL)
+    return FALSE;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool,
+        GST_VIDEO_INFO_SIZE (&info), min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
+        min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}

@@ -13,20 +13,30 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 /* An allocator of page-locked (pinned) host memory, which the GPU's copy
  * engines read and write directly, several times faster than pageable
  * memory.  Only built with the CUDA engine. */
 #define GST_TYPE_BSPLINE_PINNED_ALLOCATOR \
   (gst_bspline_pinned_allocator_get_type ())
 G_DECLARE_FINAL_TYPE (GstBSplinePinnedAllocator,
-    gst_bspline_pinned_allocator, GST, BSPLINE_PINNED_ALLOCATOR,
-    GstAllocator);
+    gst_bspline_pinned_allocator, GST, BSPLINE_PINNED_ALLOCATOR, GstAllocator);
 
 /* A video buffer pool of pinned memory for frames of info. */
 GstBufferPool *gst_bspline_pinned_pool_new (GstCaps * caps,
     const GstVideoInfo * info, guint min_buffers);
 
-G_END_DECLS
+/* propose_allocation of an element that hands its input to the GPU: the
+ * video meta and, where upstream asks for a pool, a pinned pool of at
+ * least min buffers.  FALSE where the query has no valid video caps. */
+gboolean gst_bspline_pinned_propose (GstQuery * query, guint min);
 
+/* The end of decide_allocation of an element whose output the GPU
+ * writes: the query's first pool replaced by (or a first pool of) pinned
+ * memory, of at least min buffers and at least extra more than the
+ * downstream pool asked for.  Nothing changes where the caps are not
+ * video caps, nor where the pool cannot be made: then FALSE (the engine
+ * stages its copies). */
+gboolean gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra);
+
+G_END_DECLS
 #endif /* __GST_BSPLINE_PINNED_H__ */

@@ -1697,28 +1697,11 @@ gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
-  GstBufferPool *pool;
-  GstVideoInfo info;
-  GstCaps *caps;
-  gboolean need_pool;
-  guint min = (guint) self->run.smoothing + 2;
 
   if (self->cuda == NULL)
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!need_pool)
-    return TRUE;
-  pool = gst_bspline_pinned_pool_new (caps, &info, min);
-  if (pool == NULL)
-    return TRUE;
-  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-      min, 0);
-  gst_object_unref (pool);
-  return TRUE;
+  return gst_bspline_pinned_propose (query, (guint) self->run.smoothing + 2);
 }
 
 /* Output frames come from a pool of pinned memory, which the GPU writes
@@ -1728,38 +1711,13 @@ gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
-  GstBufferPool *pool;
-  GstVideoInfo info;
-  GstCaps *caps;
-  /* the frame going out and the previous one, kept for keep-border */
-  guint min = 3;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;
-  if (self->cuda == NULL)
-    return TRUE;
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint size, n_min, n_max;
-
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
-    min = MAX (min, n_min + 2);
-  }
-  pool = gst_bspline_pinned_pool_new (caps, &info, min);
-  if (pool == NULL) {
+  /* the frame going out and the previous one, kept for keep-border */
+  if (self->cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
-    return TRUE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool,
-        GST_VIDEO_INFO_SIZE (&info), min, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-        min, 0);
-  gst_object_unref (pool);
   return TRUE;
 }
 #endif

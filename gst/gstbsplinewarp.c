@@ -2331,13 +2331,12 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
-  GstBufferPool *pool;
-  GstVideoInfo info;
-  GstCaps *caps;
-  gboolean need_pool;
 
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   if (!gst_base_transform_is_passthrough (trans)) {
+    GstCaps *caps;
+    gboolean need_pool;
+
     gst_query_parse_allocation (query, &caps, &need_pool);
     if (gst_bspline_cuda_memory_caps_are_cuda (caps))
       return gst_bspline_warp_propose_cuda_pool (self, query, caps, need_pool);
@@ -2346,20 +2345,8 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
   if (self->cuda == NULL || gst_base_transform_is_passthrough (trans))
     return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
         decide_query, query);
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!need_pool)
-    return TRUE;
-  pool = gst_bspline_pinned_pool_new (caps, &info,
+  return gst_bspline_pinned_propose (query,
       GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1);
-  if (pool == NULL)
-    return TRUE;
-  gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, 0);
-  gst_object_unref (pool);
-  return TRUE;
 }
 
 /* Output frames come from a pool of pinned memory, which the GPU writes
@@ -2368,42 +2355,23 @@ static gboolean
 gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
-  GstBufferPool *pool;
-  GstVideoInfo info;
-  GstCaps *caps;
-  guint min = GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1;
 
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (gst_bspline_cuda_memory_caps_are_cuda (caps))
-    return gst_bspline_warp_decide_cuda_pool (self, query, caps);
+  {
+    GstCaps *caps;
+    gst_query_parse_allocation (query, &caps, NULL);
+    if (gst_bspline_cuda_memory_caps_are_cuda (caps))
+      return gst_bspline_warp_decide_cuda_pool (self, query, caps);
+  }
 #endif
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;
-  if (self->cuda == NULL)
-    return TRUE;
-  gst_query_parse_allocation (query, &caps, NULL);
-  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint size, n_min, n_max;
-
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
-    min = MAX (min, n_min + GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
-  }
-  pool = gst_bspline_pinned_pool_new (caps, &info, min);
-  if (pool == NULL) {
+  if (self->cuda != NULL
+      && !gst_bspline_pinned_decide (query,
+          GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1,
+          GST_BSPLINE_WARP_FRAMES_IN_FLIGHT))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
-    return TRUE;
-  }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool,
-        GST_VIDEO_INFO_SIZE (&info), min, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
-        min, 0);
-  gst_object_unref (pool);
   return TRUE;
 }
 #else

@@ -38,20 +38,6 @@ static clip_photo photo;
 static double worst_gpu_cpu;
 
 static void
-luma_frame_rgb (const uint8_t * rgb, int w, int h, bspline_luma_frame * f)
-{
-  memset (f, 0, sizeof (*f));
-  f->data = rgb;
-  f->stride = (ptrdiff_t) w * 3;
-  f->width = w;
-  f->height = h;
-  f->pixel_stride = 3;
-  f->offset_r = 0;
-  f->offset_g = 1;
-  f->offset_b = 2;
-}
-
-static void
 luma_frame_grey (const uint8_t * grey, int w, int h, bspline_luma_frame * f)
 {
   memset (f, 0, sizeof (*f));
@@ -61,55 +47,6 @@ luma_frame_grey (const uint8_t * grey, int w, int h, bspline_luma_frame * f)
   f->height = h;
   f->pixel_stride = 1;
   f->offset_r = -1;
-}
-
-/* Largest distance between the maps a and b over the corners and centre
- * of a w x h frame. */
-static double
-map_error (const bspline_affine * a, const bspline_affine * b, int w, int h)
-{
-  double worst = 0.0;
-  int k;
-
-  for (k = 0; k < 5; k++) {
-    double x = k == 4 ? 0.5 * w : (k & 1) ? w : 0.0;
-    double y = k == 4 ? 0.5 * h : (k & 2) ? h : 0.0;
-    double ax = a->m[0] * x + a->m[1] * y + a->m[2];
-    double ay = a->m[3] * x + a->m[4] * y + a->m[5];
-    double bx = b->m[0] * x + b->m[1] * y + b->m[2];
-    double by = b->m[3] * x + b->m[4] * y + b->m[5];
-
-    worst = fmax (worst, hypot (ax - bx, ay - by));
-  }
-  return worst;
-}
-
-/* test-motion.c's random camera: a similarity (or affine) of up to 20 px,
- * 3 degrees and 2 percent from the centred view of the photo. */
-static void
-random_map (test_rng * rng, int affine, int w, int h, bspline_affine * g)
-{
-  double th = test_rng_range (rng, -3, 3) * TEST_PI / 180.0;
-  double z = 1.0 + test_rng_range (rng, -0.02, 0.02);
-  double tx = test_rng_range (rng, -20, 20), ty = test_rng_range (rng, -20,
-      20);
-  double ox = 0.5 * photo.width - 0.5 * w, oy = 0.5 * photo.height - 0.5 * h;
-  double a = z * cos (th), b = -z * sin (th), c = z * sin (th),
-      d = z * cos (th);
-  double cx = 0.5 * w, cy = 0.5 * h;
-
-  if (affine) {
-    a += test_rng_range (rng, -0.01, 0.01);
-    b += test_rng_range (rng, -0.01, 0.01);
-    c += test_rng_range (rng, -0.01, 0.01);
-    d += test_rng_range (rng, -0.01, 0.01);
-  }
-  g->m[0] = a;
-  g->m[1] = b;
-  g->m[3] = c;
-  g->m[4] = d;
-  g->m[2] = cx + tx - a * (ox + cx) - b * (oy + cy);
-  g->m[5] = cy + ty - c * (ox + cx) - d * (oy + cy);
 }
 
 /* Both engines on a sequence of frames (from the first, which starts the
@@ -161,7 +98,7 @@ static void
 check_agree (const char *what, int trial, const bspline_motion_result * c,
     const bspline_motion_result * g, int w, int h)
 {
-  double d = map_error (&c->motion, &g->motion, w, h);
+  double d = clip_map_error (&c->motion, &g->motion, w, h);
 
   worst_gpu_cpu = fmax (worst_gpu_cpu, d);
   TEST_CHECK (c->reliable == g->reliable && d <= GPU_CPU_TOLERANCE,
@@ -192,8 +129,10 @@ test_pairs (bspline_cuda_motion ** gms, bspline_motion_estimator ** ests,
     double err;
 
     spec.maps = calloc (2, sizeof (bspline_affine));
-    random_map (rng, affine, W, H, &spec.maps[0]);
-    random_map (rng, affine, W, H, &spec.maps[1]);
+    clip_random_map (rng, affine, photo.width, photo.height, W, H,
+        &spec.maps[0]);
+    clip_random_map (rng, affine, photo.width, photo.height, W, H,
+        &spec.maps[1]);
     clip_render (cpu, &photo, &spec, 0, f[0]);
     clip_render (cpu, &photo, &spec, 1, f[1]);
     if (moving_object) {
@@ -210,13 +149,13 @@ test_pairs (bspline_cuda_motion ** gms, bspline_motion_estimator ** ests,
                   sx) * 3, 3);
         }
     }
-    luma_frame_rgb (f[0], W, H, &lf[0]);
-    luma_frame_rgb (f[1], W, H, &lf[1]);
+    clip_luma_rgb (f[0], W, H, &lf[0]);
+    clip_luma_rgb (f[1], W, H, &lf[1]);
     estimate_both (est, gm, lf, 2, W, H, trial & 1, cr, gr);
     TEST_CHECK (!gr[0].reliable, "the first frame has no motion");
     bspline_affine_invert (&spec.maps[0], &inv0);
     bspline_affine_compose (&spec.maps[1], &inv0, &truth);
-    err = map_error (&truth, &gr[1].motion, W, H);
+    err = clip_map_error (&truth, &gr[1].motion, W, H);
     *worst = fmax (*worst, err);
     TEST_CHECK (gr[1].reliable, "%s trial %d: unreliable on the GPU "
         "(texture %g, inliers %g)", what, trial, gr[1].texture,
@@ -267,13 +206,14 @@ test_unreliable_and_static (bspline_cuda_motion * gm,
 
           memset (f[k] + (y * W + x) * 3, v, 3);
         }
-    luma_frame_rgb (f[0], W, H, &lf[0]);
-    luma_frame_rgb (f[1], W, H, &lf[1]);
+    clip_luma_rgb (f[0], W, H, &lf[0]);
+    clip_luma_rgb (f[1], W, H, &lf[1]);
     estimate_both (est, gm, lf, 2, W, H, i, cr, gr);
-    TEST_CHECK (!gr[1].reliable && map_error (&gr[1].motion, &id, W, H) == 0.0,
+    TEST_CHECK (!gr[1].reliable
+        && clip_map_error (&gr[1].motion, &id, W, H) == 0.0,
         "%s frame on the GPU: reliable %d (texture %g), motion error %g",
         i == 0 ? "flat" : "one-edge", gr[1].reliable, gr[1].texture,
-        map_error (&gr[1].motion, &id, W, H));
+        clip_map_error (&gr[1].motion, &id, W, H));
     TEST_CHECK (fabs (gr[1].texture - cr[1].texture) <= 1e-9 *
         fmax (1.0, cr[1].texture), "%s frame: texture %.17g on the GPU, "
         "%.17g on the CPU", i == 0 ? "flat" : "one-edge", gr[1].texture,
@@ -285,11 +225,12 @@ test_unreliable_and_static (bspline_cuda_motion * gm,
     clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL };
 
     spec.maps = calloc (1, sizeof (bspline_affine));
-    random_map (rng, 0, W, H, &spec.maps[0]);
+    clip_random_map (rng, 0, photo.width, photo.height, W, H,
+        &spec.maps[0]);
     clip_render (cpu, &photo, &spec, 0, f[0]);
     free (spec.maps);
   }
-  luma_frame_rgb (f[0], W, H, &lf[0]);
+  clip_luma_rgb (f[0], W, H, &lf[0]);
   lf[1] = lf[0];
   estimate_both (est, gm, lf, 2, W, H, 0, cr, gr);
   TEST_CHECK (gr[1].reliable
@@ -342,7 +283,7 @@ test_sequence (test_rng * rng, int w, int h, int n, int on_device,
 
       bspline_affine_invert (&spec.maps[k - 1], &inv);
       bspline_affine_compose (&spec.maps[k], &inv, &truth);
-      err = map_error (&truth, &gr[k].motion, w, h);
+      err = clip_map_error (&truth, &gr[k].motion, w, h);
       if (w == W) {
         *worst_truth = fmax (*worst_truth, err);
         TEST_CHECK (gr[k].reliable && err <= 0.05, "%dx%d clip frame %d: "

@@ -221,4 +221,71 @@ clip_residual (const clip_spec * spec, const bspline_affine * corrections,
   *mean_dy = my / (spec->n_frames - 1);
 }
 
+/* An interleaved RGB frame (3 bytes a pixel) as a luma source. */
+static inline void
+clip_luma_rgb (const uint8_t * rgb, int w, int h, bspline_luma_frame * f)
+{
+  memset (f, 0, sizeof (*f));
+  f->data = rgb;
+  f->stride = (ptrdiff_t) w * 3;
+  f->width = w;
+  f->height = h;
+  f->pixel_stride = 3;
+  f->offset_r = 0;
+  f->offset_g = 1;
+  f->offset_b = 2;
+}
+
+/* Largest distance between the maps a and b over the corners and centre
+ * of a w x h frame. */
+static inline double
+clip_map_error (const bspline_affine * a, const bspline_affine * b, int w,
+    int h)
+{
+  double worst = 0.0;
+  int k;
+
+  for (k = 0; k < 5; k++) {
+    double x = k == 4 ? 0.5 * w : (k & 1) ? w : 0.0;
+    double y = k == 4 ? 0.5 * h : (k & 2) ? h : 0.0;
+    double ax = a->m[0] * x + a->m[1] * y + a->m[2];
+    double ay = a->m[3] * x + a->m[4] * y + a->m[5];
+    double bx = b->m[0] * x + b->m[1] * y + b->m[2];
+    double by = b->m[3] * x + b->m[4] * y + b->m[5];
+
+    worst = fmax (worst, hypot (ax - bx, ay - by));
+  }
+  return worst;
+}
+
+/* The map of a w x h camera moved by a random similarity (or affine) of
+ * up to 20 px, 3 degrees and 2 percent from the centred view of a
+ * photo_w x photo_h photo. */
+static inline void
+clip_random_map (test_rng * rng, int affine, int photo_w, int photo_h, int w,
+    int h, bspline_affine * g)
+{
+  double th = test_rng_range (rng, -3, 3) * TEST_PI / 180.0;
+  double z = 1.0 + test_rng_range (rng, -0.02, 0.02);
+  double tx = test_rng_range (rng, -20, 20), ty = test_rng_range (rng, -20,
+      20);
+  double ox = 0.5 * photo_w - 0.5 * w, oy = 0.5 * photo_h - 0.5 * h;
+  double a = z * cos (th), b = -z * sin (th), c = z * sin (th),
+      d = z * cos (th);
+  double cx = 0.5 * w, cy = 0.5 * h;
+
+  if (affine) {
+    a += test_rng_range (rng, -0.01, 0.01);
+    b += test_rng_range (rng, -0.01, 0.01);
+    c += test_rng_range (rng, -0.01, 0.01);
+    d += test_rng_range (rng, -0.01, 0.01);
+  }
+  g->m[0] = a;
+  g->m[1] = b;
+  g->m[3] = c;
+  g->m[4] = d;
+  g->m[2] = cx + tx - a * (ox + cx) - b * (oy + cy);
+  g->m[5] = cy + ty - c * (ox + cx) - d * (oy + cy);
+}
+
 #endif /* STABILIZE_CLIP_H */

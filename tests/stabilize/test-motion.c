@@ -24,69 +24,6 @@ static clip_photo photo;
 static uint8_t **clip_frames;     /* the shaky clip, rendered once */
 
 static void
-luma_frame_rgb (const uint8_t * rgb, int w, int h, bspline_luma_frame * f)
-{
-  memset (f, 0, sizeof (*f));
-  f->data = rgb;
-  f->stride = (ptrdiff_t) w * 3;
-  f->width = w;
-  f->height = h;
-  f->pixel_stride = 3;
-  f->offset_r = 0;
-  f->offset_g = 1;
-  f->offset_b = 2;
-}
-
-/* Largest distance between the maps a and b over the frame's corners and
- * centre. */
-static double
-map_error (const bspline_affine * a, const bspline_affine * b, int w, int h)
-{
-  double worst = 0.0;
-  int k;
-
-  for (k = 0; k < 5; k++) {
-    double x = k == 4 ? 0.5 * w : (k & 1) ? w : 0.0;
-    double y = k == 4 ? 0.5 * h : (k & 2) ? h : 0.0;
-    double ax = a->m[0] * x + a->m[1] * y + a->m[2];
-    double ay = a->m[3] * x + a->m[4] * y + a->m[5];
-    double bx = b->m[0] * x + b->m[1] * y + b->m[2];
-    double by = b->m[3] * x + b->m[4] * y + b->m[5];
-
-    worst = fmax (worst, hypot (ax - bx, ay - by));
-  }
-  return worst;
-}
-
-/* The map of a camera moved by a random similarity (or affine) from the
- * centred view of the photo. */
-static void
-random_map (test_rng * rng, int affine, bspline_affine * g)
-{
-  double th = test_rng_range (rng, -3, 3) * TEST_PI / 180.0;
-  double z = 1.0 + test_rng_range (rng, -0.02, 0.02);
-  double tx = test_rng_range (rng, -20, 20), ty = test_rng_range (rng, -20,
-      20);
-  double ox = 0.5 * photo.width - 0.5 * W, oy = 0.5 * photo.height - 0.5 * H;
-  double a = z * cos (th), b = -z * sin (th), c = z * sin (th),
-      d = z * cos (th);
-  double cx = 0.5 * W, cy = 0.5 * H;
-
-  if (affine) {
-    a += test_rng_range (rng, -0.01, 0.01);
-    b += test_rng_range (rng, -0.01, 0.01);
-    c += test_rng_range (rng, -0.01, 0.01);
-    d += test_rng_range (rng, -0.01, 0.01);
-  }
-  g->m[0] = a;
-  g->m[1] = b;
-  g->m[3] = c;
-  g->m[4] = d;
-  g->m[2] = cx + tx - a * (ox + cx) - b * (oy + cy);
-  g->m[5] = cy + ty - c * (ox + cx) - d * (oy + cy);
-}
-
-static void
 test_pairs (test_rng * rng, int affine, int moving_object, double *worst)
 {
   bspline_motion_params mp;
@@ -108,8 +45,10 @@ test_pairs (test_rng * rng, int affine, int moving_object, double *worst)
     double err;
 
     spec.maps = calloc (2, sizeof (bspline_affine));
-    random_map (rng, affine, &spec.maps[0]);
-    random_map (rng, affine, &spec.maps[1]);
+    clip_random_map (rng, affine, photo.width, photo.height, W, H,
+        &spec.maps[0]);
+    clip_random_map (rng, affine, photo.width, photo.height, W, H,
+        &spec.maps[1]);
     clip_render (cpu, &photo, &spec, 0, f0);
     clip_render (cpu, &photo, &spec, 1, f1);
     if (moving_object) {
@@ -129,14 +68,14 @@ test_pairs (test_rng * rng, int affine, int moving_object, double *worst)
         }
     }
     bspline_motion_estimator_reset (est);
-    luma_frame_rgb (f0, W, H, &lf);
+    clip_luma_rgb (f0, W, H, &lf);
     bspline_motion_estimate (est, &lf, &r0);
     TEST_CHECK (!r0.reliable, "the first frame has no motion");
-    luma_frame_rgb (f1, W, H, &lf);
+    clip_luma_rgb (f1, W, H, &lf);
     bspline_motion_estimate (est, &lf, &r1);
     bspline_affine_invert (&spec.maps[0], &inv0);
     bspline_affine_compose (&spec.maps[1], &inv0, &truth);
-    err = map_error (&truth, &r1.motion, W, H);
+    err = clip_map_error (&truth, &r1.motion, W, H);
     *worst = fmax (*worst, err);
     TEST_CHECK (r1.reliable, "trial %d: unreliable (texture %g, inliers %g)",
         trial, r1.texture, r1.inliers);
@@ -178,7 +117,7 @@ test_unreliable_and_static (test_rng * rng)
             40 : 200);
         memset (f + (y * W + x) * 3, v, 3);
       }
-    luma_frame_rgb (f, W, H, &lf);
+    clip_luma_rgb (f, W, H, &lf);
     bspline_motion_estimate (est, &lf, &r);
     for (y = 0; y < H; y++)
       for (x = 0; x < W; x++) {
@@ -187,10 +126,10 @@ test_unreliable_and_static (test_rng * rng)
         memset (f + (y * W + x) * 3, v, 3);
       }
     bspline_motion_estimate (est, &lf, &r);
-    TEST_CHECK (!r.reliable && map_error (&r.motion, &id, W, H) == 0.0,
+    TEST_CHECK (!r.reliable && clip_map_error (&r.motion, &id, W, H) == 0.0,
         "%s frame: reliable %d (texture %g), motion error %g",
         i == 0 ? "flat" : "one-edge", r.reliable, r.texture,
-        map_error (&r.motion, &id, W, H));
+        clip_map_error (&r.motion, &id, W, H));
   }
 
   /* the same photo frame twice: exactly the identity */
@@ -198,12 +137,13 @@ test_unreliable_and_static (test_rng * rng)
     clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL };
 
     spec.maps = calloc (1, sizeof (bspline_affine));
-    random_map (rng, 0, &spec.maps[0]);
+    clip_random_map (rng, 0, photo.width, photo.height, W, H,
+        &spec.maps[0]);
     clip_render (cpu, &photo, &spec, 0, f);
     free (spec.maps);
   }
   bspline_motion_estimator_reset (est);
-  luma_frame_rgb (f, W, H, &lf);
+  clip_luma_rgb (f, W, H, &lf);
   bspline_motion_estimate (est, &lf, &r);
   bspline_motion_estimate (est, &lf, &r);
   TEST_CHECK (r.reliable && memcmp (r.motion.m, id.m, sizeof (id.m)) == 0,
@@ -257,7 +197,7 @@ stabilize_clip (const clip_spec * spec, run_result * res)
       bspline_motion_result r;
       bspline_luma_frame lf;
 
-      luma_frame_rgb (clip_frames[k], W, H, &lf);
+      clip_luma_rgb (clip_frames[k], W, H, &lf);
       bspline_motion_estimate (est, &lf, &r);
       TEST_CHECK (k == 0 || r.reliable, "frame %d unreliable", k);
       bspline_stabilizer_push (st, &r.motion);
