@@ -214,6 +214,20 @@ bspline_boundary_period (int len, int boundary)
   }
 }
 
+/* The sample coordinate of pixel coordinate p on one axis: pixel i covers
+ * [i, i + 1) and sample i sits at its centre, so it is p - 0.5.  Periodic
+ * extensions first take p's remainder by the integer period, which is
+ * exact, so a point far outside keeps every bit of its fraction (p - 0.5
+ * alone rounds to ulp(p): 7e-12 past 65536). */
+BSPLINE_HD static inline double
+bspline_sample_coordinate (double p, int len, int boundary)
+{
+  int period = bspline_boundary_period (len, boundary);
+  if (period > 0 && fabs (p) > (double) period)
+    p = remainder (p, (double) period);
+  return p - 0.5;
+}
+
 /* Bring a sample coordinate into a range where integer tap indices cannot
  * overflow without changing the interpolated value: folding extensions are
  * periodic, and for clamp/constant every tap beyond the padded storage

@@ -586,7 +586,10 @@ SUFFIX (sample_points) (const bspline_plan * plan,
   int c;
   for (i = 0; i < n_points; i++) {
     REAL v[BSPLINE_MAX_CHANNELS];
-    double x = xy[2 * i] - 0.5, y = xy[2 * i + 1] - 0.5;
+    double x = bspline_sample_coordinate (xy[2 * i], plan->axis_x.len,
+        plan->axis_x.boundary);
+    double y = bspline_sample_coordinate (xy[2 * i + 1], plan->axis_y.len,
+        plan->axis_y.boundary);
     if (!isfinite (x) || !isfinite (y)) {
       for (c = 0; c < C; c++)
         out[i * C + c] = plan->params.fill[c];

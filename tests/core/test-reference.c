@@ -191,6 +191,10 @@ random_point (test_rng * rng, int w, int h, double *x, double *y)
     case 2:                    /* far away */
       *x = test_rng_range (rng, -1.0, 1.0) * pow (10.0,
           test_rng_range (rng, 1.5, 9.0));
+      if (test_rng_int (rng, 0, 3) == 0)
+        /* just right of -2^k, where x - 0.5 rounds into the next binade */
+        *x = -ldexp (1.0, test_rng_int (rng, 6, 40))
+            + test_rng_range (rng, 0.0, 0.5);
       *y = test_rng_range (rng, -NEAR_MARGIN, h + NEAR_MARGIN);
       if (test_rng_int (rng, 0, 1)) {
         double t = *x;
