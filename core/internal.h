@@ -36,8 +36,9 @@ void bspline_pool_free (bspline_pool * pool);
  * vectorises.  On x86-64 with GCC every engine task is compiled three
  * times, for AVX-512 (x86-64-v4), AVX2 (x86-64-v3) and the baseline, and
  * the loader picks one for the machine (ifunc).  The core is built in ISO C
- * mode, where GCC contracts no a * b + c into a fused multiply-add, so the
- * three versions compute bit-identical values.  Defining
+ * mode, where GCC contracts no a * b + c into a fused multiply-add: the
+ * fused ones are written out (fmaf, see BSPLINE_SUM4), so the three
+ * versions compute bit-identical values.  Defining
  * BSPLINE_NO_X86_DISPATCH (tests/core builds a copy of the core with it)
  * leaves only the plain C loops, the reference of every x86 kernel. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
@@ -58,6 +59,21 @@ void bspline_pool_free (bspline_pool * pool);
 #else
 #define BSPLINE_INLINE inline
 #endif
+
+/* The separable path's sums in single precision are fused multiply-adds
+ * in one order, w0 a0 + w1 a1 + w2 a2 + w3 a3 being
+ * fma (w3, a3, fma (w2, a2, fma (w1, a1, w0 a0))), so the C loops (fmaf:
+ * an instruction in the AVX2 and AVX-512 clones, a correctly rounded
+ * library call in the baseline one) and the x86 kernels (vfmadd) compute
+ * the same values; double sums are unfused.  MADD (a, b, c) is a b + c,
+ * fused or not as FMA says. */
+#define BSPLINE_SUM4(MADD, w0, a0, w1, a1, w2, a2, w3, a3) \
+  MADD (w3, a3, MADD (w2, a2, MADD (w1, a1, (w0) * (a0))))
+#define BSPLINE_MADD_UNFUSED(a, b, c) ((a) * (b) + (c))
+/* A step of the anticausal recursion, z (c - s): in single precision
+ * fma (z, c, -(z s)), whose chain through c is one instruction. */
+#define BSPLINE_ANTICAUSAL_FUSED(z, c, s) fmaf (z, c, -((z) * (s)))
+#define BSPLINE_ANTICAUSAL_UNFUSED(z, c, s) ((z) * ((c) - (s)))
 
 /* Rows of a plane are processed in groups, interleaved pixel by pixel:
  * value c of row q of a group at column x is
@@ -86,14 +102,14 @@ bspline_x86_avx512 (void)
   return 0;
 #else
   return __builtin_cpu_supports ("avx512f")
-      && __builtin_cpu_supports ("avx512bw");
+      && __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("fma");
 #endif
 }
 
 static inline int
 bspline_x86_avx2 (void)
 {
-  return __builtin_cpu_supports ("avx2");
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
 }
 
 /* Stores pixels x .. x + 3 of the eight rows of an RGBA group, one vector

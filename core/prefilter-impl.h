@@ -5,10 +5,12 @@
 
 /* Applies the exponential filter h^(z) in place to `lanes` lines stored
  * side by side: sample k of lane l is p[k * step + l]
- * ([BD19] Algorithm 1; initialisations in bspline-math.h). */
+ * ([BD19] Algorithm 1; initialisations in bspline-math.h).  With defer,
+ * it stops after the anticausal initialisation (line len - 1 holds it),
+ * and the caller runs the anticausal recursion (anticausal_out_all). */
 static BSPLINE_INLINE void
 SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
-    double pole, int truncation, int boundary, int padded)
+    double pole, int truncation, int boundary, int padded, int defer)
 {
   const REAL z = (REAL) pole;
   REAL last[PREFILTER_MAX_LANES];
@@ -29,7 +31,7 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
   for (k = 1; k < len; k++) {
     REAL *row = p + k * step;
     for (l = 0; l < lanes; l++) {
-      state[l] = row[l] + z * state[l];
+      state[l] = MADD (z, state[l], row[l]);
       row[l] = state[l];
     }
   }
@@ -38,25 +40,30 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
         truncation, boundary, padded, last[l]);
     end[l] = state[l];
   }
+  if (defer)
+    return;
   /* Anticausal recursion c_k = z (c_{k+1} - s_k) (eq. 18). */
   for (k = len - 2; k >= 0; k--) {
     REAL *row = p + k * step;
     for (l = 0; l < lanes; l++) {
-      state[l] = z * (state[l] - row[l]);
+      state[l] = ANTICAUSAL (z, state[l], row[l]);
       row[l] = state[l];
     }
   }
 }
 
-/* All poles of the plan over `lanes` lines. */
+/* All poles of the plan over `lanes` lines; with defer, the last one's
+ * anticausal recursion is left to the caller (see filter_lines). */
 static BSPLINE_INLINE void
 SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
-    ptrdiff_t step, int len, int lanes)
+    ptrdiff_t step, int len, int lanes, int defer)
 {
+  const int n = plan->setup.n_poles;
   int i;
-  for (i = 0; i < plan->setup.n_poles; i++)
+  for (i = 0; i < n; i++)
     SUFFIX (filter_lines) (p, step, len, lanes, plan->setup.poles[i],
-        plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0);
+        plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0,
+        defer && i == n - 1);
 }
 
 /* n pixels of C values from row into lane 0 .. C - 1 of buf
@@ -186,26 +193,36 @@ SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
  * prefiltered along x ([BD19] eq. 27-28: the 2-D prefilter is separable).
  * Lanes past the group hold zeros.  A line of the constant extension along
  * y is the fill value times the gain left for the y axis: a constant line
- * v filtered along x is v times 1 / gain. */
-BSPLINE_VECTOR_CLONES static void
+ * v filtered along x is v times 1 / gain.  With defer, where every line of
+ * the group is a source row that load_group takes, the last anticausal
+ * recursion along x is left to the caller (anticausal_out_all); returns
+ * whether it was. */
+BSPLINE_VECTOR_CLONES static int
 SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
-    int first, int count, REAL * buf, REAL * conv)
+    int first, int count, REAL * buf, REAL * conv, int defer)
 {
   const int C = plan->channels;
   const ptrdiff_t n = plan->src_width + 2 * plan->pad;
   ptrdiff_t i;
   int q, l;
 
-  if (!SUFFIX (load_group) (plan, src, first, count, buf))
+  if (SUFFIX (load_group) (plan, src, first, count, buf)) {
+    if (defer && plan->prefilter) {
+      SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
+          BSPLINE_GROUP_LANES, 1);
+      return 1;
+    }
+  } else {
     for (q = 0; q < count; q++)
       SUFFIX (load_line) (plan, src, first + q, buf, q * C, conv);
+  }
   if (count * C < BSPLINE_GROUP_LANES)
     for (i = 0; i < n; i++)
       for (l = count * C; l < BSPLINE_GROUP_LANES; l++)
         buf[i * BSPLINE_GROUP_LANES + l] = (REAL) 0;
   if (plan->prefilter)
     SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
-        BSPLINE_GROUP_LANES);
+        BSPLINE_GROUP_LANES, 0);
   for (q = 0; q < count; q++) {
     int c;
     if (bspline_source_row (plan, first + q) >= 0)
@@ -215,6 +232,7 @@ SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
         buf[i * BSPLINE_GROUP_LANES + q * C + c] =
             (REAL) (plan->params.fill[c] * plan->gain);
   }
+  return 0;
 }
 
 /* Lane `lane` of buf (n pixels) into the row out, after the causal
@@ -229,8 +247,8 @@ SUFFIX (line_out) (const REAL * buf, int lane, REAL * out, const REAL * prev,
   if (prev) {
     for (i = 0; i < n; i++)
       for (c = 0; c < C; c++)
-        out[i * C + c] = buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c]
-            + z * prev[i * C + c];
+        out[i * C + c] = MADD (z, prev[i * C + c],
+            buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + c]);
   } else {
     for (i = 0; i < n; i++)
       for (c = 0; c < C; c++)
@@ -275,7 +293,7 @@ SUFFIX (prefilter_rows) (const bspline_plan * plan,
   for (r = first; r < last; r += count) {
     REAL *out[BSPLINE_GROUP_LANES];
     count = last - r < G ? last - r : G;
-    SUFFIX (filter_group) (plan, src, r, count, buf, conv);
+    SUFFIX (filter_group) (plan, src, r, count, buf, conv, 0);
     for (q = 0; q < count; q++)
       out[q] = (REAL *) coef->data + (ptrdiff_t) (r + q) * coef->row_len;
     if (SUFFIX (group_out_all) (plan, buf, count, out, NULL, 0, (REAL) 0))
@@ -292,7 +310,7 @@ SUFFIX (prefilter_columns) (const bspline_plan * plan,
     const bspline_coefficients * coef, ptrdiff_t v0, int lanes)
 {
   SUFFIX (prefilter_lines) (plan, (REAL *) coef->data + v0, coef->row_len,
-      coef->height + 2 * coef->pad, lanes);
+      coef->height + 2 * coef->pad, lanes, 0);
 }
 
 /* Streaming path: lines first .. last - 1 (one block, see internal.h) of
@@ -325,7 +343,7 @@ SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
     ptrdiff_t v;
     for (r = 0; r < n_init; r += count) {
       count = n_init - r < G ? n_init - r : G;
-      SUFFIX (filter_group) (plan, src, r, count, buf, conv);
+      SUFFIX (filter_group) (plan, src, r, count, buf, conv, 0);
       for (q = 0; q < count; q++) {
         REAL *out = plane + (ptrdiff_t) (r + q) * row_len;
         SUFFIX (group_out) (plan, buf, q, out, NULL, z);
@@ -340,20 +358,28 @@ SUFFIX (causal_lines) (const bspline_plan * plan, const bspline_image * src,
       REAL *row = plane + (ptrdiff_t) r * row_len;
       const REAL *above = row - row_len;
       for (v = 0; v < row_len; v++)
-        row[v] += z * above[v];
+        row[v] = MADD (z, above[v], row[v]);
     }
     prev = plane + (ptrdiff_t) (n_init - 1) * row_len;
     r = n_init;
   }
   for (; r < last; r += count) {
     REAL *out[BSPLINE_GROUP_LANES];
+    int defer;
     count = last - r < G ? last - r : G;
-    SUFFIX (filter_group) (plan, src, r, count, buf, conv);
-    for (q = 0; q < count; q++) {
+    /* the last line is also copied out after the whole prefilter */
+    defer = r + count < n_lines && SUFFIX (anticausal_out_usable) (plan,
+        count);
+    for (q = 0; q < count; q++)
       out[q] = plane + (ptrdiff_t) (r + q) * row_len;
+    if (SUFFIX (filter_group) (plan, src, r, count, buf, conv, defer)) {
+      SUFFIX (anticausal_out_all) (plan, buf, out, prev, z);
+      prev = out[count - 1];
+      continue;
+    }
+    for (q = 0; q < count; q++)
       if (r + q == n_lines - 1)
         SUFFIX (group_out) (plan, buf, q, last_line, NULL, z);
-    }
     if (!SUFFIX (group_out_all) (plan, buf, count, out, prev, 1, z))
       for (q = 0; q < count; q++)
         SUFFIX (group_out) (plan, buf, q, out[q], q > 0 ? out[q - 1] : prev,

@@ -58,7 +58,7 @@ bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
  * out[q], each after the causal recursion along y against the row above
  * when chain is set (the row above row 0 is prev; none when prev is
  * NULL), s_k = x_k + z s_{k-1} ([BD19] eq. 15, across rows), with the
- * multiply and the add of line_out (prefilter-impl.h), so the values are
+ * fused multiply-add of line_out (prefilter-impl.h), so the values are
  * the same.  Four pixels of the eight rows are read at once (eight
  * vectors) and transposed by 128-bit lanes, instead of the whole buffer
  * once per row as the C loop does.  Returns 0 where it does not apply. */
@@ -76,17 +76,17 @@ group_out_rgba_tail (const float *buf, int count, float *const *out,
     for (c = 0; c < 4; c++) {
       float s = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + c];
       if (chain && prev)
-        s = s + z * prev[4 * x + c];
+        s = fmaf (z, prev[4 * x + c], s);
       out[0][4 * x + c] = s;
       for (q = 1; q < count; q++) {
         float u = buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + c];
-        s = chain ? u + z * s : u;
+        s = chain ? fmaf (z, s, u) : u;
         out[q][4 * x + c] = s;
       }
     }
 }
 
-__attribute__ ((target ("avx512f"), always_inline))
+__attribute__ ((target ("avx512f,fma"), always_inline))
 static inline void
 group_out_rgba_body (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
@@ -114,11 +114,10 @@ group_out_rgba_body (const float *buf, int count,
     }
     v = r[0];
     if (chain && prev)
-      v = _mm512_add_ps (v, _mm512_mul_ps (vz, _mm512_loadu_ps (prev + 4
-                  * x)));
+      v = _mm512_fmadd_ps (vz, _mm512_loadu_ps (prev + 4 * x), v);
     _mm512_storeu_ps (out[0] + 4 * x, v);
     for (q = 1; q < count; q++) {
-      v = chain ? _mm512_add_ps (r[q], _mm512_mul_ps (vz, v)) : r[q];
+      v = chain ? _mm512_fmadd_ps (vz, v, r[q]) : r[q];
       _mm512_storeu_ps (out[q] + 4 * x, v);
     }
   }
@@ -128,7 +127,7 @@ group_out_rgba_body (const float *buf, int count,
 /* The whole chained group (count 8, the common case) is compiled apart,
  * with the count a constant: the eight rows then stay in registers (with
  * a variable count, GCC keeps r[] on the stack). */
-__attribute__ ((target ("avx512f")))
+__attribute__ ((target ("avx512f,fma")))
 static void
 group_out_rgba_avx512 (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
@@ -139,9 +138,77 @@ group_out_rgba_avx512 (const float *buf, int count,
     group_out_rgba_body (buf, count, out, prev, chain, z, n);
 }
 
+/* The last anticausal recursion along x of a whole group of eight
+ * four-channel float rows (left by filter_group: pixel n - 1 holds its
+ * initialisation) fused with group_out_rgba_body's chained pass where
+ * AVX-512 is there: the recursion runs from pixel n - 2 down to 0, four
+ * pixels at a time, and each block of four goes out along its eight rows
+ * at once instead of being stored into buf and read back.  The operations
+ * are those of filter_lines and line_out in their order (the recursion of
+ * every lane is the same chain; each pixel's rows are chained on their
+ * own), so the values are the same. */
+__attribute__ ((target ("avx512f,fma")))
+static void
+anticausal_out_rgba_avx512 (float *buf, float *const *out,
+    const float *prev, float z, int n)
+{
+  const __m512 vz = _mm512_set1_ps (z);
+  const int xa = n & ~3;
+  float *e = buf + (ptrdiff_t) (n - 1) * BSPLINE_GROUP_LANES;
+  __m512 s0 = _mm512_loadu_ps (e), s1 = _mm512_loadu_ps (e + 16);
+  int x, p, q;
+
+  /* pixels xa .. n - 1, one at a time */
+  for (x = n - 2; x >= xa; x--) {
+    float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+    s0 = _mm512_fmsub_ps (vz, s0, _mm512_mul_ps (vz, _mm512_loadu_ps (b)));
+    s1 = _mm512_fmsub_ps (vz, s1, _mm512_mul_ps (vz,
+            _mm512_loadu_ps (b + 16)));
+    _mm512_storeu_ps (b, s0);
+    _mm512_storeu_ps (b + 16, s1);
+  }
+  group_out_rgba_tail (buf, 8, out, prev, 1, z, xa, n);
+  for (x = xa - 4; x >= 0; x -= 4) {
+    const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+    __m512 a[4][2], r[8], t0, t1, t2, t3, v;
+    int h;
+    for (p = 3; p >= 0; p--) {
+      a[p][0] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES);
+      a[p][1] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES + 16);
+      if (x + p < n - 1) {
+        s0 = _mm512_fmsub_ps (vz, s0, _mm512_mul_ps (vz, a[p][0]));
+        s1 = _mm512_fmsub_ps (vz, s1, _mm512_mul_ps (vz, a[p][1]));
+        a[p][0] = s0;
+        a[p][1] = s1;
+      } else {
+        s0 = a[p][0];
+        s1 = a[p][1];
+      }
+    }
+    for (h = 0; h < 2; h++) {
+      t0 = _mm512_shuffle_f32x4 (a[0][h], a[1][h], 0x44);
+      t1 = _mm512_shuffle_f32x4 (a[0][h], a[1][h], 0xEE);
+      t2 = _mm512_shuffle_f32x4 (a[2][h], a[3][h], 0x44);
+      t3 = _mm512_shuffle_f32x4 (a[2][h], a[3][h], 0xEE);
+      r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
+      r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
+      r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
+      r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
+    }
+    v = r[0];
+    if (prev)
+      v = _mm512_fmadd_ps (vz, _mm512_loadu_ps (prev + 4 * x), v);
+    _mm512_storeu_ps (out[0] + 4 * x, v);
+    for (q = 1; q < 8; q++) {
+      v = _mm512_fmadd_ps (vz, v, r[q]);
+      _mm512_storeu_ps (out[q] + 4 * x, v);
+    }
+  }
+}
+
 /* group_out_rgba_avx512 for AVX2 machines: two pixels of the eight rows
  * (eight vectors) at a time, the same operations in the same order. */
-__attribute__ ((target ("avx2"), always_inline))
+__attribute__ ((target ("avx2,fma"), always_inline))
 static inline void
 group_out_rgba_body_avx2 (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
@@ -160,18 +227,17 @@ group_out_rgba_body_avx2 (const float *buf, int count,
     }
     v = r[0];
     if (chain && prev)
-      v = _mm256_add_ps (v, _mm256_mul_ps (vz, _mm256_loadu_ps (prev + 4
-                  * x)));
+      v = _mm256_fmadd_ps (vz, _mm256_loadu_ps (prev + 4 * x), v);
     _mm256_storeu_ps (out[0] + 4 * x, v);
     for (q = 1; q < count; q++) {
-      v = chain ? _mm256_add_ps (r[q], _mm256_mul_ps (vz, v)) : r[q];
+      v = chain ? _mm256_fmadd_ps (vz, v, r[q]) : r[q];
       _mm256_storeu_ps (out[q] + 4 * x, v);
     }
   }
   group_out_rgba_tail (buf, count, out, prev, chain, z, x, n);
 }
 
-__attribute__ ((target ("avx2")))
+__attribute__ ((target ("avx2,fma")))
 static void
 group_out_rgba_avx2 (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
@@ -196,6 +262,22 @@ group_out_all_f (const bspline_plan * plan, const float *buf, int count,
   else
     return 0;
   return 1;
+}
+
+/* Whether anticausal_out_all_f takes a group of count rows of plan. */
+static int
+anticausal_out_usable_f (const bspline_plan * plan, int count)
+{
+  return plan->channels == 4 && count == 8 && bspline_group_rows (4) == 8
+      && bspline_x86_avx512 ();
+}
+
+static void
+anticausal_out_all_f (const bspline_plan * plan, float *buf,
+    float *const *out, const float *prev, float z)
+{
+  anticausal_out_rgba_avx512 (buf, out, prev, z,
+      plan->src_width + 2 * plan->pad);
 }
 
 /* The source pixels of eight four-channel U8 rows into the body of a
@@ -284,7 +366,35 @@ load_group_rgba8_f (const bspline_plan * plan, const bspline_image * src,
   (void) plan, (void) src, (void) body, (void) row, (void) gain;
   return 0;
 }
+
+static int
+anticausal_out_usable_f (const bspline_plan * plan, int count)
+{
+  (void) plan, (void) count;
+  return 0;
+}
+
+static void
+anticausal_out_all_f (const bspline_plan * plan, float *buf,
+    float *const *out, const float *prev, float z)
+{
+  (void) plan, (void) buf, (void) out, (void) prev, (void) z;
+}
 #endif
+
+static int
+anticausal_out_usable_d (const bspline_plan * plan, int count)
+{
+  (void) plan, (void) count;
+  return 0;
+}
+
+static void
+anticausal_out_all_d (const bspline_plan * plan, double *buf,
+    double *const *out, const double *prev, double z)
+{
+  (void) plan, (void) buf, (void) out, (void) prev, (void) z;
+}
 
 static int
 load_group_rgba8_d (const bspline_plan * plan, const bspline_image * src,
@@ -305,15 +415,23 @@ group_out_all_d (const bspline_plan * plan, const double *buf, int count,
 
 #define REAL double
 #define SUFFIX(name) name##_d
+#define MADD BSPLINE_MADD_UNFUSED
+#define ANTICAUSAL BSPLINE_ANTICAUSAL_UNFUSED
 #include "prefilter-impl.h"
 #undef REAL
 #undef SUFFIX
+#undef MADD
+#undef ANTICAUSAL
 
 #define REAL float
 #define SUFFIX(name) name##_f
+#define MADD fmaf
+#define ANTICAUSAL BSPLINE_ANTICAUSAL_FUSED
 #include "prefilter-impl.h"
 #undef REAL
 #undef SUFFIX
+#undef MADD
+#undef ANTICAUSAL
 
 typedef struct
 {

@@ -97,24 +97,25 @@ SUFFIX (anticausal_row_c) (REAL * c, const REAL * s, const REAL * carry,
   if (!buf) {
     if (carry)
       for (i = 0; i < n * C; i++)
-        c[i] = z * (c[i] - (s[i] + w * carry[i]));
+        c[i] = ANTICAUSAL (z, c[i], MADD (w, carry[i], s[i]));
     else
       for (i = 0; i < n * C; i++)
-        c[i] = z * (c[i] - s[i]);
+        c[i] = ANTICAUSAL (z, c[i], s[i]);
     return;
   }
   buf += lane;
   if (carry) {
     for (i = 0; i < n; i++)
       for (k = 0; k < C; k++) {
-        REAL v = z * (c[i * C + k] - (s[i * C + k] + w * carry[i * C + k]));
+        REAL v = ANTICAUSAL (z, c[i * C + k], MADD (w, carry[i * C + k],
+                s[i * C + k]));
         c[i * C + k] = v;
         buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
       }
   } else {
     for (i = 0; i < n; i++)
       for (k = 0; k < C; k++) {
-        REAL v = z * (c[i * C + k] - s[i * C + k]);
+        REAL v = ANTICAUSAL (z, c[i * C + k], s[i * C + k]);
         c[i * C + k] = v;
         buf[(ptrdiff_t) i * BSPLINE_GROUP_LANES + k] = v;
       }
@@ -182,7 +183,8 @@ SUFFIX (resample_group_c) (const REAL * buf, REAL * const *out,
     if (n_taps == 4) {
       const REAL *s0 = TAP (0), *s1 = TAP (1), *s2 = TAP (2), *s3 = TAP (3);
       for (l = 0; l < BSPLINE_GROUP_LANES; l++)
-        acc[l] = w[0] * s0[l] + w[1] * s1[l] + w[2] * s2[l] + w[3] * s3[l];
+        acc[l] = BSPLINE_SUM4 (MADD, w[0], s0[l], w[1], s1[l], w[2], s2[l],
+            w[3], s3[l]);
     } else {
       const REAL *s = TAP (0);
       for (l = 0; l < BSPLINE_GROUP_LANES; l++)
@@ -191,7 +193,7 @@ SUFFIX (resample_group_c) (const REAL * buf, REAL * const *out,
         const REAL wt = w[t];
         s = TAP (t);
         for (l = 0; l < BSPLINE_GROUP_LANES; l++)
-          acc[l] += wt * s[l];
+          acc[l] = MADD (wt, s[l], acc[l]);
       }
     }
 #undef TAP
@@ -338,7 +340,8 @@ SUFFIX (resample_columns) (const bspline_plan * plan, const REAL * rows,
                 + (ptrdiff_t) i * dst->stride + v0, r0, r1, r2, r3, w, nb))
           continue;
         for (v = 0; v < nb; v++)
-          acc[v] = w0 * r0[v] + w1 * r1[v] + w2 * r2[v] + w3 * r3[v];
+          acc[v] = BSPLINE_SUM4 (MADD, w0, r0[v], w1, r1[v], w2, r2[v], w3,
+              r3[v]);
       } else {
         const REAL *r0 = TAP (0);
         const REAL w0 = w[0];
@@ -348,7 +351,7 @@ SUFFIX (resample_columns) (const bspline_plan * plan, const REAL * rows,
           const REAL *rk = TAP (k);
           const REAL wk = w[k];
           for (v = 0; v < nb; v++)
-            acc[v] += wk * rk[v];
+            acc[v] = MADD (wk, rk[v], acc[v]);
         }
       }
 #undef TAP

@@ -48,15 +48,23 @@ table_weights_f (const bspline_axis_table * t)
   return t->weight_f;
 }
 
+/* BSPLINE_SUM4 of four weight vectors and the values at four addresses. */
+#define SUM4_512(w0, p0, w1, p1, w2, p2, w3, p3) \
+  BSPLINE_SUM4 (_mm512_fmadd_ps, w0, _mm512_loadu_ps (p0), w1, \
+      _mm512_loadu_ps (p1), w2, _mm512_loadu_ps (p2), w3, _mm512_loadu_ps (p3))
+#define SUM4_256(w0, p0, w1, p1, w2, p2, w3, p3) \
+  BSPLINE_SUM4 (_mm256_fmadd_ps, w0, _mm256_loadu_ps (p0), w1, \
+      _mm256_loadu_ps (p1), w2, _mm256_loadu_ps (p2), w3, _mm256_loadu_ps (p3))
+
 /* The V-pass of four taps and the U8 store fused in one loop, for float
- * where AVX-512 is there: w0 r0 + w1 r1 + w2 r2 + w3 r3 summed left to
- * right as the C loop of resample_columns does (no fused multiply-add),
+ * where AVX-512 is there: w0 r0 + w1 r1 + w2 r2 + w3 r3 summed by fused
+ * multiply-adds as the C loop of resample_columns does (BSPLINE_SUM4),
  * then clamped, rounded half up and truncated as clamp_values and
  * store_values do: the bytes are the same as those of the plain C path,
  * which GCC vectorises with compares and blends only.
  *
  * The loop is bound by the two vector ports that take 512-bit operations
- * (seven of them per vector are the sum), so the clamp costs one: u =
+ * (four of them per vector are the sum), so the clamp costs one: u =
  * min (255, v) (vminps returns its second operand, v, when either is NaN),
  * then t = (int32) (u + 0.5) (cvttps2dq), and the saturating packs
  * (vpackusdw, vpackuswb) clamp t below at 0.  t is u + 0.5 truncated
@@ -68,7 +76,7 @@ table_weights_f (const bspline_axis_table * t)
  * Returns 0 where it does not apply. */
 #if BSPLINE_X86_DISPATCH
 
-__attribute__ ((target ("avx512f,avx512bw")))
+__attribute__ ((target ("avx512f,avx512bw,fma")))
 static void
 sum4_store_u8_avx512 (uint8_t * out, const float *r0,
     const float *r1, const float *r2, const float *r3, const float *w, int n)
@@ -85,11 +93,7 @@ sum4_store_u8_avx512 (uint8_t * out, const float *r0,
     __m512i t[4];
     for (k = 0; k < 4; k++) {
       const int e = i + 16 * k;
-      __m512 v = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (_mm512_mul_ps
-                  (w0, _mm512_loadu_ps (r0 + e)), _mm512_mul_ps (w1,
-                      _mm512_loadu_ps (r1 + e))), _mm512_mul_ps (w2,
-                  _mm512_loadu_ps (r2 + e))), _mm512_mul_ps (w3,
-              _mm512_loadu_ps (r3 + e)));
+      __m512 v = SUM4_512 (w0, r0 + e, w1, r1 + e, w2, r2 + e, w3, r3 + e);
       t[k] = _mm512_cvttps_epi32 (_mm512_add_ps (_mm512_min_ps (top, v),
               half));
     }
@@ -98,18 +102,15 @@ sum4_store_u8_avx512 (uint8_t * out, const float *r0,
                 _mm512_packus_epi32 (t[2], t[3]))));
   }
   for (; i + 16 <= n; i += 16) {
-    __m512 v = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (_mm512_mul_ps
-                (w0, _mm512_loadu_ps (r0 + i)), _mm512_mul_ps (w1,
-                    _mm512_loadu_ps (r1 + i))), _mm512_mul_ps (w2,
-                _mm512_loadu_ps (r2 + i))), _mm512_mul_ps (w3,
-            _mm512_loadu_ps (r3 + i)));
+    __m512 v = SUM4_512 (w0, r0 + i, w1, r1 + i, w2, r2 + i, w3, r3 + i);
     v = _mm512_min_ps (_mm512_max_ps (v, zero), top);
     _mm_storeu_si128 ((__m128i *) (out + i),
         _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (_mm512_add_ps (v,
                     half))));
   }
   for (; i < n; i++) {
-    float v = w[0] * r0[i] + w[1] * r1[i] + w[2] * r2[i] + w[3] * r3[i];
+    float v = BSPLINE_SUM4 (fmaf, w[0], r0[i], w[1], r1[i], w[2], r2[i],
+        w[3], r3[i]);
     v = v > 0.0f ? v : 0.0f;
     v = v < 255.0f ? v : 255.0f;
     out[i] = (uint8_t) (int32_t) (v + 0.5f);
@@ -120,7 +121,7 @@ sum4_store_u8_avx512 (uint8_t * out, const float *r0,
  * same operations (min, cvttps2dq and the saturating packs) in the same
  * order, so the bytes are the same; the packs interleave 4-value pieces
  * of the four vectors within 128-bit lanes, which a vpermd puts back. */
-__attribute__ ((target ("avx2")))
+__attribute__ ((target ("avx2,fma")))
 static void
 sum4_store_u8_avx2 (uint8_t * out, const float *r0,
     const float *r1, const float *r2, const float *r3, const float *w, int n)
@@ -135,11 +136,7 @@ sum4_store_u8_avx2 (uint8_t * out, const float *r0,
     __m256i t[4];
     for (k = 0; k < 4; k++) {
       const int e = i + 8 * k;
-      __m256 v = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (_mm256_mul_ps
-                  (w0, _mm256_loadu_ps (r0 + e)), _mm256_mul_ps (w1,
-                      _mm256_loadu_ps (r1 + e))), _mm256_mul_ps (w2,
-                  _mm256_loadu_ps (r2 + e))), _mm256_mul_ps (w3,
-              _mm256_loadu_ps (r3 + e)));
+      __m256 v = SUM4_256 (w0, r0 + e, w1, r1 + e, w2, r2 + e, w3, r3 + e);
       t[k] = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_min_ps (top, v),
               half));
     }
@@ -149,7 +146,8 @@ sum4_store_u8_avx2 (uint8_t * out, const float *r0,
                     t[3])), order));
   }
   for (; i < n; i++) {
-    float v = w[0] * r0[i] + w[1] * r1[i] + w[2] * r2[i] + w[3] * r3[i];
+    float v = BSPLINE_SUM4 (fmaf, w[0], r0[i], w[1], r1[i], w[2], r2[i],
+        w[3], r3[i]);
     v = v > 0.0f ? v : 0.0f;
     v = v < 255.0f ? v : 255.0f;
     out[i] = (uint8_t) (int32_t) (v + 0.5f);
@@ -184,9 +182,10 @@ anticausal_group_rgba_tail (float *c, const float *const *s,
       float v = c[4 * x + k];
       for (q = 0; q < 8; q++) {
         if (q < count && carry[q])
-          v = z * (v - (s[q][4 * x + k] + w[q] * carry[q][4 * x + k]));
+          v = BSPLINE_ANTICAUSAL_FUSED (z, v, fmaf (w[q],
+                  carry[q][4 * x + k], s[q][4 * x + k]));
         else if (q < count)
-          v = z * (v - s[q][4 * x + k]);
+          v = BSPLINE_ANTICAUSAL_FUSED (z, v, s[q][4 * x + k]);
         if (buf)
           buf[(ptrdiff_t) x * BSPLINE_GROUP_LANES + 4 * q + k] = v;
       }
@@ -204,7 +203,7 @@ anticausal_group_rgba_tail (float *c, const float *const *s,
  * Four pixels of the eight rows stay in registers and are transposed by
  * 128-bit lanes, so that buf takes whole-vector stores and c is read and
  * written once per group instead of once per row. */
-__attribute__ ((target ("avx512f"), always_inline))
+__attribute__ ((target ("avx512f,fma"), always_inline))
 static inline void
 anticausal_group_rgba_body (float *c, const float *const *s,
     const float *const *carry, const float *w, float z, float *buf,
@@ -219,9 +218,9 @@ anticausal_group_rgba_body (float *c, const float *const *s,
     for (q = 0; q < count; q++) {
       __m512 sv = _mm512_loadu_ps (s[q] + 4 * x);
       if (carry[q])
-        sv = _mm512_add_ps (sv, _mm512_mul_ps (_mm512_set1_ps (w[q]),
-                _mm512_loadu_ps (carry[q] + 4 * x)));
-      v = _mm512_mul_ps (vz, _mm512_sub_ps (v, sv));
+        sv = _mm512_fmadd_ps (_mm512_set1_ps (w[q]),
+            _mm512_loadu_ps (carry[q] + 4 * x), sv);
+      v = _mm512_fmsub_ps (vz, v, _mm512_mul_ps (vz, sv));
       r[q] = v;
     }
     for (; q < 8; q++)
@@ -236,7 +235,7 @@ anticausal_group_rgba_body (float *c, const float *const *s,
 /* The whole group (count 8, the common case) is compiled apart, with the
  * count a constant: the eight rows then stay in registers (with a
  * variable count, GCC keeps r[] on the stack). */
-__attribute__ ((target ("avx512f")))
+__attribute__ ((target ("avx512f,fma")))
 static void
 anticausal_group_rgba_avx512 (float *c, const float *const *s,
     const float *const *carry, const float *w, float z, float *buf,
@@ -253,7 +252,7 @@ anticausal_group_rgba_avx512 (float *c, const float *const *s,
 /* anticausal_group_rgba_avx512 for AVX2 machines: two pixels of the
  * eight rows (eight vectors) at a time, the same operations in the same
  * order. */
-__attribute__ ((target ("avx2"), always_inline))
+__attribute__ ((target ("avx2,fma"), always_inline))
 static inline void
 anticausal_group_rgba_body_avx2 (float *c, const float *const *s,
     const float *const *carry, const float *w, float z, float *buf,
@@ -267,9 +266,9 @@ anticausal_group_rgba_body_avx2 (float *c, const float *const *s,
     for (q = 0; q < count; q++) {
       __m256 sv = _mm256_loadu_ps (s[q] + 4 * x);
       if (carry[q])
-        sv = _mm256_add_ps (sv, _mm256_mul_ps (_mm256_set1_ps (w[q]),
-                _mm256_loadu_ps (carry[q] + 4 * x)));
-      v = _mm256_mul_ps (vz, _mm256_sub_ps (v, sv));
+        sv = _mm256_fmadd_ps (_mm256_set1_ps (w[q]),
+            _mm256_loadu_ps (carry[q] + 4 * x), sv);
+      v = _mm256_fmsub_ps (vz, v, _mm256_mul_ps (vz, sv));
       r[q] = v;
     }
     for (; q < 8; q++)
@@ -282,7 +281,7 @@ anticausal_group_rgba_body_avx2 (float *c, const float *const *s,
   anticausal_group_rgba_tail (c, s, carry, w, z, buf, count, x, n);
 }
 
-__attribute__ ((target ("avx2")))
+__attribute__ ((target ("avx2,fma")))
 static void
 anticausal_group_rgba_avx2 (float *c, const float *const *s,
     const float *const *carry, const float *w, float z, float *buf,
@@ -311,12 +310,12 @@ anticausal_group_impl_f (float *c, const float *const *s,
 }
 /* resample_group_c (resample-impl.h) of four taps over a group of eight
  * four-channel float rows where AVX-512 is there: each output value is
- * w0 s0 + w1 s1 + w2 s2 + w3 s3 summed left to right (no fused
- * multiply-add), as the C loop does, so the values are the same.  Four
+ * w0 s0 + w1 s1 + w2 s2 + w3 s3 summed by fused multiply-adds
+ * (BSPLINE_SUM4), as the C loop does, so the values are the same.  Four
  * output pixels (eight vectors) are transposed by 128-bit lanes, so that
  * each of the eight rows takes one whole-vector store instead of four
  * 128-bit ones. */
-__attribute__ ((target ("avx512f")))
+__attribute__ ((target ("avx512f,fma")))
 static void
 resample_group_rgba_avx512 (const float *buf, float *const *out,
     const int *index, const float *weights, int j0, int j1)
@@ -336,11 +335,8 @@ resample_group_rgba_avx512 (const float *buf, float *const *out,
       const __m512 w0 = _mm512_set1_ps (w[0]), w1 = _mm512_set1_ps (w[1]);
       const __m512 w2 = _mm512_set1_ps (w[2]), w3 = _mm512_set1_ps (w[3]);
       for (h = 0; h < 2; h++)
-        a[2 * p + h] = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps
-                (_mm512_mul_ps (w0, _mm512_loadu_ps (s0 + 16 * h)),
-                    _mm512_mul_ps (w1, _mm512_loadu_ps (s1 + 16 * h))),
-                _mm512_mul_ps (w2, _mm512_loadu_ps (s2 + 16 * h))),
-            _mm512_mul_ps (w3, _mm512_loadu_ps (s3 + 16 * h)));
+        a[2 * p + h] = SUM4_512 (w0, s0 + 16 * h, w1, s1 + 16 * h,
+            w2, s2 + 16 * h, w3, s3 + 16 * h);
     }
     for (h = 0; h < 2; h++) {
       t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
@@ -361,11 +357,11 @@ resample_group_rgba_avx512 (const float *buf, float *const *out,
     const int *ix = index + (size_t) j * 4;
     const float *w = weights + (size_t) j * 4;
     for (l = 0; l < BSPLINE_GROUP_LANES; l++)
-      out[l / 4][4 * j + l % 4] =
-          w[0] * buf[(ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES + l]
-          + w[1] * buf[(ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES + l]
-          + w[2] * buf[(ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES + l]
-          + w[3] * buf[(ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES + l];
+      out[l / 4][4 * j + l % 4] = BSPLINE_SUM4 (fmaf,
+          w[0], buf[(ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES + l],
+          w[1], buf[(ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES + l],
+          w[2], buf[(ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES + l],
+          w[3], buf[(ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES + l]);
   }
 }
 
@@ -374,7 +370,7 @@ resample_group_rgba_avx512 (const float *buf, float *const *out,
  * at a time; the 128-bit halves of each pair of vectors are exchanged
  * (vperm2f128) so that each row takes one 32-byte store.  The same sums
  * in the same order, so the values are the same. */
-__attribute__ ((target ("avx2")))
+__attribute__ ((target ("avx2,fma")))
 static void
 resample_group_rgba_avx2 (const float *buf, float *const *out,
     const int *index, const float *weights, int j0, int j1)
@@ -393,11 +389,8 @@ resample_group_rgba_avx2 (const float *buf, float *const *out,
       const __m256 w0 = _mm256_set1_ps (w[0]), w1 = _mm256_set1_ps (w[1]);
       const __m256 w2 = _mm256_set1_ps (w[2]), w3 = _mm256_set1_ps (w[3]);
       for (h = 0; h < 4; h++)
-        a[p][h] = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (_mm256_mul_ps
-                    (w0, _mm256_loadu_ps (s0 + 8 * h)), _mm256_mul_ps (w1,
-                        _mm256_loadu_ps (s1 + 8 * h))), _mm256_mul_ps (w2,
-                    _mm256_loadu_ps (s2 + 8 * h))), _mm256_mul_ps (w3,
-                _mm256_loadu_ps (s3 + 8 * h)));
+        a[p][h] = SUM4_256 (w0, s0 + 8 * h, w1, s1 + 8 * h,
+            w2, s2 + 8 * h, w3, s3 + 8 * h);
     }
     for (h = 0; h < 4; h++) {
       _mm256_storeu_ps (out[2 * h] + 4 * j,
@@ -410,11 +403,11 @@ resample_group_rgba_avx2 (const float *buf, float *const *out,
     const int *ix = index + (size_t) j * 4;
     const float *w = weights + (size_t) j * 4;
     for (l = 0; l < BSPLINE_GROUP_LANES; l++)
-      out[l / 4][4 * j + l % 4] =
-          w[0] * buf[(ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES + l]
-          + w[1] * buf[(ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES + l]
-          + w[2] * buf[(ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES + l]
-          + w[3] * buf[(ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES + l];
+      out[l / 4][4 * j + l % 4] = BSPLINE_SUM4 (fmaf,
+          w[0], buf[(ptrdiff_t) ix[0] * BSPLINE_GROUP_LANES + l],
+          w[1], buf[(ptrdiff_t) ix[1] * BSPLINE_GROUP_LANES + l],
+          w[2], buf[(ptrdiff_t) ix[2] * BSPLINE_GROUP_LANES + l],
+          w[3], buf[(ptrdiff_t) ix[3] * BSPLINE_GROUP_LANES + l]);
   }
 }
 
@@ -490,13 +483,21 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
 
 #define REAL double
 #define SUFFIX(name) name##_d
+#define MADD BSPLINE_MADD_UNFUSED
+#define ANTICAUSAL BSPLINE_ANTICAUSAL_UNFUSED
 #include "resample-impl.h"
 #undef REAL
 #undef SUFFIX
+#undef MADD
+#undef ANTICAUSAL
 
 #define REAL float
 #define SUFFIX(name) name##_f
+#define MADD fmaf
+#define ANTICAUSAL BSPLINE_ANTICAUSAL_FUSED
 #include "resample-impl.h"
+#undef MADD
+#undef ANTICAUSAL
 #undef REAL
 #undef SUFFIX
 
