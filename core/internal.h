@@ -112,14 +112,15 @@ bspline_x86_avx2 (void)
   return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
 }
 
-/* Stores pixels x .. x + 3 of the eight rows of an RGBA group, one vector
- * r[q] per row (4 pixels x 4 channels), interleaved at b = buf + x *
- * BSPLINE_GROUP_LANES: the 128-bit lanes (pixels) are transposed so that
- * every store is a whole 64-byte vector holding one pixel of all eight
- * rows.  For the AVX-512 loops of prefilter.c and resample.c. */
+/* Pixels x .. x + 3 of the eight rows of an RGBA group, one vector r[q]
+ * per row (4 pixels x 4 channels), as the group holds them: the 128-bit
+ * lanes (pixels) transposed into a[2 p + h], pixel x + p of rows 4 h ..
+ * 4 h + 3 (the transpose is its own inverse).  The store puts them at b =
+ * buf + x * BSPLINE_GROUP_LANES, every store a whole 64-byte vector.  For
+ * the AVX-512 loops of prefilter.c and resample.c. */
 __attribute__ ((target ("avx512f"), always_inline))
 static inline void
-bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
+bspline_group_transpose_rgba_avx512 (const __m512 * r, __m512 * a)
 {
   int h;
   for (h = 0; h < 2; h++) {
@@ -127,14 +128,22 @@ bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
     __m512 t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
     __m512 t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
     __m512 t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
-    _mm512_storeu_ps (b + 16 * h, _mm512_shuffle_f32x4 (t0, t2, 0x88));
-    _mm512_storeu_ps (b + BSPLINE_GROUP_LANES + 16 * h,
-        _mm512_shuffle_f32x4 (t0, t2, 0xDD));
-    _mm512_storeu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h,
-        _mm512_shuffle_f32x4 (t1, t3, 0x88));
-    _mm512_storeu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h,
-        _mm512_shuffle_f32x4 (t1, t3, 0xDD));
+    a[h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
+    a[2 + h] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
+    a[4 + h] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
+    a[6 + h] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
   }
+}
+
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
+{
+  __m512 a[8];
+  int k;
+  bspline_group_transpose_rgba_avx512 (r, a);
+  for (k = 0; k < 8; k++)
+    _mm512_storeu_ps (b + 16 * k, a[k]);
 }
 
 /* The same for AVX2: pixels x and x + 1 of the eight rows, one vector r[q]

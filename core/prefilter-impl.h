@@ -3,6 +3,75 @@
  * Included by prefilter.c once per type with REAL (float or double) and
  * SUFFIX(name) defined, so the float and double engines share one text. */
 
+/* The first step of the exponential filter h^(z) on `lanes` lines stored
+ * side by side (sample k of lane l is p[k * step + l]): last[l] keeps the
+ * line's last sample, and sample 0 becomes the causal initialisation
+ * ([BD19] Algorithm 1; initialisations in bspline-math.h). */
+static BSPLINE_INLINE void
+SUFFIX (causal_start) (REAL * p, ptrdiff_t step, int len, int lanes,
+    REAL z, int truncation, int boundary, int padded, REAL * last)
+{
+  const REAL *end = p + (ptrdiff_t) (len - 1) * step;
+  int l;
+  for (l = 0; l < lanes; l++) {
+    last[l] = end[l];
+    p[l] = SUFFIX (bspline_causal_init) (p + l, step, len, z, truncation,
+        boundary, padded);
+  }
+}
+
+/* Causal recursion s_k = s_k + z s_{k-1} (eq. 15) for k = k0 .. k1 - 1
+ * (k0 >= 1). */
+static BSPLINE_INLINE void
+SUFFIX (causal_run) (REAL * p, ptrdiff_t step, int k0, int k1, int lanes,
+    REAL z)
+{
+  /* the running value of each lane, apart from p, so that the compiler
+   * sees independent lanes and vectorises them */
+  REAL state[PREFILTER_MAX_LANES];
+  ptrdiff_t k;
+  int l;
+  if (k0 >= k1)
+    return;
+  for (l = 0; l < lanes; l++)
+    state[l] = p[(ptrdiff_t) (k0 - 1) * step + l];
+  for (k = k0; k < k1; k++) {
+    REAL *row = p + k * step;
+    for (l = 0; l < lanes; l++) {
+      state[l] = MADD (z, state[l], row[l]);
+      row[l] = state[l];
+    }
+  }
+}
+
+/* The anticausal initialisation into sample len - 1 (last: see
+ * causal_start), then, unless defer, the anticausal recursion
+ * c_k = z (c_{k+1} - s_k) (eq. 18). */
+static BSPLINE_INLINE void
+SUFFIX (anticausal_pass) (REAL * p, ptrdiff_t step, int len, int lanes,
+    REAL z, int truncation, int boundary, int padded, const REAL * last,
+    int defer)
+{
+  REAL state[PREFILTER_MAX_LANES];
+  REAL *end = p + (ptrdiff_t) (len - 1) * step;
+  ptrdiff_t k;
+  int l;
+  for (l = 0; l < lanes; l++) {
+    state[l] = SUFFIX (bspline_anticausal_init) (p + l, step, len, z,
+        truncation, boundary, padded, last[l]);
+    end[l] = state[l];
+  }
+  if (defer)
+    return;
+  for (k = len - 2; k >= 0; k--) {
+    REAL *row = p + k * step;
+    for (l = 0; l < lanes; l++) {
+      state[l] = ANTICAUSAL (z, state[l], row[l]);
+      row[l] = state[l];
+    }
+  }
+}
+
 /* Applies the exponential filter h^(z) in place to `lanes` lines stored
  * side by side: sample k of lane l is p[k * step + l]
  * ([BD19] Algorithm 1; initialisations in bspline-math.h).  With defer,
@@ -14,42 +83,12 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
 {
   const REAL z = (REAL) pole;
   REAL last[PREFILTER_MAX_LANES];
-  /* the running value of each lane, apart from p, so that the compiler
-   * sees independent lanes and vectorises them */
-  REAL state[PREFILTER_MAX_LANES];
-  REAL *end = p + (ptrdiff_t) (len - 1) * step;
-  ptrdiff_t k;
-  int l;
 
-  for (l = 0; l < lanes; l++) {
-    last[l] = end[l];
-    p[l] = SUFFIX (bspline_causal_init) (p + l, step, len, z, truncation,
-        boundary, padded);
-    state[l] = p[l];
-  }
-  /* Causal recursion s_k = s_k + z s_{k-1} (eq. 15). */
-  for (k = 1; k < len; k++) {
-    REAL *row = p + k * step;
-    for (l = 0; l < lanes; l++) {
-      state[l] = MADD (z, state[l], row[l]);
-      row[l] = state[l];
-    }
-  }
-  for (l = 0; l < lanes; l++) {
-    state[l] = SUFFIX (bspline_anticausal_init) (p + l, step, len, z,
-        truncation, boundary, padded, last[l]);
-    end[l] = state[l];
-  }
-  if (defer)
-    return;
-  /* Anticausal recursion c_k = z (c_{k+1} - s_k) (eq. 18). */
-  for (k = len - 2; k >= 0; k--) {
-    REAL *row = p + k * step;
-    for (l = 0; l < lanes; l++) {
-      state[l] = ANTICAUSAL (z, state[l], row[l]);
-      row[l] = state[l];
-    }
-  }
+  SUFFIX (causal_start) (p, step, len, lanes, z, truncation, boundary,
+      padded, last);
+  SUFFIX (causal_run) (p, step, 1, len, lanes, z);
+  SUFFIX (anticausal_pass) (p, step, len, lanes, z, truncation, boundary,
+      padded, last, defer);
 }
 
 /* All poles of the plan over `lanes` lines; with defer, the last one's
@@ -152,21 +191,14 @@ SUFFIX (load_line) (const bspline_plan * plan, const bspline_image * src,
     }
 }
 
-/* A whole group of lines, all from source rows, into buf where the type
- * and the layout have a kernel (prefilter.c): the same values as
- * load_line on each.  Returns 0 where it does not apply. */
+/* The source rows of a group that the kernels of load_group take (eight
+ * four-channel U8 rows, all from the source), or 0. */
 static int
-SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
-    int first, int count, REAL * buf)
+SUFFIX (group_rows) (const bspline_plan * plan, const bspline_image * src,
+    int first, int count, const uint8_t ** row)
 {
-  const int C = plan->channels, pad = plan->pad, W = plan->src_width;
-  const int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
-  const REAL gain2 = (REAL) (plan->gain * plan->gain);
-  REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES;
-  const uint8_t *row[8];
-  int q, i, c;
-
-  if (C != 4 || count != 8 || src->type != BSPLINE_SAMPLE_U8)
+  int q;
+  if (plan->channels != 4 || count != 8 || src->type != BSPLINE_SAMPLE_U8)
     return 0;
   for (q = 0; q < 8; q++) {
     const int y = bspline_source_row (plan, first + q);
@@ -174,8 +206,18 @@ SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
       return 0;
     row[q] = (const uint8_t *) src->data + y * src->stride;
   }
-  if (!SUFFIX (load_group_rgba8) (plan, src, body, row, gain2))
-    return 0;
+  return 1;
+}
+
+/* The padding pixels of such a group (see load_line). */
+static void
+SUFFIX (load_group_pads) (const bspline_plan * plan, REAL * buf,
+    const uint8_t * const *row, REAL gain2)
+{
+  const int C = plan->channels, pad = plan->pad, W = plan->src_width;
+  const int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
+  REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES;
+  int q, i, c;
   for (q = 0; q < 8; q++)
     for (i = 0; i < pad; i++)
       for (c = 0; c < C; c++) {
@@ -185,6 +227,64 @@ SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
         body[(ptrdiff_t) (W + i) * BSPLINE_GROUP_LANES + q * C + c] =
             constant ? fill : (REAL) row[q][(W - 1) * C + c] * gain2;
       }
+}
+
+/* A whole group of lines, all from source rows, into buf where the type
+ * and the layout have a kernel (prefilter.c): the same values as
+ * load_line on each.  Returns 0 where it does not apply. */
+static int
+SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
+    int first, int count, REAL * buf)
+{
+  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  const uint8_t *row[8];
+
+  if (!SUFFIX (group_rows) (plan, src, first, count, row)
+      || !SUFFIX (load_group_rgba8) (plan, src, buf + (ptrdiff_t) plan->pad
+          * BSPLINE_GROUP_LANES, row, gain2, 0, plan->src_width))
+    return 0;
+  SUFFIX (load_group_pads) (plan, buf, row, gain2);
+  return 1;
+}
+
+/* filter_group's loading and first causal pass along x in one, for a
+ * group that load_group takes, one pole, where prefilter.c has a kernel
+ * (load_causal): the same values as load_group then filter_lines up to
+ * the anticausal initialisation.  The causal initialisation reads the
+ * padding's first pixel or at most the first truncation + 1 samples of a
+ * line (bspline_causal_init), which are loaded first; wrap, whose
+ * initialisation reads the end of the line too, is left to filter_group
+ * (the streaming path, the only caller, does not take it). */
+static int
+SUFFIX (load_causal_group) (const bspline_plan * plan,
+    const bspline_image * src, int first, int count, REAL * buf)
+{
+  const int pad = plan->pad, W = plan->src_width, n = W + 2 * pad;
+  const int truncation = plan->setup.truncation[0];
+  const int head = W < truncation + 2 ? W : truncation + 2;
+  const int boundary = plan->setup.boundary;
+  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  const REAL z = (REAL) plan->setup.poles[0];
+  REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES;
+  REAL last[BSPLINE_GROUP_LANES];
+  const uint8_t *row[8];
+
+  if (!plan->prefilter || plan->setup.n_poles != 1
+      || boundary == BSPLINE_BOUNDARY_WRAP
+      || !SUFFIX (load_causal_usable) (plan)
+      || !SUFFIX (group_rows) (plan, src, first, count, row))
+    return 0;
+  SUFFIX (load_group_pads) (plan, buf, row, gain2);
+  SUFFIX (load_group_rgba8) (plan, src, body, row, gain2, 0, head);
+  SUFFIX (causal_start) (buf, BSPLINE_GROUP_LANES, n, BSPLINE_GROUP_LANES,
+      z, truncation, boundary, pad > 0, last);
+  SUFFIX (causal_run) (buf, BSPLINE_GROUP_LANES, 1, pad, BSPLINE_GROUP_LANES,
+      z);
+  SUFFIX (load_causal) (body, row, gain2, z, pad > 0 ? 0 : 1, W);
+  SUFFIX (causal_run) (buf, BSPLINE_GROUP_LANES, pad + W, n,
+      BSPLINE_GROUP_LANES, z);
+  SUFFIX (anticausal_pass) (buf, BSPLINE_GROUP_LANES, n, BSPLINE_GROUP_LANES,
+      z, truncation, boundary, pad > 0, last, 1);
   return 1;
 }
 
@@ -206,6 +306,8 @@ SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
   ptrdiff_t i;
   int q, l;
 
+  if (defer && SUFFIX (load_causal_group) (plan, src, first, count, buf))
+    return 1;
   if (SUFFIX (load_group) (plan, src, first, count, buf)) {
     if (defer && plan->prefilter) {
       SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,

@@ -334,20 +334,94 @@ load_group_rgba8_avx2 (float *body, const uint8_t * const *row, float gain,
             (float) row[q][4 * x + c] * gain;
 }
 
+/* Pixels x0 .. x1 - 1 of the body of a group of eight four-channel U8
+ * rows (see load_group_rgba8_avx512). */
 static int
 load_group_rgba8_f (const bspline_plan * plan, const bspline_image * src,
-    float *body, const uint8_t * const *row, float gain)
+    float *body, const uint8_t * const *row, float gain, int x0, int x1)
 {
+  const uint8_t *r[8];
+  int q;
   if (plan->channels != 4 || src->type != BSPLINE_SAMPLE_U8
       || bspline_group_rows (4) != 8)
     return 0;
+  for (q = 0; q < 8; q++)
+    r[q] = row[q] + 4 * x0;
+  body += (ptrdiff_t) x0 * BSPLINE_GROUP_LANES;
   if (bspline_x86_avx512 ())
-    load_group_rgba8_avx512 (body, row, gain, plan->src_width);
+    load_group_rgba8_avx512 (body, r, gain, x1 - x0);
   else if (bspline_x86_avx2 ())
-    load_group_rgba8_avx2 (body, row, gain, plan->src_width);
+    load_group_rgba8_avx2 (body, r, gain, x1 - x0);
   else
     return 0;
   return 1;
+}
+
+/* Pixel x of the body of such a group, loaded and filtered causally from
+ * pixel x - 1 as load_group_rgba8_avx512 and filter_lines do. */
+__attribute__ ((target ("avx512f,fma"), always_inline))
+static inline void
+load_causal_pixel (float *body, const uint8_t * const *row, float gain,
+    float z, int x)
+{
+  float *b = body + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+  int q, c;
+  for (q = 0; q < 8; q++)
+    for (c = 0; c < 4; c++)
+      b[4 * q + c] = fmaf (z, b[4 * q + c - BSPLINE_GROUP_LANES],
+          (float) row[q][4 * x + c] * gain);
+}
+
+/* Pixels x0 .. n - 1 (x0 >= 1, or a padded body) of the body of a group of
+ * eight four-channel U8 rows, loaded and filtered causally along x from
+ * pixel x0 - 1 on: load_group_rgba8_avx512's loads and transposes, then
+ * the recursion of filter_lines on the four pixels in registers, so that
+ * the group is written once instead of written, read and written again.
+ * The same operations in the same order, so the same values. */
+__attribute__ ((target ("avx512f,fma")))
+static void
+load_causal_rgba8_avx512 (float *body, const uint8_t * const *row,
+    float gain, float z, int x0, int n)
+{
+  const __m512 g = _mm512_set1_ps (gain), vz = _mm512_set1_ps (z);
+  __m512 s0, s1;
+  int x = x0, q, p;
+
+  for (; x < n && (x & 3); x++)
+    load_causal_pixel (body, row, gain, z, x);
+  s0 = _mm512_loadu_ps (body + (ptrdiff_t) (x - 1) * BSPLINE_GROUP_LANES);
+  s1 = _mm512_loadu_ps (body + (ptrdiff_t) (x - 1) * BSPLINE_GROUP_LANES
+      + 16);
+  for (; x + 4 <= n; x += 4) {
+    float *b = body + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
+    __m512 r[8], a[8];
+    for (q = 0; q < 8; q++)
+      r[q] = _mm512_mul_ps (_mm512_cvtepi32_ps (_mm512_cvtepu8_epi32
+              (_mm_loadu_si128 ((const __m128i *) (row[q] + 4 * x)))), g);
+    bspline_group_transpose_rgba_avx512 (r, a);
+    for (p = 0; p < 4; p++) {
+      s0 = _mm512_fmadd_ps (vz, s0, a[2 * p]);
+      s1 = _mm512_fmadd_ps (vz, s1, a[2 * p + 1]);
+      _mm512_storeu_ps (b + p * BSPLINE_GROUP_LANES, s0);
+      _mm512_storeu_ps (b + p * BSPLINE_GROUP_LANES + 16, s1);
+    }
+  }
+  for (; x < n; x++)
+    load_causal_pixel (body, row, gain, z, x);
+}
+
+static int
+load_causal_usable_f (const bspline_plan * plan)
+{
+  return plan->channels == 4 && bspline_group_rows (4) == 8
+      && bspline_x86_avx512 ();
+}
+
+static void
+load_causal_f (float *body, const uint8_t * const *row, float gain, float z,
+    int x0, int n)
+{
+  load_causal_rgba8_avx512 (body, row, gain, z, x0, n);
 }
 #else
 static int
@@ -361,10 +435,25 @@ group_out_all_f (const bspline_plan * plan, const float *buf, int count,
 
 static int
 load_group_rgba8_f (const bspline_plan * plan, const bspline_image * src,
-    float *body, const uint8_t * const *row, float gain)
+    float *body, const uint8_t * const *row, float gain, int x0, int x1)
 {
   (void) plan, (void) src, (void) body, (void) row, (void) gain;
+  (void) x0, (void) x1;
   return 0;
+}
+
+static int
+load_causal_usable_f (const bspline_plan * plan)
+{
+  (void) plan;
+  return 0;
+}
+
+static void
+load_causal_f (float *body, const uint8_t * const *row, float gain, float z,
+    int x0, int n)
+{
+  (void) body, (void) row, (void) gain, (void) z, (void) x0, (void) n;
 }
 
 static int
@@ -398,10 +487,25 @@ anticausal_out_all_d (const bspline_plan * plan, double *buf,
 
 static int
 load_group_rgba8_d (const bspline_plan * plan, const bspline_image * src,
-    double *body, const uint8_t * const *row, double gain)
+    double *body, const uint8_t * const *row, double gain, int x0, int x1)
 {
   (void) plan, (void) src, (void) body, (void) row, (void) gain;
+  (void) x0, (void) x1;
   return 0;
+}
+
+static int
+load_causal_usable_d (const bspline_plan * plan)
+{
+  (void) plan;
+  return 0;
+}
+
+static void
+load_causal_d (double *body, const uint8_t * const *row, double gain,
+    double z, int x0, int n)
+{
+  (void) body, (void) row, (void) gain, (void) z, (void) x0, (void) n;
 }
 
 static int
