@@ -70,6 +70,9 @@ void bspline_pool_free (bspline_pool * pool);
 #define BSPLINE_SUM4(MADD, w0, a0, w1, a1, w2, a2, w3, a3) \
   MADD (w3, a3, MADD (w2, a2, MADD (w1, a1, (w0) * (a0))))
 #define BSPLINE_MADD_UNFUSED(a, b, c) ((a) * (b) + (c))
+/* The same sum started from b instead of 0: fma (w0, a0, b) first. */
+#define BSPLINE_SUM4_FROM(MADD, b, w0, a0, w1, a1, w2, a2, w3, a3) \
+  MADD (w3, a3, MADD (w2, a2, MADD (w1, a1, MADD (w0, a0, b))))
 /* A step of the anticausal recursion, z (c - s): in single precision
  * fma (z, c, -(z s)), whose chain through c is one instruction. */
 #define BSPLINE_ANTICAUSAL_FUSED(z, c, s) fmaf (z, c, -((z) * (s)))

@@ -335,10 +335,14 @@ SUFFIX (resample_columns) (const bspline_plan * plan, const REAL * rows,
         const REAL *r0 = TAP (0), *r1 = TAP (1), *r2 = TAP (2);
         const REAL *r3 = TAP (3);
         const REAL w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-        if (dst->type == BSPLINE_SAMPLE_U8
-            && SUFFIX (sum4_store_u8) ((uint8_t *) dst->data
-                + (ptrdiff_t) i * dst->stride + v0, r0, r1, r2, r3, w, nb))
+        if (dst->type == BSPLINE_SAMPLE_U8) {
+          uint8_t *out = (uint8_t *) dst->data + (ptrdiff_t) i * dst->stride
+              + v0;
+          if (!SUFFIX (sum4_store_u8) (out, r0, r1, r2, r3, w, nb))
+            for (v = 0; v < nb; v++)
+              out[v] = SUFFIX (sum4_u8) (w, r0[v], r1[v], r2[v], r3[v]);
           continue;
+        }
         for (v = 0; v < nb; v++)
           acc[v] = BSPLINE_SUM4 (MADD, w0, r0[v], w1, r1[v], w2, r2[v], w3,
               r3[v]);

@@ -48,28 +48,50 @@ table_weights_f (const bspline_axis_table * t)
   return t->weight_f;
 }
 
-/* BSPLINE_SUM4 of four weight vectors and the values at four addresses. */
+/* One value of the V-pass of four taps into U8, in the C loop of
+ * resample_columns and the tails of its x86 kernels: the sum starts from
+ * the rounding's 0.5 (BSPLINE_SUM4_FROM), is clamped to [0, 255.5] (NaN
+ * becoming 0) and truncated, so the value is rounded half up. */
+#define DEFINE_SUM4_U8(SUFFIX, T, MADD) \
+static BSPLINE_INLINE uint8_t \
+sum4_u8_##SUFFIX (const T * w, T a0, T a1, T a2, T a3) \
+{ \
+  T v = BSPLINE_SUM4_FROM (MADD, (T) 0.5, w[0], a0, w[1], a1, w[2], a2, \
+      w[3], a3); \
+  v = v > (T) 0 ? v : (T) 0; \
+  v = v < (T) 255.5 ? v : (T) 255.5; \
+  return (uint8_t) (int32_t) v; \
+}
+DEFINE_SUM4_U8 (f, float, fmaf)
+DEFINE_SUM4_U8 (d, double, BSPLINE_MADD_UNFUSED)
+
+/* BSPLINE_SUM4 of four weight vectors and the values at four addresses,
+ * and BSPLINE_SUM4_FROM b. */
 #define SUM4_512(w0, p0, w1, p1, w2, p2, w3, p3) \
   BSPLINE_SUM4 (_mm512_fmadd_ps, w0, _mm512_loadu_ps (p0), w1, \
       _mm512_loadu_ps (p1), w2, _mm512_loadu_ps (p2), w3, _mm512_loadu_ps (p3))
 #define SUM4_256(w0, p0, w1, p1, w2, p2, w3, p3) \
   BSPLINE_SUM4 (_mm256_fmadd_ps, w0, _mm256_loadu_ps (p0), w1, \
       _mm256_loadu_ps (p1), w2, _mm256_loadu_ps (p2), w3, _mm256_loadu_ps (p3))
+#define SUM4_FROM_512(b, w0, p0, w1, p1, w2, p2, w3, p3) \
+  BSPLINE_SUM4_FROM (_mm512_fmadd_ps, b, w0, _mm512_loadu_ps (p0), w1, \
+      _mm512_loadu_ps (p1), w2, _mm512_loadu_ps (p2), w3, _mm512_loadu_ps (p3))
+#define SUM4_FROM_256(b, w0, p0, w1, p1, w2, p2, w3, p3) \
+  BSPLINE_SUM4_FROM (_mm256_fmadd_ps, b, w0, _mm256_loadu_ps (p0), w1, \
+      _mm256_loadu_ps (p1), w2, _mm256_loadu_ps (p2), w3, _mm256_loadu_ps (p3))
 
 /* The V-pass of four taps and the U8 store fused in one loop, for float
- * where AVX-512 is there: w0 r0 + w1 r1 + w2 r2 + w3 r3 summed by fused
- * multiply-adds as the C loop of resample_columns does (BSPLINE_SUM4),
- * then clamped, rounded half up and truncated as clamp_values and
- * store_values do: the bytes are the same as those of the plain C path,
- * which GCC vectorises with compares and blends only.
+ * where AVX-512 is there: 0.5 + w0 r0 + w1 r1 + w2 r2 + w3 r3 summed by
+ * fused multiply-adds, clamped and truncated as sum4_u8_f (the C loop of
+ * resample_columns) does, so the bytes are the same.
  *
  * The loop is bound by the two vector ports that take 512-bit operations
- * (four of them per vector are the sum), so the clamp costs one: u =
- * min (255, v) (vminps returns its second operand, v, when either is NaN),
- * then t = (int32) (u + 0.5) (cvttps2dq), and the saturating packs
- * (vpackusdw, vpackuswb) clamp t below at 0.  t is u + 0.5 truncated
- * wherever the C expression is: 0 < v < 255 gives the same float sum;
- * v >= 255 gives 255; v <= 0, -inf or NaN give t <= 0 or the integer
+ * (four of them per vector are the sum, the rounding's 0.5 its first
+ * addend), so the clamp costs one: u = min (255.5, v) (vminps returns its
+ * second operand, v, when either is NaN), then t = (int32) u (cvttps2dq),
+ * and the saturating packs (vpackusdw, vpackuswb) clamp t below at 0.  t
+ * is what the C expression gives: 0 < v < 255.5 truncates alike;
+ * v >= 255.5 gives 255; v <= 0, -inf or NaN give t <= 0 or the integer
  * indefinite 0x80000000 (negative), hence 0, as v > 0 ? v : 0 does.  Four
  * vectors of 16 values are packed into one 64-byte store (a vpermd puts the
  * 4-value pieces that the in-lane packs interleave back in order).
@@ -83,7 +105,7 @@ sum4_store_u8_avx512 (uint8_t * out, const float *r0,
 {
   const __m512 w0 = _mm512_set1_ps (w[0]), w1 = _mm512_set1_ps (w[1]);
   const __m512 w2 = _mm512_set1_ps (w[2]), w3 = _mm512_set1_ps (w[3]);
-  const __m512 zero = _mm512_setzero_ps (), top = _mm512_set1_ps (255.0f);
+  const __m512 zero = _mm512_setzero_ps (), top = _mm512_set1_ps (255.5f);
   const __m512 half = _mm512_set1_ps (0.5f);
   const __m512i order = _mm512_setr_epi32 (0, 4, 8, 12, 1, 5, 9, 13, 2, 6,
       10, 14, 3, 7, 11, 15);
@@ -93,28 +115,23 @@ sum4_store_u8_avx512 (uint8_t * out, const float *r0,
     __m512i t[4];
     for (k = 0; k < 4; k++) {
       const int e = i + 16 * k;
-      __m512 v = SUM4_512 (w0, r0 + e, w1, r1 + e, w2, r2 + e, w3, r3 + e);
-      t[k] = _mm512_cvttps_epi32 (_mm512_add_ps (_mm512_min_ps (top, v),
-              half));
+      __m512 v = SUM4_FROM_512 (half, w0, r0 + e, w1, r1 + e, w2, r2 + e,
+          w3, r3 + e);
+      t[k] = _mm512_cvttps_epi32 (_mm512_min_ps (top, v));
     }
     _mm512_storeu_si512 ((void *) (out + i), _mm512_permutexvar_epi32 (order,
             _mm512_packus_epi16 (_mm512_packus_epi32 (t[0], t[1]),
                 _mm512_packus_epi32 (t[2], t[3]))));
   }
   for (; i + 16 <= n; i += 16) {
-    __m512 v = SUM4_512 (w0, r0 + i, w1, r1 + i, w2, r2 + i, w3, r3 + i);
+    __m512 v = SUM4_FROM_512 (half, w0, r0 + i, w1, r1 + i, w2, r2 + i,
+        w3, r3 + i);
     v = _mm512_min_ps (_mm512_max_ps (v, zero), top);
     _mm_storeu_si128 ((__m128i *) (out + i),
-        _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (_mm512_add_ps (v,
-                    half))));
+        _mm512_cvtepi32_epi8 (_mm512_cvttps_epi32 (v)));
   }
-  for (; i < n; i++) {
-    float v = BSPLINE_SUM4 (fmaf, w[0], r0[i], w[1], r1[i], w[2], r2[i],
-        w[3], r3[i]);
-    v = v > 0.0f ? v : 0.0f;
-    v = v < 255.0f ? v : 255.0f;
-    out[i] = (uint8_t) (int32_t) (v + 0.5f);
-  }
+  for (; i < n; i++)
+    out[i] = sum4_u8_f (w, r0[i], r1[i], r2[i], r3[i]);
 }
 
 /* sum4_store_u8_avx512 for AVX2 machines: eight values a vector, the
@@ -128,7 +145,7 @@ sum4_store_u8_avx2 (uint8_t * out, const float *r0,
 {
   const __m256 w0 = _mm256_set1_ps (w[0]), w1 = _mm256_set1_ps (w[1]);
   const __m256 w2 = _mm256_set1_ps (w[2]), w3 = _mm256_set1_ps (w[3]);
-  const __m256 top = _mm256_set1_ps (255.0f), half = _mm256_set1_ps (0.5f);
+  const __m256 top = _mm256_set1_ps (255.5f), half = _mm256_set1_ps (0.5f);
   const __m256i order = _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7);
   int i, k;
 
@@ -136,22 +153,17 @@ sum4_store_u8_avx2 (uint8_t * out, const float *r0,
     __m256i t[4];
     for (k = 0; k < 4; k++) {
       const int e = i + 8 * k;
-      __m256 v = SUM4_256 (w0, r0 + e, w1, r1 + e, w2, r2 + e, w3, r3 + e);
-      t[k] = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_min_ps (top, v),
-              half));
+      __m256 v = SUM4_FROM_256 (half, w0, r0 + e, w1, r1 + e, w2, r2 + e,
+          w3, r3 + e);
+      t[k] = _mm256_cvttps_epi32 (_mm256_min_ps (top, v));
     }
     _mm256_storeu_si256 ((__m256i *) (out + i),
         _mm256_permutevar8x32_epi32 (_mm256_packus_epi16
             (_mm256_packus_epi32 (t[0], t[1]), _mm256_packus_epi32 (t[2],
                     t[3])), order));
   }
-  for (; i < n; i++) {
-    float v = BSPLINE_SUM4 (fmaf, w[0], r0[i], w[1], r1[i], w[2], r2[i],
-        w[3], r3[i]);
-    v = v > 0.0f ? v : 0.0f;
-    v = v < 255.0f ? v : 255.0f;
-    out[i] = (uint8_t) (int32_t) (v + 0.5f);
-  }
+  for (; i < n; i++)
+    out[i] = sum4_u8_f (w, r0[i], r1[i], r2[i], r3[i]);
 }
 
 static int
