@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct bspline_cpu
 {
@@ -54,17 +55,33 @@ bspline_cpu_last_error (const bspline_cpu * cpu)
   return cpu->error;
 }
 
+/* The machine's memory in bytes, 0 where the system does not say. */
+static uint64_t
+physical_memory (void)
+{
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    return (uint64_t) pages * (uint64_t) page;
+#endif
+  return 0;
+}
+
 /* Grows *buf to at least size bytes, aligned for any vector load and
  * zeroed (the engine's passes then never read garbage, which may hold
  * denormals, from a buffer they do not fully write); 0 on failure (the old
- * buffer stays). */
+ * buffer stays).  A size past the machine's memory fails before it is
+ * asked for: where the system overcommits, the allocation would succeed
+ * and zeroing it would bring the out-of-memory killer. */
 static int
 ensure (void **buf, size_t * have, size_t size)
 {
+  const uint64_t memory = physical_memory ();
   void *p;
   if (size <= *have)
     return 1;
-  if (posix_memalign (&p, 64, size) != 0)
+  if ((memory > 0 && (uint64_t) size > memory)
+      || posix_memalign (&p, 64, size) != 0)
     return 0;
   memset (p, 0, size);
   free (*buf);
