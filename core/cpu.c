@@ -76,10 +76,11 @@ physical_memory (void)
 static int
 ensure (void **buf, size_t * have, size_t size)
 {
-  const uint64_t memory = physical_memory ();
+  uint64_t memory;
   void *p;
   if (size <= *have)
     return 1;
+  memory = physical_memory ();
   if ((memory > 0 && (uint64_t) size > memory)
       || posix_memalign (&p, 64, size) != 0)
     return 0;

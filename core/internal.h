@@ -138,6 +138,26 @@ bspline_group_transpose_rgba_avx512 (const __m512 * r, __m512 * a)
   }
 }
 
+/* The inverse: the group's vectors a[2 p + h] (as stored at b, see
+ * above) back into one vector per row, r[q] holding pixels x .. x + 3 of
+ * row q. */
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_rows_rgba_avx512 (const __m512 * a, __m512 * r)
+{
+  int h;
+  for (h = 0; h < 2; h++) {
+    __m512 t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
+    __m512 t1 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0xEE);
+    __m512 t2 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0x44);
+    __m512 t3 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0xEE);
+    r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
+    r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
+    r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
+    r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
+  }
+}
+
 __attribute__ ((target ("avx512f"), always_inline))
 static inline void
 bspline_group_store_rgba_avx512 (float *b, const __m512 * r)

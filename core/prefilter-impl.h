@@ -45,8 +45,9 @@ SUFFIX (causal_run) (REAL * p, ptrdiff_t step, int k0, int k1, int lanes,
 }
 
 /* The anticausal initialisation into sample len - 1 (last: see
- * causal_start), then, unless defer, the anticausal recursion
- * c_k = z (c_{k+1} - s_k) (eq. 18). */
+ * causal_start), then, unless defer (the caller runs it:
+ * anticausal_out_all), the anticausal recursion c_k = z (c_{k+1} - s_k)
+ * (eq. 18). */
 static BSPLINE_INLINE void
 SUFFIX (anticausal_pass) (REAL * p, ptrdiff_t step, int len, int lanes,
     REAL z, int truncation, int boundary, int padded, const REAL * last,
@@ -74,12 +75,10 @@ SUFFIX (anticausal_pass) (REAL * p, ptrdiff_t step, int len, int lanes,
 
 /* Applies the exponential filter h^(z) in place to `lanes` lines stored
  * side by side: sample k of lane l is p[k * step + l]
- * ([BD19] Algorithm 1; initialisations in bspline-math.h).  With defer,
- * it stops after the anticausal initialisation (line len - 1 holds it),
- * and the caller runs the anticausal recursion (anticausal_out_all). */
+ * ([BD19] Algorithm 1; initialisations in bspline-math.h). */
 static BSPLINE_INLINE void
 SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
-    double pole, int truncation, int boundary, int padded, int defer)
+    double pole, int truncation, int boundary, int padded)
 {
   const REAL z = (REAL) pole;
   REAL last[PREFILTER_MAX_LANES];
@@ -88,21 +87,18 @@ SUFFIX (filter_lines) (REAL * p, ptrdiff_t step, int len, int lanes,
       padded, last);
   SUFFIX (causal_run) (p, step, 1, len, lanes, z);
   SUFFIX (anticausal_pass) (p, step, len, lanes, z, truncation, boundary,
-      padded, last, defer);
+      padded, last, 0);
 }
 
-/* All poles of the plan over `lanes` lines; with defer, the last one's
- * anticausal recursion is left to the caller (see filter_lines). */
+/* All poles of the plan over `lanes` lines. */
 static BSPLINE_INLINE void
 SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
-    ptrdiff_t step, int len, int lanes, int defer)
+    ptrdiff_t step, int len, int lanes)
 {
-  const int n = plan->setup.n_poles;
   int i;
-  for (i = 0; i < n; i++)
+  for (i = 0; i < plan->setup.n_poles; i++)
     SUFFIX (filter_lines) (p, step, len, lanes, plan->setup.poles[i],
-        plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0,
-        defer && i == n - 1);
+        plan->setup.truncation[i], plan->setup.boundary, plan->pad > 0);
 }
 
 /* n pixels of C values from row into lane 0 .. C - 1 of buf
@@ -293,10 +289,9 @@ SUFFIX (load_causal_group) (const bspline_plan * plan,
  * prefiltered along x ([BD19] eq. 27-28: the 2-D prefilter is separable).
  * Lanes past the group hold zeros.  A line of the constant extension along
  * y is the fill value times the gain left for the y axis: a constant line
- * v filtered along x is v times 1 / gain.  With defer, where every line of
- * the group is a source row that load_group takes, the last anticausal
- * recursion along x is left to the caller (anticausal_out_all); returns
- * whether it was. */
+ * v filtered along x is v times 1 / gain.  With defer, where
+ * load_causal_group takes the group, the anticausal recursion along x is
+ * left to the caller (anticausal_out_all); returns whether it was. */
 BSPLINE_VECTOR_CLONES static int
 SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
     int first, int count, REAL * buf, REAL * conv, int defer)
@@ -308,23 +303,16 @@ SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
 
   if (defer && SUFFIX (load_causal_group) (plan, src, first, count, buf))
     return 1;
-  if (SUFFIX (load_group) (plan, src, first, count, buf)) {
-    if (defer && plan->prefilter) {
-      SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
-          BSPLINE_GROUP_LANES, 1);
-      return 1;
-    }
-  } else {
+  if (!SUFFIX (load_group) (plan, src, first, count, buf))
     for (q = 0; q < count; q++)
       SUFFIX (load_line) (plan, src, first + q, buf, q * C, conv);
-  }
   if (count * C < BSPLINE_GROUP_LANES)
     for (i = 0; i < n; i++)
       for (l = count * C; l < BSPLINE_GROUP_LANES; l++)
         buf[i * BSPLINE_GROUP_LANES + l] = (REAL) 0;
   if (plan->prefilter)
     SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
-        BSPLINE_GROUP_LANES, 0);
+        BSPLINE_GROUP_LANES);
   for (q = 0; q < count; q++) {
     int c;
     if (bspline_source_row (plan, first + q) >= 0)
@@ -412,7 +400,7 @@ SUFFIX (prefilter_columns) (const bspline_plan * plan,
     const bspline_coefficients * coef, ptrdiff_t v0, int lanes)
 {
   SUFFIX (prefilter_lines) (plan, (REAL *) coef->data + v0, coef->row_len,
-      coef->height + 2 * coef->pad, lanes, 0);
+      coef->height + 2 * coef->pad, lanes);
 }
 
 /* Streaming path: lines first .. last - 1 (one block, see internal.h) of

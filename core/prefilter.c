@@ -86,40 +86,39 @@ group_out_rgba_tail (const float *buf, int count, float *const *out,
     }
 }
 
+/* Pixels x .. x + 3 of rows 0 .. count - 1 of a group, one vector per
+ * row (r[q]), into out[q], chained along y as group_out_rgba_tail does. */
+__attribute__ ((target ("avx512f,fma"), always_inline))
+static inline void
+group_rows_out_avx512 (const __m512 * r, int count, float *const *out,
+    const float *prev, int chain, __m512 vz, int x)
+{
+  __m512 v = r[0];
+  int q;
+  if (chain && prev)
+    v = _mm512_fmadd_ps (vz, _mm512_loadu_ps (prev + 4 * x), v);
+  _mm512_storeu_ps (out[0] + 4 * x, v);
+  for (q = 1; q < count; q++) {
+    v = chain ? _mm512_fmadd_ps (vz, v, r[q]) : r[q];
+    _mm512_storeu_ps (out[q] + 4 * x, v);
+  }
+}
+
 __attribute__ ((target ("avx512f,fma"), always_inline))
 static inline void
 group_out_rgba_body (const float *buf, int count,
     float *const *out, const float *prev, int chain, float z, int n)
 {
   const __m512 vz = _mm512_set1_ps (z);
-  int x, q;
+  int x, k;
 
   for (x = 0; x + 4 <= n; x += 4) {
     const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
-    __m512 r[8], t0, t1, t2, t3, v;
-    int h;
-    for (h = 0; h < 2; h++) {
-      __m512 a0 = _mm512_loadu_ps (b + 16 * h);
-      __m512 a1 = _mm512_loadu_ps (b + BSPLINE_GROUP_LANES + 16 * h);
-      __m512 a2 = _mm512_loadu_ps (b + 2 * BSPLINE_GROUP_LANES + 16 * h);
-      __m512 a3 = _mm512_loadu_ps (b + 3 * BSPLINE_GROUP_LANES + 16 * h);
-      t0 = _mm512_shuffle_f32x4 (a0, a1, 0x44);
-      t1 = _mm512_shuffle_f32x4 (a0, a1, 0xEE);
-      t2 = _mm512_shuffle_f32x4 (a2, a3, 0x44);
-      t3 = _mm512_shuffle_f32x4 (a2, a3, 0xEE);
-      r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
-      r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
-      r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
-      r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
-    }
-    v = r[0];
-    if (chain && prev)
-      v = _mm512_fmadd_ps (vz, _mm512_loadu_ps (prev + 4 * x), v);
-    _mm512_storeu_ps (out[0] + 4 * x, v);
-    for (q = 1; q < count; q++) {
-      v = chain ? _mm512_fmadd_ps (vz, v, r[q]) : r[q];
-      _mm512_storeu_ps (out[q] + 4 * x, v);
-    }
+    __m512 a[8], r[8];
+    for (k = 0; k < 8; k++)
+      a[k] = _mm512_loadu_ps (b + 16 * k);
+    bspline_group_rows_rgba_avx512 (a, r);
+    group_rows_out_avx512 (r, count, out, prev, chain, vz, x);
   }
   group_out_rgba_tail (buf, count, out, prev, chain, z, x, n);
 }
@@ -156,7 +155,7 @@ anticausal_out_rgba_avx512 (float *buf, float *const *out,
   const int xa = n & ~3;
   float *e = buf + (ptrdiff_t) (n - 1) * BSPLINE_GROUP_LANES;
   __m512 s0 = _mm512_loadu_ps (e), s1 = _mm512_loadu_ps (e + 16);
-  int x, p, q;
+  int x, p;
 
   /* pixels xa .. n - 1, one at a time */
   for (x = n - 2; x >= xa; x--) {
@@ -170,39 +169,22 @@ anticausal_out_rgba_avx512 (float *buf, float *const *out,
   group_out_rgba_tail (buf, 8, out, prev, 1, z, xa, n);
   for (x = xa - 4; x >= 0; x -= 4) {
     const float *b = buf + (ptrdiff_t) x * BSPLINE_GROUP_LANES;
-    __m512 a[4][2], r[8], t0, t1, t2, t3, v;
-    int h;
+    __m512 a[8], r[8];
     for (p = 3; p >= 0; p--) {
-      a[p][0] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES);
-      a[p][1] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES + 16);
+      a[2 * p] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES);
+      a[2 * p + 1] = _mm512_loadu_ps (b + p * BSPLINE_GROUP_LANES + 16);
       if (x + p < n - 1) {
-        s0 = _mm512_fmsub_ps (vz, s0, _mm512_mul_ps (vz, a[p][0]));
-        s1 = _mm512_fmsub_ps (vz, s1, _mm512_mul_ps (vz, a[p][1]));
-        a[p][0] = s0;
-        a[p][1] = s1;
+        s0 = _mm512_fmsub_ps (vz, s0, _mm512_mul_ps (vz, a[2 * p]));
+        s1 = _mm512_fmsub_ps (vz, s1, _mm512_mul_ps (vz, a[2 * p + 1]));
+        a[2 * p] = s0;
+        a[2 * p + 1] = s1;
       } else {
-        s0 = a[p][0];
-        s1 = a[p][1];
+        s0 = a[2 * p];
+        s1 = a[2 * p + 1];
       }
     }
-    for (h = 0; h < 2; h++) {
-      t0 = _mm512_shuffle_f32x4 (a[0][h], a[1][h], 0x44);
-      t1 = _mm512_shuffle_f32x4 (a[0][h], a[1][h], 0xEE);
-      t2 = _mm512_shuffle_f32x4 (a[2][h], a[3][h], 0x44);
-      t3 = _mm512_shuffle_f32x4 (a[2][h], a[3][h], 0xEE);
-      r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
-      r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
-      r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
-      r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
-    }
-    v = r[0];
-    if (prev)
-      v = _mm512_fmadd_ps (vz, _mm512_loadu_ps (prev + 4 * x), v);
-    _mm512_storeu_ps (out[0] + 4 * x, v);
-    for (q = 1; q < 8; q++) {
-      v = _mm512_fmadd_ps (vz, v, r[q]);
-      _mm512_storeu_ps (out[q] + 4 * x, v);
-    }
+    bspline_group_rows_rgba_avx512 (a, r);
+    group_rows_out_avx512 (r, 8, out, prev, 1, vz, x);
   }
 }
 

@@ -336,7 +336,7 @@ resample_group_rgba_avx512 (const float *buf, float *const *out,
 
   for (j = j0; j + 4 <= j1; j += 4) {
     /* a[2 p + h]: output pixel j + p, rows 4 h .. 4 h + 3 */
-    __m512 a[8], t0, t1, t2, t3;
+    __m512 a[8], r[8];
     for (p = 0; p < 4; p++) {
       const int *ix = index + (size_t) (j + p) * 4;
       const float *w = weights + (size_t) (j + p) * 4;
@@ -350,20 +350,9 @@ resample_group_rgba_avx512 (const float *buf, float *const *out,
         a[2 * p + h] = SUM4_512 (w0, s0 + 16 * h, w1, s1 + 16 * h,
             w2, s2 + 16 * h, w3, s3 + 16 * h);
     }
-    for (h = 0; h < 2; h++) {
-      t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
-      t1 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0xEE);
-      t2 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0x44);
-      t3 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0xEE);
-      _mm512_storeu_ps (out[4 * h] + 4 * j,
-          _mm512_shuffle_f32x4 (t0, t2, 0x88));
-      _mm512_storeu_ps (out[4 * h + 1] + 4 * j,
-          _mm512_shuffle_f32x4 (t0, t2, 0xDD));
-      _mm512_storeu_ps (out[4 * h + 2] + 4 * j,
-          _mm512_shuffle_f32x4 (t1, t3, 0x88));
-      _mm512_storeu_ps (out[4 * h + 3] + 4 * j,
-          _mm512_shuffle_f32x4 (t1, t3, 0xDD));
-    }
+    bspline_group_rows_rgba_avx512 (a, r);
+    for (h = 0; h < 8; h++)
+      _mm512_storeu_ps (out[h] + 4 * j, r[h]);
   }
   for (; j < j1; j++) {
     const int *ix = index + (size_t) j * 4;

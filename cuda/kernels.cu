@@ -678,6 +678,22 @@ read_pixel (const bspline_gpu_frame & f, const unsigned char *row, int sx,
   }
 }
 
+/* C samples of source pixel (sx, sy) as code values, the fill colour where
+ * the constant extension puts it outside the frame (sx or sy < 0, see
+ * extended_index); row is source row sy when there is one. */
+template < int C > __device__ static inline void
+source_pixel (const bspline_gpu_frame & f, const unsigned char *row, int sx,
+    int sy, float *v)
+{
+  if (sx < 0 || sy < 0) {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      v[c] = (float) f.fill[c];
+  } else {
+    read_pixel < C > (f, row, sx, v);
+  }
+}
+
 /* Along x: rows of the padded plane, windows of len columns from col0.
  * Lines are (row, channel) pairs, TILE_THREADS of them per block; shared
  * memory holds line l at l * stride (stride odd: no bank conflicts when
@@ -718,16 +734,8 @@ x_window (const bspline_gpu_frame & f, const unsigned char *src,
 #pragma unroll
       for (q = 0; q < LOADS; q++) {
         const int k = e0 + lane + 32 * q;
-        if (k < len) {
-          const int sx = column[k];
-          if (sx < 0 || sy < 0) {
-#pragma unroll
-            for (c = 0; c < C; c++)
-              v[q][c] = (float) f.fill[c];
-          } else {
-            read_pixel < C > (f, row, sx, v[q]);
-          }
-        }
+        if (k < len)
+          source_pixel < C > (f, row, column[k], sy, v[q]);
       }
 #pragma unroll
       for (q = 0; q < LOADS; q++) {
@@ -1001,13 +1009,7 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
     const int sc = col0 + 32 * k + lane - pad;
     const int sx = sc >= 0 && sc < f.src_width ? sc :
         extended_index (sc, f.src_width, f.boundary);
-    if (sx < 0 || sy < 0) {
-#pragma unroll
-      for (c = 0; c < C; c++)
-        v[k][c] = (float) f.fill[c];
-    } else {
-      read_pixel < C > (f, srow, sx, v[k]);
-    }
+    source_pixel < C > (f, srow, sx, sy, v[k]);
 #pragma unroll
     for (c = 0; c < C; c++)
       v[k][c] *= gain2;

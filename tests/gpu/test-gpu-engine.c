@@ -298,7 +298,7 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       for (kind = 0; kind < 3; kind++) {
         int w = test_rng_int (rng, 150, 600), h = test_rng_int (rng, 140, 400);
         int channels = test_rng_int (rng, 1, 4);
-        int u8 = test_rng_int (rng, 0, 1), dw, dh, x, y, c, d_int = 0;
+        int u8 = test_rng_int (rng, 0, 1), dw, dh, c, d_int;
         bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
         bspline_params p;
         bspline_plan *plan_d = NULL, *plan_f = NULL;
@@ -370,13 +370,7 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
         if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
           TEST_CHECK (0, "fused: cuda u8: %s", bspline_cuda_last_error (cuda));
-        for (y = 0; y < dh; y++)
-          for (x = 0; x < dw; x++)
-            for (c = 0; c < channels; c++) {
-              int d = abs ((int) test_image_get (&gpu_int, x, y, c)
-                  - (int) test_image_get (&cpu_int, x, y, c));
-              d_int = d > d_int ? d : d_int;
-            }
+        d_int = (int) max_difference (&gpu_int, &cpu_int);
         TEST_CHECK (d_int <= 1, "fused: order %d %s kind %d: U8 output "
             "differs from the CPU engine by %d code values", orders[o],
             test_boundary_name (boundary), kind, d_int);
