@@ -63,6 +63,27 @@ write_sample (unsigned char *row, int type, int bits, int shift, int i, T v)
   }
 }
 
+/* Writes the C samples of pixel j of a row: one 4-byte store for 8-bit
+ * RGBA-like frames where the address allows it, else sample by sample. */
+template < int C > __device__ static inline void
+write_pixel (unsigned char *row, int type, int bits, int shift, int j,
+    const float *v)
+{
+  if (C == 4 && type == BSPLINE_SAMPLE_U8
+      && ((uintptr_t) (row + j * C) & 3) == 0) {
+    uchar4 p;
+    p.x = u8_value (v[0]);
+    p.y = u8_value (v[C > 1 ? 1 : 0]);
+    p.z = u8_value (v[C > 2 ? 2 : 0]);
+    p.w = u8_value (v[C > 3 ? 3 : 0]);
+    *(uchar4 *) (row + j * C) = p;
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      write_sample (row, type, bits, shift, j * C + c, v[c]);
+  }
+}
+
 /* Per-type access to the shared maths (C has no overloading). */
 __device__ static inline double
 causal_init (const double *p, ptrdiff_t step, int len, double z, int n,
@@ -830,9 +851,69 @@ y_window_rows (const bspline_gpu_frame & f, int row0, int len,
   }
 }
 
+/* One column-line of a y window of len rows from row0 (halo rows, the
+ * interior, halo rows), filtered as filter_window does it, without
+ * keeping what is not needed: the causal sweep runs in registers as the
+ * rows arrive (LOADS in flight) and keeps only its values from the
+ * interior on (line, rows halo .. len - 1 at 0 ..); the anticausal sweep
+ * stops at the interior's first row and writes the interior straight to
+ * out.  The same operations in the same order as filter_window (and its
+ * cascade for NP poles), so the same values. */
+template < int NP, int LOADS > __device__ static inline void
+y_stream (const bspline_gpu_frame & f, const float *in, size_t n, int len,
+    int halo, int interior, const int *plane_row, size_t v, float *line,
+    float *out, int row0)
+{
+  float z[NP], acc[NP];
+  int k, b, p;
+
+#pragma unroll
+  for (p = 0; p < NP; p++) {
+    z[p] = (float) f.poles[p];
+    acc[p] = 0.0f;
+  }
+  for (k = 0; k < len; k += LOADS) {
+    float t[LOADS];
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < len)
+        t[b] = in[(size_t) plane_row[k + b] * n + v];
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < len) {
+        float x = t[b];
+#pragma unroll
+        for (p = 0; p < NP; p++) {
+          acc[p] = x + z[p] * acc[p];
+          x = acc[p];
+        }
+        if (k + b >= halo)
+          line[(k + b - halo) * TILE_THREADS] = x;
+      }
+  }
+#pragma unroll
+  for (p = 0; p < NP; p++)
+    acc[p] = 0.0f;
+#pragma unroll 8
+  for (k = len - 1; k >= halo; k--) {
+    float x = line[(k - halo) * TILE_THREADS];
+#pragma unroll
+    for (p = 0; p < NP; p++) {
+      acc[p] = z[p] * (acc[p] - x);
+      x = acc[p];
+    }
+    if (k < halo + interior)
+      out[(size_t) (row0 + k) * n + v] = x;
+  }
+}
+
 /* Along y: TILE_THREADS consecutive values of a row of the plane (one
  * column-line per thread: every global access is coalesced), windows of
- * SPAN rows (y_window), the interior stored. */
+ * SPAN rows and their halos, the interior stored.  The narrow windows
+ * (SPAN = TILE_SPAN) stream (y_stream: 4K rotate order 3, 156 -> 130 us);
+ * the wide ones, one block per SM, keep the whole window and
+ * filter_window's chunked sweeps (y_stream took 687 us against 587 for
+ * order 11; docs/gpu-performance-notes.md, v10). */
 template < int SPAN, int LOADS > __global__ void
 prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
     float *out)
@@ -845,16 +926,44 @@ prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
   const int n_groups = (n + TILE_THREADS - 1) / TILE_THREADS;
   const int v = (int) (blockIdx.x % n_groups) * TILE_THREADS + threadIdx.x;
   const int row0 = (int) (blockIdx.x / n_groups) * SPAN - halo;
-  int *plane_row = (int *) (window + TILE_THREADS * len);
+  /* interior rows of this window inside the plane */
+  const int interior = min (SPAN, hc - (row0 + halo));
+  const bool stream = SPAN == TILE_SPAN;
+  int *plane_row = (int *) (window + TILE_THREADS * (stream ? SPAN + halo :
+          len));
   int k;
 
   y_window_rows (f, row0, len, plane_row);
   __syncthreads ();
-  if (v < n) {
+  if (v < n && !stream) {
     y_window < LOADS > (f, in, (size_t) n, len, plane_row, (size_t) v,
         window);
-    for (k = halo; k < halo + SPAN && row0 + k < hc; k++)
+    for (k = halo; k < halo + interior; k++)
       out[(size_t) (row0 + k) * n + v] = window[k * TILE_THREADS + threadIdx.x];
+  } else if (v < n) {
+    float *line = window + threadIdx.x;
+    switch (f.n_poles) {
+      case 1:
+        y_stream < 1, LOADS > (f, in, (size_t) n, len, halo, interior,
+            plane_row, (size_t) v, line, out, row0);
+        break;
+      case 2:
+        y_stream < 2, LOADS > (f, in, (size_t) n, len, halo, interior,
+            plane_row, (size_t) v, line, out, row0);
+        break;
+      case 3:
+        y_stream < 3, LOADS > (f, in, (size_t) n, len, halo, interior,
+            plane_row, (size_t) v, line, out, row0);
+        break;
+      case 4:
+        y_stream < 4, LOADS > (f, in, (size_t) n, len, halo, interior,
+            plane_row, (size_t) v, line, out, row0);
+        break;
+      default:
+        y_stream < BSPLINE_MAX_POLES, LOADS > (f, in, (size_t) n, len, halo,
+            interior, plane_row, (size_t) v, line, out, row0);
+        break;
+    }
   }
 }
 
@@ -899,6 +1008,15 @@ tiled_y_bytes (int halo, int span)
 {
   const int len = span + 2 * halo;
   return (size_t) TILE_THREADS * len * sizeof (float)
+      + (size_t) len * sizeof (int);
+}
+
+/* prefilter_y_tiled_kernel's: the interior and one halo (y_stream). */
+static size_t
+tiled_y_stream_bytes (int halo, int span)
+{
+  const int len = span + 2 * halo;
+  return (size_t) TILE_THREADS * (span + halo) * sizeof (float)
       + (size_t) len * sizeof (int);
 }
 
@@ -1129,7 +1247,8 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
   const int rows = TILE_THREADS / C;
   const int wide = span > TILE_SPAN;
   const size_t x_bytes = tiled_x_bytes (C, halo, span);
-  const size_t y_bytes = tiled_y_bytes (halo, span);
+  const size_t y_bytes = wide ? tiled_y_bytes (halo, span) :
+      tiled_y_stream_bytes (halo, span);
 
   /* one-dimensional grids (up to 2^31 - 1 blocks): the block index is
    * split into window and line group in the kernels */
@@ -1345,20 +1464,8 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
       for (c = 0; c < PC; c++)
         acc[c] += wv * x[c];
     }
-    if (PC == 4 && f.dst_type == BSPLINE_SAMPLE_U8
-        && ((uintptr_t) (out + vi) & 3) == 0) {
-      uchar4 p;
-      p.x = u8_value (acc[0]);
-      p.y = u8_value (acc[PC > 1 ? 1 : 0]);
-      p.z = u8_value (acc[PC > 2 ? 2 : 0]);
-      p.w = u8_value (acc[PC > 3 ? 3 : 0]);
-      *(uchar4 *) (out + vi) = p;
-    } else {
-#pragma unroll
-      for (c = 0; c < PC; c++)
-        write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, vi + c,
-            acc[c]);
-    }
+    write_pixel < PC > (out, f.dst_type, f.dst_bits, f.dst_shift, vi / PC,
+        acc);
   }
 }
 
@@ -1480,10 +1587,8 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
 /* The TAPS weights of one axis at sample coordinate x and the sample
  * index of the first tap (before the boundary). */
 template < int TAPS > __device__ static inline int
-fixed_weights (const bspline_axis & ax, double x, float *w)
+fixed_weights_at (const bspline_axis & ax, double x, float *w)
 {
-  x = bspline_reduce_coordinate (x, ax.len, ax.pad, ax.boundary,
-      TAPS * 0.5 + 2.0);
   if (ax.method == BSPLINE_METHOD_BICUBIC) {
     double fl = floor (x);
     bspline_keys_weights_f ((float) ax.bicubic_a, (float) (x - fl), w);
@@ -1494,6 +1599,15 @@ fixed_weights (const bspline_axis & ax, double x, float *w)
     bspline_weights_f (TAPS - 1, (float) t, w);
     return origin;
   }
+}
+
+/* The same after bspline_reduce_coordinate (a no-op for the points of a
+ * staged block: staged_box refuses boxes it would move). */
+template < int TAPS > __device__ static inline int
+fixed_weights (const bspline_axis & ax, double x, float *w)
+{
+  return fixed_weights_at < TAPS > (ax, bspline_reduce_coordinate (x, ax.len,
+          ax.pad, ax.boundary, TAPS * 0.5 + 2.0), w);
 }
 
 /* Whether samples origin .. origin + n - 1 are all stored as they are
@@ -1591,30 +1705,26 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 
 /* Blocks of the output in vertical strips of WARP_STRIP blocks, so that
  * the blocks in flight at once cover a compact part of the output and
- * read a compact part of the coefficient plane. */
+ * read a compact part of the coefficient plane: blockIdx.y is the strip,
+ * blockIdx.x the block in it, WARP_STRIP to a row (the last strip's blocks
+ * past the frame return at once). */
 #define WARP_STRIP 8
 #define WARP_BLOCK_X 32
 #define WARP_BLOCK_Y 8
-/* output rows per thread: 2 up to order 5 (4K rotate order 3, the whole
- * frame: 523 us with 4, 509 with 2, 515 with 8; docs/gpu-performance-
- * notes.md, v8-v9), 1 above (order 11 took 7 % longer with 4: its boxes
- * are larger than the region more often) */
-#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? 2 : 1)
+/* output rows per thread, up to order 5 and above (docs/gpu-performance-
+ * notes.md, v8-v10: 4K rotate order 3 523 us with 4, 509 with 2, 515
+ * with 8; order 11 2.11 ms with 2 against 2.43 with 1, once the staging
+ * was cheaper) */
+#ifndef WARP_ROWS_NARROW
+#define WARP_ROWS_NARROW 2
+#endif
+#ifndef WARP_ROWS_WIDE
+#define WARP_ROWS_WIDE 2
+#endif
+#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? WARP_ROWS_NARROW : WARP_ROWS_WIDE)
 #define WARP_STAGE_LOADS 4      /* staging loads in flight per thread */
 /* texels of a block's staged region: 48 KB of float4 */
 #define WARP_REGION_TEXELS 3072
-
-__device__ static inline void
-strip_block (int n_bx, int n_by, int *bx, int *by)
-{
-  const int b = (int) blockIdx.x;
-  const int strip = b / (WARP_STRIP * n_by);
-  const int first = strip * WARP_STRIP;
-  const int width = n_bx - first < WARP_STRIP ? n_bx - first : WARP_STRIP;
-  const int in_strip = b - strip * WARP_STRIP * n_by;
-  *by = in_strip / width;
-  *bx = first + in_strip - *by * width;
-}
 
 /* The box of sample indices that the taps of a block's pixels can reach:
  * the images of the block's corner pixel centres bound the images of all
@@ -1665,6 +1775,78 @@ staged_box (const bspline_gpu_frame & f, int affine, int j0, int i0, int j1,
   box[1] = y0;
   box[2] = w;
   box[3] = h;
+}
+
+/* e / w for 0 <= e and small w (a block's box), from a float reciprocal
+ * and one correction. */
+__device__ static inline int
+box_row (int e, int w, float inv_w)
+{
+  int r = (int) (((float) e + 0.5f) * inv_w);
+  const int q = e - r * w;
+  return q < 0 ? r - 1 : (q >= w ? r + 1 : r);
+}
+
+/* Stages a block's box of w x h texels from (x0, y0) into region, texel
+ * e = r * w + q at region + e * C: thread tid takes e = tid + n * threads,
+ * (r, q) stepped by (threads / w, threads % w) with a carry, and
+ * WARP_STAGE_LOADS loads in flight before their stores.  DIRECT: every
+ * texel stored as it is (fixed_inside), the address stepped along; else
+ * the boundary's map per texel. */
+template < int C, bool DIRECT > __device__ static inline void
+stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
+    int x0, int y0, int w, int h, int tid, float *region)
+{
+  const int threads = WARP_BLOCK_X * WARP_BLOCK_Y, n = w * h;
+  const float inv_w = 1.0f / (float) w;
+  const int dr = box_row (threads, w, inv_w), dq = threads - dr * w;
+  int r = box_row (tid, w, inv_w), q = tid - r * w, e0, b, c;
+  const ptrdiff_t step = (ptrdiff_t) dr * (ptrdiff_t) row_floats + dq * C;
+  const ptrdiff_t carry = (ptrdiff_t) row_floats - (ptrdiff_t) w * C;
+  const float *p = coef + (size_t) (y0 + r + f.pad) * row_floats
+      + (size_t) (x0 + q + f.pad) * C;
+  for (e0 = tid; e0 < n; e0 += WARP_STAGE_LOADS * threads) {
+    float v[WARP_STAGE_LOADS][C];
+#pragma unroll
+    for (b = 0; b < WARP_STAGE_LOADS; b++) {
+      if (e0 + b * threads < n) {
+        if (DIRECT) {
+          load_texel < C > (p, v[b]);
+        } else {
+          const int gy = bspline_boundary_index (y0 + r, f.src_height, f.pad,
+              f.boundary);
+          const int gx = bspline_boundary_index (x0 + q, f.src_width, f.pad,
+              f.boundary);
+          load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C,
+              v[b]);
+        }
+      }
+      r += dr;
+      q += dq;
+      if (DIRECT)
+        p += step;
+      if (q >= w) {
+        q -= w;
+        r++;
+        if (DIRECT)
+          p += carry;
+      }
+    }
+#pragma unroll
+    for (b = 0; b < WARP_STAGE_LOADS; b++) {
+      const int e = e0 + b * threads;
+      if (e < n) {
+        if (C == 4) {
+          *(float4 *) (region + e * C) = make_float4 (v[b][0],
+              v[b][C > 1 ? 1 : 0], v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
+        } else {
+#pragma unroll
+          for (c = 0; c < C; c++)
+            region[e * C + c] = v[b][c];
+        }
+      }
+    }
+  }
 }
 
 /* One output pixel (j, i) of warp_fixed_kernel: the map, the footprint
@@ -1727,10 +1909,33 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
       sum_taps < C, TAPS, false > (coef, row_floats, ix, iy, wx, wy, acc);
     }
   }
+  write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
+}
+
+/* A pixel of a staged block under an affine map whose footprint does not
+ * widen the kernel (the common case, decided once per block): the same
+ * point, weights and sum as warp_fixed_pixel without its per-pixel tests
+ * (the corners were finite and in the box, so every point of the block
+ * is). */
+template < int C, int TAPS > __device__ __forceinline__ static void
+warp_staged_pixel (const bspline_gpu_frame & f, const float *region, int x0,
+    int y0, int w, int j, int i, unsigned char *out)
+{
+  const double u = j + 0.5, v = i + 0.5;
+  const double *m = f.inverse;
+  float wx[TAPS], wy[TAPS], acc[C];
+  int ix[TAPS], iy[TAPS];
+  const int ox = fixed_weights_at < TAPS > (f.axis_x,
+      m[0] * u + m[1] * v + m[2] - 0.5, wx);
+  const int oy = fixed_weights_at < TAPS > (f.axis_y,
+      m[3] * u + m[4] * v + m[5] - 0.5, wy);
 #pragma unroll
-  for (c = 0; c < C; c++)
-    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
-        acc[c]);
+  for (int t = 0; t < TAPS; t++) {
+    ix[t] = ox - x0 + t;
+    iy[t] = oy - y0 + t;
+  }
+  sum_taps < C, TAPS, true > (region, (size_t) w * C, ix, iy, wx, wy, acc);
+  write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
 }
 
 /* General path, float plans: a block of WARP_BLOCK_X x WARP_BLOCK_Y
@@ -1753,12 +1958,15 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
       && f.inverse[8] == 1.0;
   const int rows = WARP_BLOCK_Y * WARP_ROWS (TAPS);
   const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
-  const int n_by = (f.dst_height + rows - 1) / rows;
   const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
   const int tid = threadIdx.y * WARP_BLOCK_X + threadIdx.x;
-  int bx, by, c, k;
+  const int bx = (int) blockIdx.y * WARP_STRIP + (int) blockIdx.x
+      % WARP_STRIP;
+  const int by = (int) blockIdx.x / WARP_STRIP;
+  int k;
 
-  strip_block (n_bx, n_by, &bx, &by);
+  if (bx >= n_bx)
+    return;                     /* the whole block: past the last strip */
   const int j = bx * WARP_BLOCK_X + threadIdx.x;
   const int i0 = by * rows;
 
@@ -1766,13 +1974,14 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
     const int i1 = min (i0 + rows, f.dst_height) - 1;
     staged_box < TAPS > (f, affine, bx * WARP_BLOCK_X, i0, j1, i1, box);
-  } else if (tid == 32 && affine && f.widen) {
+  } else if (tid == 32) {
     /* an affine map (the plan's inverse has W = 1) has the same footprint
      * everywhere: bspline_footprint once per block, in another warp than
      * the box */
     double x00, y00;
     block_widen[0] = block_widen[1] = 1.0;
-    if (bspline_map_point (f.inverse, 0.5, 0.5, &x00, &y00))
+    if (affine && f.widen && bspline_map_point (f.inverse, 0.5, 0.5, &x00,
+            &y00))
       bspline_footprint (f.inverse, 0.5, 0.5, x00, y00, f.max_widen,
           &block_widen[0], &block_widen[1]);
   }
@@ -1782,57 +1991,24 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
   const int h = w > 0 ? box[3] : 0;
   const int direct = fixed_inside (f.axis_x, x0, w)
       && fixed_inside (f.axis_y, y0, h);
-  /* texel e = r * w + q of the box, WARP_STAGE_LOADS a thread in flight
-   * before their stores; r from a float reciprocal, corrected */
-  {
-    const float inv_w = w > 0 ? 1.0f / (float) w : 0.0f;
-    int e0;
-    for (e0 = tid; e0 < w * h; e0 += WARP_STAGE_LOADS * WARP_BLOCK_X
-        * WARP_BLOCK_Y) {
-      float v[WARP_STAGE_LOADS][C];
-      int b;
-#pragma unroll
-      for (b = 0; b < WARP_STAGE_LOADS; b++) {
-        const int e = e0 + b * WARP_BLOCK_X * WARP_BLOCK_Y;
-        if (e < w * h) {
-          int rr = (int) (((float) e + 0.5f) * inv_w), qq = e - rr * w;
-          if (qq < 0) {
-            rr--;
-            qq += w;
-          } else if (qq >= w) {
-            rr++;
-            qq -= w;
-          }
-          const int gy = direct ? y0 + rr + f.pad :
-              bspline_boundary_index (y0 + rr, f.src_height, f.pad,
-              f.boundary);
-          const int gx = direct ? x0 + qq + f.pad :
-              bspline_boundary_index (x0 + qq, f.src_width, f.pad,
-              f.boundary);
-          load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C,
-              v[b]);
-        }
-      }
-#pragma unroll
-      for (b = 0; b < WARP_STAGE_LOADS; b++) {
-        const int e = e0 + b * WARP_BLOCK_X * WARP_BLOCK_Y;
-        if (e < w * h) {
-          if (C == 4) {
-            *(float4 *) (region + e * C) = make_float4 (v[b][0],
-                v[b][C > 1 ? 1 : 0], v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
-          } else {
-#pragma unroll
-            for (c = 0; c < C; c++)
-              region[e * C + c] = v[b][c];
-          }
-        }
-      }
-    }
-  }
+  if (w > 0 && direct)
+    stage_box < C, true > (f, coef, row_floats, x0, y0, w, h, tid, region);
+  else if (w > 0)
+    stage_box < C, false > (f, coef, row_floats, x0, y0, w, h, tid, region);
   __syncthreads ();
 
   if (j >= f.dst_width)
     return;
+  if (affine && w > 0 && !(block_widen[0] > 1.0 || block_widen[1] > 1.0)) {
+    for (k = 0; k < WARP_ROWS (TAPS); k++) {
+      const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
+      if (i >= f.dst_height)
+        break;
+      warp_staged_pixel < C, TAPS > (f, region, x0, y0, w, j, i,
+          dst + (size_t) i * dst_pitch);
+    }
+    return;
+  }
   for (k = 0; k < WARP_ROWS (TAPS); k++) {
     const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
     if (i >= f.dst_height)
@@ -1842,12 +2018,15 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
   }
 }
 
-static unsigned
+/* Strips of WARP_STRIP block columns (blockIdx.y), each WARP_STRIP
+ * blocks a block row (blockIdx.x). */
+static dim3
 warp_grid (const bspline_gpu_frame * f, int rows_per_thread)
 {
   const int rows = WARP_BLOCK_Y * rows_per_thread;
-  return (unsigned) ((f->dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X)
-      * (unsigned) ((f->dst_height + rows - 1) / rows);
+  const int n_bx = (f->dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
+  return dim3 ((unsigned) (WARP_STRIP * ((f->dst_height + rows - 1) / rows)),
+      (unsigned) ((n_bx + WARP_STRIP - 1) / WARP_STRIP));
 }
 
 template < int C > static cudaError_t
