@@ -1079,39 +1079,29 @@ store_pixel < 4 > (float *p, const float *v)
 /* ---- x pass by warp scans (halos up to SCAN_MAX_HALO) ----
  *
  * The recursions along x without shared memory: a warp takes one row's
- * window of SCAN_CHUNKS x 32 samples, lane l sample 32 k + l of chunk k,
- * all of them in registers.  Each causal recursion y_i = x_i + z y_{i-1}
- * over a chunk is a scan across the lanes (Kogge-Stone: five shuffles,
- * y_l += z^s y_{l-s}), plus z^(l+1) times the last value of the chunk
- * before; each anticausal one, c_i = -z x_i + z c_{i+1}, the same scan
- * from the right.  The window is the tiled pass's (started from zero at
- * both ends, the halo the sum of the truncation indices), and the poles
- * run one after the other over the whole window, so the coefficients are
- * those of prefilter_x_tiled_kernel up to float rounding.  Every block
- * runs at full occupancy (no shared memory), where the tiled pass ran at a
- * quarter (docs/gpu-performance-notes.md, v9). */
+ * window of SCAN_CHUNKS x 32 samples, lane l the SCAN_CHUNKS consecutive
+ * samples from SCAN_CHUNKS l, all of them in registers.  Each causal
+ * recursion y_i = x_i + z y_{i-1} runs along each lane's samples, and the
+ * lanes' last values are joined by a scan across the warp (Kogge-Stone:
+ * five shuffles); each anticausal one, c_i = -z x_i + z c_{i+1}, the same
+ * from the right (scan_filter).  The window is the tiled pass's (started
+ * from zero at both ends, the halo the sum of the truncation indices),
+ * and the poles run one after the other over the whole window, so the
+ * coefficients are those of prefilter_x_tiled_kernel up to float
+ * rounding.  Every block runs at half occupancy or more (no shared
+ * memory), where the tiled pass ran at a quarter (docs/gpu-performance-
+ * notes.md, v9-v10). */
 #define SCAN_CHUNKS 8
 #define SCAN_WARPS 8
 #define SCAN_MAX_HALO 64        /* interior of at least 128 samples */
-
-/* z^e for e = 1 .. 32 from z^1, z^2, z^4, z^8, z^16, z^32. */
-__device__ static inline float
-scan_power (const float *zp, int e)
-{
-  float r = 1.0f;
-#pragma unroll
-  for (int b = 0; b < 6; b++)
-    if (e & (1 << b))
-      r *= zp[b];
-  return r;
-}
 
 template < int C > __device__ static inline void
 scan_filter (const bspline_gpu_frame & f, float (*v)[C]);
 
 /* Padded row `row` of the plane at window columns col0 .. col0 +
- * SCAN_CHUNKS * 32 - 1, filtered along x, into v (lane l: sample
- * 32 k + l of chunk k).  The whole warp calls it. */
+ * SCAN_CHUNKS * 32 - 1, filtered along x, into v (lane l: samples
+ * SCAN_CHUNKS l + i, i = 0 .. SCAN_CHUNKS - 1, in v[i]).  The whole warp
+ * calls it. */
 template < int C > __device__ static inline void
 scan_window (const bspline_gpu_frame & f, const unsigned char *src,
     size_t src_pitch, int row, int col0, float (*v)[C])
@@ -1124,7 +1114,7 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
   const unsigned char *srow = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;
 #pragma unroll
   for (k = 0; k < SCAN_CHUNKS; k++) {
-    const int sc = col0 + 32 * k + lane - pad;
+    const int sc = col0 + SCAN_CHUNKS * lane + k - pad;
     const int sx = sc >= 0 && sc < f.src_width ? sc :
         extended_index (sc, f.src_width, f.boundary);
     source_pixel < C > (f, srow, sx, sy, v[k]);
@@ -1135,9 +1125,16 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
   scan_filter < C > (f, v);
 }
 
-/* The poles of f over a warp's window v (lane l: sample 32 k + l of chunk
- * k), each causal then anticausal, started from zero at the window's
- * ends. */
+/* The poles of f over a warp's window v (lane l: samples SCAN_CHUNKS l +
+ * i), each causal then anticausal, started from zero at the window's
+ * ends.  A recursion y_s = x_s + z y_(s-1) runs along each lane's
+ * SCAN_CHUNKS samples from zero (filter_window's operations); the lanes'
+ * last values, Y_l = y_last + z^SCAN_CHUNKS Y_(l-1), are a scan across
+ * the warp (five shuffle steps); then each sample i of lane l gains
+ * z^(i + 1) Y_(l-1).  The anticausal recursion y_s = z (y_(s+1) - x_s) the
+ * same from the right.  Per sample and pole two multiply-adds a
+ * direction, and per lane and channel six shuffles (docs/gpu-performance-
+ * notes.md, v10). */
 template < int C > __device__ static inline void
 scan_filter (const bspline_gpu_frame & f, float (*v)[C])
 {
@@ -1146,50 +1143,58 @@ scan_filter (const bspline_gpu_frame & f, float (*v)[C])
 
   for (p = 0; p < f.n_poles; p++) {
     const float z = (float) f.poles[p];
-    float zp[6], carry[C];
-    zp[0] = z;
+    float zk[SCAN_CHUNKS + 1], zp[5];   /* z^k; z^(SCAN_CHUNKS 2^s) */
+    zk[0] = 1.0f;
 #pragma unroll
-    for (s = 1; s < 6; s++)
+    for (k = 1; k <= SCAN_CHUNKS; k++)
+      zk[k] = zk[k - 1] * z;
+    zp[0] = zk[SCAN_CHUNKS];
+#pragma unroll
+    for (s = 1; s < 5; s++)
       zp[s] = zp[s - 1] * zp[s - 1];
-    const float z_left = scan_power (zp, lane + 1);     /* z^(l + 1) */
-    const float z_right = scan_power (zp, 32 - lane);   /* z^(32 - l) */
 #pragma unroll
-    for (c = 0; c < C; c++)
-      carry[c] = 0.0f;
+    for (c = 0; c < C; c++) {
+      float y = 0.0f, t;
 #pragma unroll
-    for (k = 0; k < SCAN_CHUNKS; k++) {
-#pragma unroll
-      for (c = 0; c < C; c++) {
-        float y = v[k][c];
-#pragma unroll
-        for (s = 0; s < 5; s++) {
-          const float t = __shfl_up_sync (0xffffffffu, y, 1 << s);
-          if (lane >= (1 << s))
-            y += zp[s] * t;
-        }
-        y += z_left * carry[c];
+      for (k = 0; k < SCAN_CHUNKS; k++) {
+        y = v[k][c] + z * y;
         v[k][c] = y;
-        carry[c] = __shfl_sync (0xffffffffu, y, 31);
       }
+      t = y;
+#pragma unroll
+      for (s = 0; s < 5; s++) {
+        const float u = __shfl_up_sync (0xffffffffu, t, 1 << s);
+        if (lane >= (1 << s))
+          t += zp[s] * u;
+      }
+      t = __shfl_up_sync (0xffffffffu, t, 1);
+      if (lane == 0)
+        t = 0.0f;
+#pragma unroll
+      for (k = 0; k < SCAN_CHUNKS; k++)
+        v[k][c] += zk[k + 1] * t;
     }
 #pragma unroll
-    for (c = 0; c < C; c++)
-      carry[c] = 0.0f;
+    for (c = 0; c < C; c++) {
+      float y = 0.0f, t;
 #pragma unroll
-    for (k = SCAN_CHUNKS - 1; k >= 0; k--) {
-#pragma unroll
-      for (c = 0; c < C; c++) {
-        float y = -z * v[k][c];
-#pragma unroll
-        for (s = 0; s < 5; s++) {
-          const float t = __shfl_down_sync (0xffffffffu, y, 1 << s);
-          if (lane + (1 << s) < 32)
-            y += zp[s] * t;
-        }
-        y += z_right * carry[c];
+      for (k = SCAN_CHUNKS - 1; k >= 0; k--) {
+        y = z * (y - v[k][c]);
         v[k][c] = y;
-        carry[c] = __shfl_sync (0xffffffffu, y, 0);
       }
+      t = y;
+#pragma unroll
+      for (s = 0; s < 5; s++) {
+        const float u = __shfl_down_sync (0xffffffffu, t, 1 << s);
+        if (lane + (1 << s) < 32)
+          t += zp[s] * u;
+      }
+      t = __shfl_down_sync (0xffffffffu, t, 1);
+      if (lane == 31)
+        t = 0.0f;
+#pragma unroll
+      for (k = 0; k < SCAN_CHUNKS; k++)
+        v[k][c] += zk[SCAN_CHUNKS - k] * t;
     }
   }
 }
@@ -1217,7 +1222,7 @@ prefilter_x_scan_kernel (bspline_gpu_frame f, const unsigned char *src,
     float *o = out + (size_t) row * wc * C;
 #pragma unroll
     for (k = 0; k < SCAN_CHUNKS; k++) {
-      const int e = 32 * k + lane;
+      const int e = SCAN_CHUNKS * lane + k;
       if (e >= halo && e < halo + span && col0 + e < wc)
         store_pixel < C > (o + (size_t) (col0 + e) * C, v[k]);
     }
@@ -1364,10 +1369,11 @@ rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
     return;
   scan_window < C > (f, src, src_pitch, row, col0, v);
 #pragma unroll
-  for (k = 0; k < SCAN_CHUNKS; k++)
+  for (c = 0; c < C; c++)
 #pragma unroll
-    for (c = 0; c < C; c++)
-      line[c * len + 32 * k + lane] = v[k][c];
+    for (k = 0; k < SCAN_CHUNKS; k += 4)
+      *(float4 *) (line + c * len + SCAN_CHUNKS * lane + k) =
+          make_float4 (v[k][c], v[k + 1][c], v[k + 2][c], v[k + 3][c]);
   __syncwarp ();
   {
     float *o = tmp + (size_t) row * f.dst_width * C;
