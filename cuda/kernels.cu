@@ -1581,6 +1581,354 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
       dst_pitch, s);
 }
 
+/* ---- Windows in registers (float, one pole: orders 2 and 3) ----
+ *
+ * The coefficient plane of a one-pole prefilter in one pass, each
+ * coefficient written once (where the scan and tiled passes write and read
+ * a float plane between the axes: docs/gpu-performance-notes.md, v11).  A
+ * block takes a tile of REG_LINE - 2 halo coefficients each way and the
+ * window of REG_LINE x REG_LINE source pixels around it: it stages the
+ * window in shared memory (coalesced loads, conversion and gains fused),
+ * then each thread holds one line of it (one channel of a row) in
+ * registers and runs the pole's causal and anticausal recursions over it,
+ * started from zero at both ends (the tiled prefilter's windows: the halo
+ * the truncation index), back into shared memory; then the same along the
+ * columns of the tile, the interior rows stored. */
+#define REG_LINE 72
+/* threads of a block: one a line of the first stage (REG_LINE rows x C
+ * channels), rounded up to whole warps */
+#define REG_THREADS(C) ((REG_LINE * (C) + 31) / 32 * 32)
+/* registers a thread: the window and about 24 more; at 96, two blocks of
+ * four channels (nine warps each, registers allocated for ten) fit an
+ * SM's 64 K */
+#define REG_REGISTERS 96
+/* floats a row of a block's shared plane for W pixels of C channels:
+ * congruent to C modulo 32, so that the 32 lines (consecutive (row,
+ * channel) pairs) of a warp store a pixel column to 32 different banks */
+#define REG_STRIDE(W, C) (((W) * (C) + 31) / 32 * 32 + (C))
+
+/* An 8- or 16-bit code value as a float, exactly (b < 2^23): its bits
+ * under the exponent of 2^23, less 2^23; an integer add and a float add
+ * where a conversion instruction runs at a quarter of their rate. */
+__device__ static inline float
+code_value (unsigned b)
+{
+  return __uint_as_float (0x4B000000u | b) - 8388608.0f;
+}
+
+template < typename T > __device__ static inline float
+sample_value (T x, int shift)
+{
+  if (sizeof (T) == 1)
+    return code_value ((unsigned) x);
+  if (sizeof (T) == 2)
+    return code_value ((unsigned) x >> shift);
+  return (float) x;
+}
+
+/* A block's window: REG_LINE x REG_LINE pixels from padded row row0 and
+ * column col0, where each position's source row and column lie under the
+ * boundary's extension (extended_index): the byte offset of each row and
+ * the sample offset of each column in it, -1 for the fill of constant. */
+typedef struct
+{
+  long long row[REG_LINE];
+  int column[REG_LINE];
+} reg_window;
+
+__device__ static inline void
+window_indices (const bspline_gpu_frame & f, size_t src_pitch, int row0,
+    int col0, reg_window * w)
+{
+  for (int k = threadIdx.x; k < REG_LINE; k += blockDim.x) {
+    const int sy = extended_index (row0 + k - f.pad, f.src_height,
+        f.boundary);
+    const int sx = extended_index (col0 + k - f.pad, f.src_width,
+        f.boundary);
+    w->row[k] = sy < 0 ? -1 : (long long) sy * (long long) src_pitch;
+    w->column[k] = sx < 0 ? -1 : sx * f.channels;
+  }
+}
+
+/* The window's source pixels as code values times scale into staged (row
+ * r at r * REG_STRIDE (REG_LINE, C), pixel k at k * C): a thread a column
+ * of pixels, consecutive threads consecutive pixels of a row (coalesced
+ * loads; one 4-byte load for an 8-bit RGBA pixel where the rows allow
+ * it), the loads of STAGE_ROWS rows in flight before their stores.  The
+ * fill of constant reads a sample of the frame and is chosen after the
+ * load: no branch a pixel.  blockDim.x is REG_THREADS (C). */
+#define STAGE_ROWS 6
+template < int C, typename T > __device__ static inline void
+stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
+    size_t src_pitch, const reg_window * w, float scale, float *staged)
+{
+  /* packed: an 8-bit pixel of four channels, one 4-byte word */
+  constexpr bool packed = sizeof (T) == 1 && C == 4;
+  typedef typename std::conditional < packed, unsigned, T >::type word_t;
+  constexpr int stride = REG_STRIDE (REG_LINE, C);
+  constexpr int words = packed ? 1 : C;
+  /* rows a thread: REG_LINE / step, a multiple of STAGE_ROWS for C = 1-4
+   * (72, 36, 24, 18) */
+  constexpr int step = REG_THREADS (C) / REG_LINE;
+  constexpr int rows = REG_LINE / step;
+  static_assert (rows * step == REG_LINE && rows % STAGE_ROWS == 0,
+      "staging rows");
+  const bool aligned = sizeof (T) != 1 || C != 4
+      || (((uintptr_t) src | src_pitch) & 3) == 0;
+  const int k = (int) threadIdx.x % REG_LINE;
+  const int r0 = (int) threadIdx.x / REG_LINE;
+  const int sx = w->column[k];
+  const size_t column = sx < 0 ? 0 : (size_t) sx * sizeof (T);
+  float fill[C];
+  int c, i, n;
+
+  if (r0 >= step)
+    return;
+#pragma unroll
+  for (c = 0; c < C; c++)
+    fill[c] = (float) f.fill[c] * scale;
+  for (n = 0; n < rows; n += STAGE_ROWS) {
+    word_t raw[STAGE_ROWS][words];
+    bool filled[STAGE_ROWS];
+#pragma unroll
+    for (i = 0; i < STAGE_ROWS; i++) {
+      const long long off = w->row[r0 + (n + i) * step];
+      const unsigned char *p = src + (off < 0 ? 0 : off) + column;
+      filled[i] = off < 0 || sx < 0;
+      if (packed && aligned) {
+        raw[i][0] = *(const word_t *) p;
+      } else if (packed) {
+        raw[i][0] = (word_t) (p[0] | p[1] << 8 | p[2] << 16
+            | (unsigned) p[3] << 24);
+      } else {
+#pragma unroll
+        for (c = 0; c < words; c++)
+          raw[i][c] = (word_t) ((const T *) p)[c];
+      }
+    }
+#pragma unroll
+    for (i = 0; i < STAGE_ROWS; i++) {
+      float v[C];
+#pragma unroll
+      for (c = 0; c < C; c++) {
+        float x;
+        if (packed) {
+          /* byte c of the pixel under the exponent of 2^23 */
+          x = __uint_as_float (__byte_perm ((unsigned) raw[i][0],
+                  0x4B000000u, 0x7440 + c)) - 8388608.0f;
+        } else {
+          x = sample_value ((T) raw[i][c < words ? c : 0], f.src_shift);
+        }
+        v[c] = filled[i] ? fill[c] : x * scale;
+      }
+      store_pixel < C > (staged + (r0 + (n + i) * step) * stride + k * C, v);
+    }
+  }
+}
+
+template < int C > __device__ static inline void
+stage_window (const bspline_gpu_frame & f, const unsigned char *src,
+    size_t src_pitch, const reg_window * w, float scale, float *staged)
+{
+  switch (f.src_type) {
+    case BSPLINE_SAMPLE_U8:
+      stage_window_as < C, uint8_t > (f, src, src_pitch, w, scale, staged);
+      break;
+    case BSPLINE_SAMPLE_U16:
+      stage_window_as < C, uint16_t > (f, src, src_pitch, w, scale, staged);
+      break;
+    case BSPLINE_SAMPLE_F32:
+      stage_window_as < C, float > (f, src, src_pitch, w, scale, staged);
+      break;
+    default:
+      stage_window_as < C, double > (f, src, src_pitch, w, scale, staged);
+      break;
+  }
+}
+
+/* Row r's channel c of the staged window into v.  The caller
+ * synchronises before anything overwrites the staged window. */
+template < int C > __device__ static inline void
+load_staged_line (const float *staged, int r, int c, float (&v)[REG_LINE])
+{
+  const float *p = staged + r * REG_STRIDE (REG_LINE, C) + c;
+#pragma unroll
+  for (int k = 0; k < REG_LINE; k++)
+    v[k] = p[k * C];
+}
+
+/* The pole z over a window in registers, causal then anticausal, each
+ * started from zero at its end, as one fused multiply-add a sample and
+ * direction.  Unser's anticausal step c_k = z (c_(k+1) - y_k) on the
+ * causal output y (filter_window's recursion) becomes c'_k = z c'_(k+1) +
+ * y'_k on a line scaled by s, whose output is then -s / z times the
+ * coefficients: along x and then along y, s / z^2.  A block's window is
+ * staged times z^2 g (g the gains of both axes, line_scale), so the lines
+ * along x give -z g times their coefficients and the lines along y g
+ * times the coefficients of both axes, with no scaling anywhere else. */
+__device__ static inline float
+line_scale (const bspline_gpu_frame & f)
+{
+  const float z = (float) f.poles[0];
+  return z * z * (float) (f.gain * f.gain);
+}
+
+__device__ static inline void
+filter_registers (float z, float (&v)[REG_LINE])
+{
+  float acc = 0.0f;
+  int k;
+#pragma unroll
+  for (k = 0; k < REG_LINE; k++) {
+    acc = fmaf (z, acc, v[k]);
+    v[k] = acc;
+  }
+  acc = 0.0f;
+#pragma unroll
+  for (k = REG_LINE - 1; k >= 0; k--) {
+    acc = fmaf (z, acc, v[k]);
+    v[k] = acc;
+  }
+}
+
+/* Bits b of a word for positions base + b in [lo, hi). */
+__device__ static inline unsigned
+bit_range (int base, int lo, int hi)
+{
+  unsigned m = 0;
+  for (int b = 0; b < 32; b++)
+    if (base + b >= lo && base + b < hi)
+      m |= 1u << b;
+  return m;
+}
+
+/* The coefficient plane (padded, times both gains) in tiles of inner x
+ * inner coefficients, inner = REG_LINE - 2 halo: the block's window rows
+ * along x back into the shared window, then its interior columns along y,
+ * the interior rows stored. */
+template < int C > __global__ void
+__maxnreg__ (REG_REGISTERS)
+prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, int halo, float *coef)
+{
+  /* the staged window, then the plane filtered along x (REG_LINE rows of
+   * REG_STRIDE) */
+  extern __shared__ float plane[];
+  __shared__ reg_window window;
+  constexpr int stride = REG_STRIDE (REG_LINE, C);
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int inner = REG_LINE - 2 * halo;
+  const int x0 = (int) blockIdx.x * inner, y0 = (int) blockIdx.y * inner;
+  const int nx = min (inner, wc - x0), ny = min (inner, hc - y0);
+  const float z = (float) f.poles[0];
+  const int tid = (int) threadIdx.x;
+  const int r = tid / C, c = tid - r * C;
+  float v[REG_LINE];
+  int k;
+
+  window_indices (f, src_pitch, y0 - halo, x0 - halo, &window);
+  __syncthreads ();
+  stage_window < C > (f, src, src_pitch, &window, line_scale (f), plane);
+  __syncthreads ();
+  if (tid < REG_LINE * C)
+    load_staged_line < C > (plane, r, c, v);
+  __syncthreads ();
+  if (tid < REG_LINE * C) {
+    /* the whole window row, where the staged row was: no test a sample */
+    float *out = plane + r * stride + c;
+    filter_registers (z, v);
+#pragma unroll
+    for (k = 0; k < REG_LINE; k++)
+      out[k * C] = v[k];
+  }
+  __syncthreads ();
+  if (tid < nx * C) {
+    /* interior columns from halo; rows halo .. halo + ny - 1 stored, as a
+     * bit a row */
+    float *out = coef + ((ptrdiff_t) (y0 - halo) * wc + x0) * C + tid;
+    const size_t row = (size_t) wc * C;
+    unsigned rows[(REG_LINE + 31) / 32];
+#pragma unroll
+    for (k = 0; k < (REG_LINE + 31) / 32; k++)
+      rows[k] = bit_range (32 * k, halo, halo + ny);
+#pragma unroll
+    for (k = 0; k < REG_LINE; k++)
+      v[k] = plane[k * stride + halo * C + tid];
+    filter_registers (z, v);
+#pragma unroll
+    for (k = 0; k < REG_LINE; k++)
+      if (rows[k / 32] & (1u << (k % 32)))
+        out[(size_t) k * row] = v[k];
+  }
+}
+
+/* Shared memory of the tile kernel, and whether the device has it for a
+ * block. */
+static size_t
+prefilter_tile_bytes (int channels)
+{
+  return (size_t) REG_LINE * REG_STRIDE (REG_LINE, channels) * sizeof (float);
+}
+
+/* The dynamic shared memory of a kernel, and the most shared memory an
+ * SM can give (by default the driver may keep more L1 and fit one block
+ * of these kernels on an SM instead of two). */
+template < typename K > static cudaError_t
+shared_attributes (K kernel, size_t bytes)
+{
+  cudaError_t err = cudaFuncSetAttribute (kernel,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributePreferredSharedMemoryCarveout,
+        cudaSharedmemCarveoutMaxShared);
+  return err;
+}
+
+static int
+device_shared_limit (void)
+{
+  int device, limit;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&limit,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return 0;
+  return limit;
+}
+
+/* Whether prefilter_tile_kernel takes f's prefilter: float, one pole, a
+ * window with room for an interior, the device's shared memory. */
+static int
+prefilter_tile_usable (const bspline_gpu_frame * f)
+{
+  const int halo = f->n_poles == 1 ? f->truncation[0] : 0;
+  return !f->use_double && f->n_poles == 1 && REG_LINE - 2 * halo >= 8
+      && prefilter_tile_bytes (f->channels) + sizeof (reg_window)
+      <= (size_t) device_shared_limit ();
+}
+
+static cudaError_t
+run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, float *coef, cudaStream_t stream)
+{
+  const int halo = f->truncation[0], inner = REG_LINE - 2 * halo;
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  const dim3 grid ((unsigned) ((wc + inner - 1) / inner),
+      (unsigned) ((hc + inner - 1) / inner));
+  const size_t bytes = prefilter_tile_bytes (f->channels);
+
+  return with_channels (f->channels, [&](auto ch) {
+        constexpr int CH = decltype (ch)::value;
+        auto kernel = prefilter_tile_kernel < CH >;
+        cudaError_t err = shared_attributes (kernel, bytes);
+        if (err != cudaSuccess)
+          return err;
+        kernel <<<grid, REG_THREADS (CH), bytes, stream >>> (*f,
+            (const unsigned char *) src, src_pitch, halo, coef);
+        return cudaGetLastError ();
+      });
+}
+
 /* ---- Warp with a fixed kernel size (float) ----
  *
  * The general path for float plans: the tap count (ORDER + 1, or 4 for
@@ -2296,6 +2644,9 @@ bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
         (double *) scratch, (cudaStream_t) stream);
+  if (prefilter_tile_usable (f))
+    return run_prefilter_tile (f, src, src_pitch, (float *) coef,
+        (cudaStream_t) stream);
   if (f->n_poles > 0) {
     const int halo = tiled_halo (f), span = tiled_span (f, halo);
     if (span > 0)

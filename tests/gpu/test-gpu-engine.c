@@ -221,16 +221,18 @@ test_segments (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "range\n", worst);
 }
 
-/* Float frames of several prefilter windows in each direction (64 or 128
- * interior samples, halos up to 125 at order 11): GPU float against CPU
- * double, for the high orders every boundary. */
+/* Float frames of several prefilter windows in each direction (the
+ * register windows of orders 2-3, 36-46 interior samples; the scan and
+ * tiled windows of orders 4-11, 64 or 128 interior samples, halos up to
+ * 125 at order 11): GPU float against CPU double, every order from 2 and
+ * every boundary. */
 static void
 test_tiled (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 {
   double worst = 0.0;
   int order, boundary;
 
-  for (order = 6; order <= BSPLINE_MAX_ORDER; order++)
+  for (order = 2; order <= BSPLINE_MAX_ORDER; order++)
     for (boundary = 0; boundary < 5; boundary++) {
       int w = test_rng_int (rng, 130, 330), h = test_rng_int (rng, 130, 330);
       int channels = test_rng_int (rng, 1, 4);
@@ -274,7 +276,7 @@ test_tiled (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       test_image_free (&cpu_f);
       test_image_free (&gpu);
     }
-  printf ("tiled prefilter: 30 float frames of 130-330 px, orders 6-11, "
+  printf ("tiled prefilter: 50 float frames of 130-330 px, orders 2-11, "
       "every boundary: GPU float at most %.2f of its tolerance\n", worst);
 }
 
