@@ -1020,19 +1020,29 @@ tiled_y_stream_bytes (int halo, int span)
       + (size_t) len * sizeof (int);
 }
 
+/* The most shared memory a block may have on the current device (0 where
+ * it cannot be asked). */
+static int
+device_shared_limit (void)
+{
+  int device, limit;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&limit,
+          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+    return 0;
+  return limit;
+}
+
 /* The window span for f's halo on the current device: the wide windows
  * for halos over TILE_SMALL_HALO where they fit its shared memory, else the
  * narrow ones; 0 where neither fits (the segmented path then). */
 static int
 tiled_span (const bspline_gpu_frame * f, int halo)
 {
-  int device, limit, span;
+  const int limit = device_shared_limit ();
+  int span;
 
-  if (f->n_poles <= 0 || halo > TILE_MAX_HALO)
-    return 0;
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&limit,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+  if (f->n_poles <= 0 || halo > TILE_MAX_HALO || limit <= 0)
     return 0;
   for (span = halo <= TILE_SMALL_HALO ? TILE_SPAN : TILE_SPAN_WIDE;
       span >= TILE_SPAN; span -= TILE_SPAN_WIDE - TILE_SPAN)
@@ -1135,10 +1145,30 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
  * same from the right.  Per sample and pole two multiply-adds a
  * direction, and per lane and channel six shuffles (docs/gpu-performance-
  * notes.md, v10). */
+/* The carry into a lane of a recursion run from zero along each lane's
+ * samples, from y, the lane's last value: the scan of the lanes' last
+ * values (Y_l = y_l + z^SCAN_CHUNKS Y_(l-1), five shuffle steps with zp[s]
+ * = z^(SCAN_CHUNKS 2^s)) taken from the lane before (FORWARD) or after,
+ * 0 at the window's end. */
+template < bool FORWARD > __device__ static inline float
+lane_carry (float y, const float *zp)
+{
+  const int lane = (int) threadIdx.x % 32;
+#pragma unroll
+  for (int s = 0; s < 5; s++) {
+    const float u = FORWARD ? __shfl_up_sync (0xffffffffu, y, 1 << s)
+        : __shfl_down_sync (0xffffffffu, y, 1 << s);
+    if (FORWARD ? lane >= (1 << s) : lane + (1 << s) < 32)
+      y += zp[s] * u;
+  }
+  y = FORWARD ? __shfl_up_sync (0xffffffffu, y, 1)
+      : __shfl_down_sync (0xffffffffu, y, 1);
+  return lane == (FORWARD ? 0 : 31) ? 0.0f : y;
+}
+
 template < int C > __device__ static inline void
 scan_filter (const bspline_gpu_frame & f, float (*v)[C])
 {
-  const int lane = (int) threadIdx.x % 32;
   int k, c, p, s;
 
   for (p = 0; p < f.n_poles; p++) {
@@ -1160,16 +1190,7 @@ scan_filter (const bspline_gpu_frame & f, float (*v)[C])
         y = v[k][c] + z * y;
         v[k][c] = y;
       }
-      t = y;
-#pragma unroll
-      for (s = 0; s < 5; s++) {
-        const float u = __shfl_up_sync (0xffffffffu, t, 1 << s);
-        if (lane >= (1 << s))
-          t += zp[s] * u;
-      }
-      t = __shfl_up_sync (0xffffffffu, t, 1);
-      if (lane == 0)
-        t = 0.0f;
+      t = lane_carry < true > (y, zp);
 #pragma unroll
       for (k = 0; k < SCAN_CHUNKS; k++)
         v[k][c] += zk[k + 1] * t;
@@ -1182,16 +1203,7 @@ scan_filter (const bspline_gpu_frame & f, float (*v)[C])
         y = z * (y - v[k][c]);
         v[k][c] = y;
       }
-      t = y;
-#pragma unroll
-      for (s = 0; s < 5; s++) {
-        const float u = __shfl_down_sync (0xffffffffu, t, 1 << s);
-        if (lane + (1 << s) < 32)
-          t += zp[s] * u;
-      }
-      t = __shfl_down_sync (0xffffffffu, t, 1);
-      if (lane == 31)
-        t = 0.0f;
+      t = lane_carry < false > (y, zp);
 #pragma unroll
       for (k = 0; k < SCAN_CHUNKS; k++)
         v[k][c] += zk[SCAN_CHUNKS - k] * t;
@@ -1488,7 +1500,7 @@ extern "C" int
 bspline_gpu_fused_usable (const bspline_gpu_frame * f,
     const bspline_gpu_tables * t)
 {
-  int device, limit, halo;
+  int limit, halo;
 
   /* one pole (orders 2 and 3): the fused passes of order 5 (halo 38) ran
    * 1.2 times slower than the planes' passes, and with the wide windows of
@@ -1501,9 +1513,8 @@ bspline_gpu_fused_usable (const bspline_gpu_frame * f,
   if (halo + t->x_margin > SCAN_MAX_HALO
       || halo + t->y_margin > TILE_SMALL_HALO)
     return 0;
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&limit,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
+  limit = device_shared_limit ();
+  if (limit <= 0)
     return 0;
   /* the static range[] on top of the dynamic window (the x pass's
    * windows take 8 rows x 256 samples: 32 KB at most) */
@@ -1602,10 +1613,10 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
  * four channels (nine warps each, registers allocated for ten) fit an
  * SM's 64 K */
 #define REG_REGISTERS 96
-/* floats a row of a block's shared plane for W pixels of C channels:
+/* floats a row of a block's window (REG_LINE pixels of C channels):
  * congruent to C modulo 32, so that the 32 lines (consecutive (row,
  * channel) pairs) of a warp store a pixel column to 32 different banks */
-#define REG_STRIDE(W, C) (((W) * (C) + 31) / 32 * 32 + (C))
+#define REG_STRIDE(C) ((REG_LINE * (C) + 31) / 32 * 32 + (C))
 
 /* An 8- or 16-bit code value as a float, exactly (b < 2^23): its bits
  * under the exponent of 2^23, less 2^23; an integer add and a float add
@@ -1651,8 +1662,8 @@ window_indices (const bspline_gpu_frame & f, size_t src_pitch, int row0,
 }
 
 /* The window's source pixels as code values times scale into staged (row
- * r at r * REG_STRIDE (REG_LINE, C), pixel k at k * C): a thread a column
- * of pixels, consecutive threads consecutive pixels of a row (coalesced
+ * r at r * REG_STRIDE (C), pixel k at k * C): a thread a column of
+ * pixels, consecutive threads consecutive pixels of a row (coalesced
  * loads; one 4-byte load for an 8-bit RGBA pixel where the rows allow
  * it), the loads of STAGE_ROWS rows in flight before their stores.  The
  * fill of constant reads a sample of the frame and is chosen after the
@@ -1665,7 +1676,7 @@ stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
   /* packed: an 8-bit pixel of four channels, one 4-byte word */
   constexpr bool packed = sizeof (T) == 1 && C == 4;
   typedef typename std::conditional < packed, unsigned, T >::type word_t;
-  constexpr int stride = REG_STRIDE (REG_LINE, C);
+  constexpr int stride = REG_STRIDE (C);
   constexpr int words = packed ? 1 : C;
   /* rows a thread: REG_LINE / step, a multiple of STAGE_ROWS for C = 1-4
    * (72, 36, 24, 18) */
@@ -1751,7 +1762,7 @@ stage_window (const bspline_gpu_frame & f, const unsigned char *src,
 template < int C > __device__ static inline void
 load_staged_line (const float *staged, int r, int c, float (&v)[REG_LINE])
 {
-  const float *p = staged + r * REG_STRIDE (REG_LINE, C) + c;
+  const float *p = staged + r * REG_STRIDE (C) + c;
 #pragma unroll
   for (int k = 0; k < REG_LINE; k++)
     v[k] = p[k * C];
@@ -1795,11 +1806,10 @@ filter_registers (float z, float (&v)[REG_LINE])
 __device__ static inline unsigned
 bit_range (int base, int lo, int hi)
 {
-  unsigned m = 0;
-  for (int b = 0; b < 32; b++)
-    if (base + b >= lo && base + b < hi)
-      m |= 1u << b;
-  return m;
+  const int a = max (lo - base, 0), b = min (hi - base, 32);
+  if (a >= b)
+    return 0u;
+  return (b - a == 32 ? 0xffffffffu : (1u << (b - a)) - 1u) << a;
 }
 
 /* The coefficient plane (padded, times both gains) in tiles of inner x
@@ -1815,7 +1825,7 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
    * REG_STRIDE) */
   extern __shared__ float plane[];
   __shared__ reg_window window;
-  constexpr int stride = REG_STRIDE (REG_LINE, C);
+  constexpr int stride = REG_STRIDE (C);
   const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
   const int inner = REG_LINE - 2 * halo;
   const int x0 = (int) blockIdx.x * inner, y0 = (int) blockIdx.y * inner;
@@ -1867,7 +1877,7 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
 static size_t
 prefilter_tile_bytes (int channels)
 {
-  return (size_t) REG_LINE * REG_STRIDE (REG_LINE, channels) * sizeof (float);
+  return (size_t) REG_LINE * REG_STRIDE (channels) * sizeof (float);
 }
 
 /* The dynamic shared memory of a kernel, and the most shared memory an
@@ -1883,17 +1893,6 @@ shared_attributes (K kernel, size_t bytes)
         cudaFuncAttributePreferredSharedMemoryCarveout,
         cudaSharedmemCarveoutMaxShared);
   return err;
-}
-
-static int
-device_shared_limit (void)
-{
-  int device, limit;
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&limit,
-          cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess)
-    return 0;
-  return limit;
 }
 
 /* Whether prefilter_tile_kernel takes f's prefilter: float, one pole, a
