@@ -295,6 +295,27 @@ bspline_weights_##SUFFIX (int order, T t, T *w) \
   } \
 }
 
+/* The same four weights for n = 3 in closed form, for the GPU's kernels
+ * of fixed order (11 operations where the recursion takes about 30):
+ * with s = 1 - t,
+ *   w[0] = s^3 / 6,  w[1] = 2/3 + t^2 (t / 2 - 1),
+ *   w[2] = 2/3 + s^2 (s / 2 - 1),  w[3] = t^3 / 6,
+ * the cubic B-spline at t + 1, t, 1 - t (= s) and 2 - t (= 1 + s).  Every
+ * term is at most 1 in magnitude on [0, 1], so each weight is within a few
+ * units of 2^-24 of the recursion's (tests/core/test-float-vs-double.c
+ * holds it to 2.5e-7).  The CPU engine keeps the recursion: its x86
+ * kernels are checked against its C loops bit for bit. */
+#define BSPLINE_DEFINE_CUBIC_WEIGHTS(SUFFIX, T) \
+BSPLINE_HD static inline void \
+bspline_cubic_weights_##SUFFIX (T t, T *w) \
+{ \
+  const T s = (T) 1 - t, t2 = t * t, s2 = s * s; \
+  w[0] = s2 * (s * (T) (1.0 / 6.0)); \
+  w[1] = t2 * (t * (T) 0.5 - (T) 1) + (T) (2.0 / 3.0); \
+  w[2] = s2 * (s * (T) 0.5 - (T) 1) + (T) (2.0 / 3.0); \
+  w[3] = t2 * (t * (T) (1.0 / 6.0)); \
+}
+
 /* Keys cubic convolution kernel with parameter a ([K81] eq. 15;
  * a = -0.5 is Catmull-Rom), in factored form:
  *   (a+2)|x|^3 - (a+3)|x|^2 + 1 = (|x| - 1) (((a+2)|x| - 1)|x| - 1)
@@ -328,6 +349,7 @@ BSPLINE_DEFINE_ORIGIN (d, double)
 BSPLINE_DEFINE_ORIGIN (f, float)
 BSPLINE_DEFINE_WEIGHTS (d, double)
 BSPLINE_DEFINE_WEIGHTS (f, float)
+BSPLINE_DEFINE_CUBIC_WEIGHTS (f, float)
 BSPLINE_DEFINE_KEYS (d, double)
 BSPLINE_DEFINE_KEYS (f, float)
 

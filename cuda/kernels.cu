@@ -670,6 +670,8 @@ filter_window (const bspline_gpu_frame & f, float *line, int stride, int len)
 __device__ static inline int
 extended_index (int s, int len, int boundary)
 {
+  if (s >= 0 && s < len)
+    return s;
   switch (boundary) {
     case BSPLINE_BOUNDARY_CLAMP:
       return s < 0 ? 0 : (s >= len ? len - 1 : s);
@@ -1661,28 +1663,32 @@ window_indices (const bspline_gpu_frame & f, size_t src_pitch, int row0,
   }
 }
 
-/* The window's source pixels as code values times scale into staged (row
- * r at r * REG_STRIDE (C), pixel k at k * C): a thread a column of
- * pixels, consecutive threads consecutive pixels of a row (coalesced
- * loads; one 4-byte load for an 8-bit RGBA pixel where the rows allow
- * it), the loads of STAGE_ROWS rows in flight before their stores.  The
- * fill of constant reads a sample of the frame and is chosen after the
- * load: no branch a pixel.  blockDim.x is REG_THREADS (C). */
+/* The window's source pixels as code values into staged (row r at r *
+ * REG_STRIDE (C), pixel k at k * C): a thread a column of pixels,
+ * consecutive threads consecutive pixels of a row (coalesced loads; one
+ * 4-byte load for an 8-bit RGBA pixel where the rows allow it), the loads
+ * of several rows in flight before their stores.  FILL (a window that
+ * reaches the fill of constant): the fill's positions read a sample of the
+ * frame and take the fill after the load, no branch a pixel; without
+ * FILL no test at all.  blockDim.x is REG_THREADS (C). */
 #define STAGE_ROWS 6
-template < int C, typename T > __device__ static inline void
+template < int C, typename T, bool FILL > __device__ static inline void
 stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
-    size_t src_pitch, const reg_window * w, float scale, float *staged)
+    size_t src_pitch, const reg_window * w, float *staged)
 {
   /* packed: an 8-bit pixel of four channels, one 4-byte word */
   constexpr bool packed = sizeof (T) == 1 && C == 4;
   typedef typename std::conditional < packed, unsigned, T >::type word_t;
   constexpr int stride = REG_STRIDE (C);
   constexpr int words = packed ? 1 : C;
-  /* rows a thread: REG_LINE / step, a multiple of STAGE_ROWS for C = 1-4
-   * (72, 36, 24, 18) */
+  /* rows a thread: REG_LINE / step (72, 36, 24, 18 for C = 1-4), loaded
+   * batch rows at a time: all 18 of four packed channels at once (one
+   * round trip to memory; three with STAGE_ROWS: docs/gpu-performance-
+   * notes.md, v12), STAGE_ROWS where a pixel is several words */
   constexpr int step = REG_THREADS (C) / REG_LINE;
   constexpr int rows = REG_LINE / step;
-  static_assert (rows * step == REG_LINE && rows % STAGE_ROWS == 0,
+  constexpr int batch = words > 1 ? STAGE_ROWS : rows % 18 == 0 ? 18 : 12;
+  static_assert (rows * step == REG_LINE && rows % batch == 0,
       "staging rows");
   const bool aligned = sizeof (T) != 1 || C != 4
       || (((uintptr_t) src | src_pitch) & 3) == 0;
@@ -1697,12 +1703,12 @@ stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
     return;
 #pragma unroll
   for (c = 0; c < C; c++)
-    fill[c] = (float) f.fill[c] * scale;
-  for (n = 0; n < rows; n += STAGE_ROWS) {
-    word_t raw[STAGE_ROWS][words];
-    bool filled[STAGE_ROWS];
+    fill[c] = (float) f.fill[c];
+  for (n = 0; n < rows; n += batch) {
+    word_t raw[batch][words];
+    bool filled[batch];
 #pragma unroll
-    for (i = 0; i < STAGE_ROWS; i++) {
+    for (i = 0; i < batch; i++) {
       const long long off = w->row[r0 + (n + i) * step];
       const unsigned char *p = src + (off < 0 ? 0 : off) + column;
       filled[i] = off < 0 || sx < 0;
@@ -1718,7 +1724,7 @@ stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
       }
     }
 #pragma unroll
-    for (i = 0; i < STAGE_ROWS; i++) {
+    for (i = 0; i < batch; i++) {
       float v[C];
 #pragma unroll
       for (c = 0; c < C; c++) {
@@ -1730,29 +1736,33 @@ stage_window_as (const bspline_gpu_frame & f, const unsigned char *src,
         } else {
           x = sample_value ((T) raw[i][c < words ? c : 0], f.src_shift);
         }
-        v[c] = filled[i] ? fill[c] : x * scale;
+        v[c] = FILL && filled[i] ? fill[c] : x;
       }
       store_pixel < C > (staged + (r0 + (n + i) * step) * stride + k * C, v);
     }
   }
 }
 
-template < int C > __device__ static inline void
+template < int C, bool FILL > __device__ static inline void
 stage_window (const bspline_gpu_frame & f, const unsigned char *src,
-    size_t src_pitch, const reg_window * w, float scale, float *staged)
+    size_t src_pitch, const reg_window * w, float *staged)
 {
   switch (f.src_type) {
     case BSPLINE_SAMPLE_U8:
-      stage_window_as < C, uint8_t > (f, src, src_pitch, w, scale, staged);
+      stage_window_as < C, uint8_t, FILL > (f, src, src_pitch, w,
+          staged);
       break;
     case BSPLINE_SAMPLE_U16:
-      stage_window_as < C, uint16_t > (f, src, src_pitch, w, scale, staged);
+      stage_window_as < C, uint16_t, FILL > (f, src, src_pitch, w,
+          staged);
       break;
     case BSPLINE_SAMPLE_F32:
-      stage_window_as < C, float > (f, src, src_pitch, w, scale, staged);
+      stage_window_as < C, float, FILL > (f, src, src_pitch, w,
+          staged);
       break;
     default:
-      stage_window_as < C, double > (f, src, src_pitch, w, scale, staged);
+      stage_window_as < C, double, FILL > (f, src, src_pitch, w,
+          staged);
       break;
   }
 }
@@ -1774,9 +1784,11 @@ load_staged_line (const float *staged, int r, int c, float (&v)[REG_LINE])
  * causal output y (filter_window's recursion) becomes c'_k = z c'_(k+1) +
  * y'_k on a line scaled by s, whose output is then -s / z times the
  * coefficients: along x and then along y, s / z^2.  A block's window is
- * staged times z^2 g (g the gains of both axes, line_scale), so the lines
- * along x give -z g times their coefficients and the lines along y g
- * times the coefficients of both axes, with no scaling anywhere else. */
+ * staged as it is (s = 1), so the lines along y give 1 / (z^2 g) times
+ * the coefficients of both axes (g the gains of both axes): each stored
+ * coefficient is multiplied by line_scale = z^2 g: one multiplication a
+ * coefficient, where scaling the staged window took four (a window has
+ * four samples a coefficient of its tile). */
 __device__ static inline float
 line_scale (const bspline_gpu_frame & f)
 {
@@ -1802,73 +1814,77 @@ filter_registers (float z, float (&v)[REG_LINE])
   }
 }
 
-/* Bits b of a word for positions base + b in [lo, hi). */
-__device__ static inline unsigned
-bit_range (int base, int lo, int hi)
-{
-  const int a = max (lo - base, 0), b = min (hi - base, 32);
-  if (a >= b)
-    return 0u;
-  return (b - a == 32 ? 0xffffffffu : (1u << (b - a)) - 1u) << a;
-}
-
 /* The coefficient plane (padded, times both gains) in tiles of inner x
  * inner coefficients, inner = REG_LINE - 2 halo: the block's window rows
  * along x back into the shared window, then its interior columns along y,
- * the interior rows stored. */
-template < int C > __global__ void
+ * the interior rows stored.  HALO, the halo, at compile time (13 and 18,
+ * the float truncation indices of orders 2 and 3): only the tile's
+ * columns are written back along x, and a tile of inner rows (all but the
+ * last tile row) stores its rows without a test. */
+template < int C, int HALO > __global__ void
 __maxnreg__ (REG_REGISTERS)
 prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
-    size_t src_pitch, int halo, float *coef)
+    size_t src_pitch, float *coef)
 {
   /* the staged window, then the plane filtered along x (REG_LINE rows of
    * REG_STRIDE) */
   extern __shared__ float plane[];
   __shared__ reg_window window;
   constexpr int stride = REG_STRIDE (C);
+  constexpr int halo = HALO, inner = REG_LINE - 2 * HALO;
   const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
-  const int inner = REG_LINE - 2 * halo;
   const int x0 = (int) blockIdx.x * inner, y0 = (int) blockIdx.y * inner;
   const int nx = min (inner, wc - x0), ny = min (inner, hc - y0);
-  const float z = (float) f.poles[0];
+  const float z = (float) f.poles[0], scale = line_scale (f);
   const int tid = (int) threadIdx.x;
   const int r = tid / C, c = tid - r * C;
   float v[REG_LINE];
-  int k;
+  int k, fill = 0;
 
   window_indices (f, src_pitch, y0 - halo, x0 - halo, &window);
-  __syncthreads ();
-  stage_window < C > (f, src, src_pitch, &window, line_scale (f), plane);
+  if (tid < REG_LINE)
+    fill = window.row[tid] < 0 || window.column[tid] < 0;
+  if (__syncthreads_or (fill))
+    stage_window < C, true > (f, src, src_pitch, &window, plane);
+  else
+    stage_window < C, false > (f, src, src_pitch, &window, plane);
   __syncthreads ();
   if (tid < REG_LINE * C)
     load_staged_line < C > (plane, r, c, v);
   __syncthreads ();
   if (tid < REG_LINE * C) {
-    /* the whole window row, where the staged row was: no test a sample */
+    /* where the staged row was, the tile's columns */
     float *out = plane + r * stride + c;
     filter_registers (z, v);
 #pragma unroll
-    for (k = 0; k < REG_LINE; k++)
+    for (k = HALO; k < REG_LINE - HALO; k++)
       out[k * C] = v[k];
   }
   __syncthreads ();
   if (tid < nx * C) {
-    /* interior columns from halo; rows halo .. halo + ny - 1 stored, as a
-     * bit a row */
-    float *out = coef + ((ptrdiff_t) (y0 - halo) * wc + x0) * C + tid;
+    /* interior columns from halo, rows halo .. halo + ny - 1 stored, the
+     * address stepped a row at a time (from k it took a 64-bit product a
+     * store) */
+    float *out = coef + ((ptrdiff_t) y0 * wc + x0) * C + tid;
     const size_t row = (size_t) wc * C;
-    unsigned rows[(REG_LINE + 31) / 32];
-#pragma unroll
-    for (k = 0; k < (REG_LINE + 31) / 32; k++)
-      rows[k] = bit_range (32 * k, halo, halo + ny);
 #pragma unroll
     for (k = 0; k < REG_LINE; k++)
       v[k] = plane[k * stride + halo * C + tid];
     filter_registers (z, v);
+    if (ny == inner) {
 #pragma unroll
-    for (k = 0; k < REG_LINE; k++)
-      if (rows[k / 32] & (1u << (k % 32)))
-        out[(size_t) k * row] = v[k];
+      for (k = HALO; k < REG_LINE - HALO; k++) {
+        *out = v[k] * scale;
+        out += row;
+      }
+    } else {
+#pragma unroll
+      for (k = HALO; k < REG_LINE - HALO; k++)
+        if (k - HALO < ny) {
+          *out = v[k] * scale;
+          out += row;
+        }
+    }
   }
 }
 
@@ -1895,13 +1911,15 @@ shared_attributes (K kernel, size_t bytes)
   return err;
 }
 
-/* Whether prefilter_tile_kernel takes f's prefilter: float, one pole, a
- * window with room for an interior, the device's shared memory. */
+/* Whether prefilter_tile_kernel takes f's prefilter: float, one pole
+ * whose truncation index is one of the kernel's halos (those of orders 2
+ * and 3 in float; anything else takes the scan and tiled passes), the
+ * device's shared memory. */
 static int
 prefilter_tile_usable (const bspline_gpu_frame * f)
 {
   const int halo = f->n_poles == 1 ? f->truncation[0] : 0;
-  return !f->use_double && f->n_poles == 1 && REG_LINE - 2 * halo >= 8
+  return !f->use_double && f->n_poles == 1 && (halo == 13 || halo == 18)
       && prefilter_tile_bytes (f->channels) + sizeof (reg_window)
       <= (size_t) device_shared_limit ();
 }
@@ -1918,12 +1936,13 @@ run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
 
   return with_channels (f->channels, [&](auto ch) {
         constexpr int CH = decltype (ch)::value;
-        auto kernel = prefilter_tile_kernel < CH >;
+        auto kernel = halo == 18 ? prefilter_tile_kernel < CH, 18 > :
+            prefilter_tile_kernel < CH, 13 >;
         cudaError_t err = shared_attributes (kernel, bytes);
         if (err != cudaSuccess)
           return err;
         kernel <<<grid, REG_THREADS (CH), bytes, stream >>> (*f,
-            (const unsigned char *) src, src_pitch, halo, coef);
+            (const unsigned char *) src, src_pitch, coef);
         return cudaGetLastError ();
       });
 }
@@ -1949,13 +1968,17 @@ fixed_weights_at (const bspline_axis & ax, double x, float *w)
   } else {
     double t;
     int origin = bspline_origin_d (TAPS - 1, x, &t);
-    bspline_weights_f (TAPS - 1, (float) t, w);
+    if (TAPS == 4)
+      bspline_cubic_weights_f ((float) t, w);
+    else
+      bspline_weights_f (TAPS - 1, (float) t, w);
     return origin;
   }
 }
 
 /* The same after bspline_reduce_coordinate (a no-op for the points of a
- * staged block: staged_box refuses boxes it would move). */
+ * staged block that take this path: staged_box gives them no box that it
+ * would move). */
 template < int TAPS > __device__ static inline int
 fixed_weights (const bspline_axis & ax, double x, float *w)
 {
@@ -2079,55 +2102,82 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 /* texels of a block's staged region: 48 KB of float4 */
 #define WARP_REGION_TEXELS 3072
 
+/* Texels a row of the staged region, for a box w texels wide: for four
+ * channels a multiple of 8 (128 bytes, the banks' width), so that the
+ * eight lanes of a quarter warp, which read eight texels of at most two
+ * neighbouring rows under a small rotation, find them in eight different
+ * bank groups (w itself made 11 % of the sampling's shared-memory
+ * wavefronts excess at 10 degrees: docs/gpu-performance-notes.md, v12). */
+template < int C > __device__ static inline int
+region_stride (int w)
+{
+  return C == 4 ? (w + 7) & ~7 : w;
+}
+
 /* The box of sample indices that the taps of a block's pixels can reach:
  * the images of the block's corner pixel centres bound the images of all
  * its pixel centres (a homography maps the rectangle onto a convex
- * quadrilateral where W > 0), widened by the kernel's reach.  box[2] = 0
- * when the block cannot be staged: a corner without an input point, a
- * sign change of W, coordinates that bspline_reduce_coordinate would move,
- * or a box larger than the region. */
-template < int TAPS > __device__ __forceinline__ static void
-staged_box (const bspline_gpu_frame & f, int affine, int j0, int i0, int j1,
-    int i1, int *box)
+ * quadrilateral where W > 0), widened by the kernel's reach.  Run by lanes
+ * 0-3 of a warp, a corner each (the block waits for it: one corner's
+ * latency, where one thread took four corners one after the other).
+ * box[2] = 0 when the block cannot be staged: a corner without an input
+ * point, a sign change of W, a box larger than the region, or coordinates
+ * that bspline_reduce_coordinate would move, except with FAR_OK (an
+ * affine map and a folding boundary): there the reduction moves a
+ * coordinate by whole periods, exactly, the boundary map of each staged
+ * texel is periodic, and the pixels of the box (box[4] = 1) take their
+ * weights from the coordinates as they are (warp_staged_pixel, not
+ * fixed_weights), which gives the same taps and weights. */
+template < int C, int TAPS > __device__ __forceinline__ static void
+staged_box (const bspline_gpu_frame & f, int affine, int far_ok, int j0,
+    int i0, int j1, int i1, int lane, int *box)
 {
-  const double reach = TAPS * 0.5 + 2.0;
-  double xmin = 1e300, xmax = -1e300, ymin = 1e300, ymax = -1e300;
-  int corner, x0, y0, w, h;
-  box[2] = 0;
-  for (corner = 0; corner < 4; corner++) {
-    const double u = (corner & 1 ? j1 : j0) + 0.5;
-    const double v = (corner & 2 ? i1 : i0) + 0.5;
-    const double *m = f.inverse;
+  const double reach = TAPS * 0.5 + 2.0, far = 4194304.0;      /* 2^22 */
+  const double u = (lane & 1 ? j1 : j0) + 0.5;
+  const double v = (lane & 2 ? i1 : i0) + 0.5;
+  const double *m = f.inverse;
+  double x = 0.0, y = 0.0, xmin, xmax, ymin, ymax;
+  int ok, o, x0, y0, w, h, inside;
+  if (affine) {
+    x = m[0] * u + m[1] * v + m[2];
+    y = m[3] * u + m[4] * v + m[5];
+    ok = isfinite (x) && isfinite (y);
+  } else {
     const double W = m[6] * u + m[7] * v + m[8];
-    double x, y;
-    if (affine) {
-      x = m[0] * u + m[1] * v + m[2];
-      y = m[3] * u + m[4] * v + m[5];
-      if (!isfinite (x) || !isfinite (y))
-        return;
-    } else if (!(W > 0.0) || !bspline_map_point (m, u, v, &x, &y)) {
-      return;
-    }
-    x -= 0.5;
-    y -= 0.5;
-    xmin = fmin (xmin, x);
-    xmax = fmax (xmax, x);
-    ymin = fmin (ymin, y);
-    ymax = fmax (ymax, y);
+    ok = W > 0.0 && bspline_map_point (m, u, v, &x, &y);
   }
-  if (xmin < -f.pad - reach || xmax > f.src_width - 1 + f.pad + reach
-      || ymin < -f.pad - reach || ymax > f.src_height - 1 + f.pad + reach)
+  if (!ok)
+    x = y = 0.0;
+  xmin = xmax = x - 0.5;
+  ymin = ymax = y - 0.5;
+  for (o = 1; o < 4; o <<= 1) {
+    xmin = fmin (xmin, __shfl_xor_sync (0xfu, xmin, o));
+    xmax = fmax (xmax, __shfl_xor_sync (0xfu, xmax, o));
+    ymin = fmin (ymin, __shfl_xor_sync (0xfu, ymin, o));
+    ymax = fmax (ymax, __shfl_xor_sync (0xfu, ymax, o));
+    ok &= __shfl_xor_sync (0xfu, ok, o);
+  }
+  if (lane != 0)
+    return;
+  box[2] = 0;
+  if (!ok)
+    return;
+  inside = xmin >= -f.pad - reach && xmax <= f.src_width - 1 + f.pad + reach
+      && ymin >= -f.pad - reach && ymax <= f.src_height - 1 + f.pad + reach;
+  if (!inside && !(far_ok && xmin > -far && xmax < far && ymin > -far
+          && ymax < far))
     return;
   x0 = (int) floor (xmin) - TAPS / 2 - 1;
   y0 = (int) floor (ymin) - TAPS / 2 - 1;
   w = (int) floor (xmax) + TAPS / 2 + 1 - x0 + 1;
   h = (int) floor (ymax) + TAPS / 2 + 1 - y0 + 1;
-  if ((long) w * h > WARP_REGION_TEXELS)
+  if ((long) region_stride < C > (w) * h > WARP_REGION_TEXELS)
     return;
   box[0] = x0;
   box[1] = y0;
   box[2] = w;
   box[3] = h;
+  box[4] = !inside;
 }
 
 /* e / w for 0 <= e and small w (a block's box), from a float reciprocal
@@ -2141,11 +2191,11 @@ box_row (int e, int w, float inv_w)
 }
 
 /* Stages a block's box of w x h texels from (x0, y0) into region, texel
- * e = r * w + q at region + e * C: thread tid takes e = tid + n * threads,
- * (r, q) stepped by (threads / w, threads % w) with a carry, and
- * WARP_STAGE_LOADS loads in flight before their stores.  DIRECT: every
- * texel stored as it is (fixed_inside), the address stepped along; else
- * the boundary's map per texel. */
+ * e = r * w + q at region + (r * region_stride (w) + q) * C: thread tid
+ * takes e = tid + n * threads, (r, q) stepped by (threads / w, threads %
+ * w) with a carry, and WARP_STAGE_LOADS loads in flight before their
+ * stores.  DIRECT: every texel stored as it is (fixed_inside), the
+ * address stepped along; else the boundary's map per texel. */
 template < int C, bool DIRECT > __device__ static inline void
 stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
     int x0, int y0, int w, int h, int tid, float *region)
@@ -2158,10 +2208,14 @@ stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
   const ptrdiff_t carry = (ptrdiff_t) row_floats - (ptrdiff_t) w * C;
   const float *p = coef + (size_t) (y0 + r + f.pad) * row_floats
       + (size_t) (x0 + q + f.pad) * C;
+  const int W = region_stride < C > (w);
+  int o = r * W + q;            /* where texel (r, q) goes */
   for (e0 = tid; e0 < n; e0 += WARP_STAGE_LOADS * threads) {
     float v[WARP_STAGE_LOADS][C];
+    int at[WARP_STAGE_LOADS];
 #pragma unroll
     for (b = 0; b < WARP_STAGE_LOADS; b++) {
+      at[b] = o;
       if (e0 + b * threads < n) {
         if (DIRECT) {
           load_texel < C > (p, v[b]);
@@ -2176,26 +2230,28 @@ stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
       }
       r += dr;
       q += dq;
+      o += dr * W + dq;
       if (DIRECT)
         p += step;
       if (q >= w) {
         q -= w;
         r++;
+        o += W - w;
         if (DIRECT)
           p += carry;
       }
     }
 #pragma unroll
     for (b = 0; b < WARP_STAGE_LOADS; b++) {
-      const int e = e0 + b * threads;
-      if (e < n) {
+      if (e0 + b * threads < n) {
+        float *t = region + at[b] * C;
         if (C == 4) {
-          *(float4 *) (region + e * C) = make_float4 (v[b][0],
-              v[b][C > 1 ? 1 : 0], v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
+          *(float4 *) t = make_float4 (v[b][0], v[b][C > 1 ? 1 : 0],
+              v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
         } else {
 #pragma unroll
           for (c = 0; c < C; c++)
-            region[e * C + c] = v[b][c];
+            t[c] = v[b][c];
         }
       }
     }
@@ -2254,7 +2310,8 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
         ix[t] = ox - x0 + t;
         iy[t] = oy - y0 + t;
       }
-      sum_taps < C, TAPS, true > (region, (size_t) w * C, ix, iy, wx, wy,
+      sum_taps < C, TAPS, true > (region,
+          (size_t) region_stride < C > (w) * C, ix, iy, wx, wy,
           acc);
     } else {
       fixed_indices < TAPS > (f.axis_x, ox, ix);
@@ -2287,7 +2344,8 @@ warp_staged_pixel (const bspline_gpu_frame & f, const float *region, int x0,
     ix[t] = ox - x0 + t;
     iy[t] = oy - y0 + t;
   }
-  sum_taps < C, TAPS, true > (region, (size_t) w * C, ix, iy, wx, wy, acc);
+  sum_taps < C, TAPS, true > (region, (size_t) region_stride < C > (w) * C,
+      ix, iy, wx, wy, acc);
   write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
 }
 
@@ -2305,10 +2363,12 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     size_t dst_pitch)
 {
   extern __shared__ float region[];
-  __shared__ int box[4];
+  __shared__ int box[5];
   __shared__ double block_widen[2];
   const int affine = f.inverse[6] == 0.0 && f.inverse[7] == 0.0
       && f.inverse[8] == 1.0;
+  const int far_ok = affine && bspline_boundary_period (f.src_width,
+      f.boundary) > 0;
   const int rows = WARP_BLOCK_Y * WARP_ROWS (TAPS);
   const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
   const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
@@ -2323,10 +2383,11 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
   const int j = bx * WARP_BLOCK_X + threadIdx.x;
   const int i0 = by * rows;
 
-  if (tid == 0) {
+  if (tid < 4) {
     const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
     const int i1 = min (i0 + rows, f.dst_height) - 1;
-    staged_box < TAPS > (f, affine, bx * WARP_BLOCK_X, i0, j1, i1, box);
+    staged_box < C, TAPS > (f, affine, far_ok, bx * WARP_BLOCK_X, i0, j1, i1,
+        tid, box);
   } else if (tid == 32) {
     /* an affine map (the plan's inverse has W = 1) has the same footprint
      * everywhere: bspline_footprint once per block, in another warp than
@@ -2339,8 +2400,12 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
           &block_widen[0], &block_widen[1]);
   }
   __syncthreads ();
-  /* box[2] = 0: not staged, the rest of box unset */
-  const int w = box[2], x0 = w > 0 ? box[0] : 0, y0 = w > 0 ? box[1] : 0;
+  /* box[2] = 0: not staged, the rest of box unset; a box beyond the
+   * reduction's range serves only the staged pixels' path (affine, no
+   * widening) */
+  const int widened = block_widen[0] > 1.0 || block_widen[1] > 1.0;
+  const int w = box[2] > 0 && !(box[4] && widened) ? box[2] : 0;
+  const int x0 = w > 0 ? box[0] : 0, y0 = w > 0 ? box[1] : 0;
   const int h = w > 0 ? box[3] : 0;
   const int direct = fixed_inside (f.axis_x, x0, w)
       && fixed_inside (f.axis_y, y0, h);
@@ -2352,7 +2417,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
 
   if (j >= f.dst_width)
     return;
-  if (affine && w > 0 && !(block_widen[0] > 1.0 || block_widen[1] > 1.0)) {
+  if (affine && w > 0 && !widened) {
     for (k = 0; k < WARP_ROWS (TAPS); k++) {
       const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
       if (i >= f.dst_height)

@@ -11,7 +11,8 @@
  * and g^2 2^-24 on noise (g the prefilter's gain at Nyquist, see
  * test-identity.c), which is 7.6e-4 for order 11.  Worst of 15 runs:
  * order 3 4.1e-7 (noise and ascent), order 11 1.0e-4 (noise), 2.3e-5
- * (ascent).
+ * (ascent).  Also bspline_cubic_weights_f, the GPU's closed form of the
+ * order-3 weights, against the recursion in double (bound 2.5e-7).
  */
 #include "test-common.h"
 
@@ -118,6 +119,37 @@ run (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
       "signal range, bound %.3g", what, err, bound);
 }
 
+/* bspline_cubic_weights_f (the GPU's closed form for order 3) against
+ * the recursion in double: t = 0, 1 - 2^-24, and random t in [0, 1).
+ * Returns the largest difference. */
+#define BOUND_CUBIC_WEIGHTS 2.5e-7
+static double
+check_cubic_weights (test_rng * rng)
+{
+  double worst = 0.0;
+  int n, j;
+
+  for (n = 0; n < 100000; n++) {
+    float t = n == 0 ? 0.0f : n == 1 ? 1.0f - 0x1p-24f :
+        (float) test_rng_range (rng, 0.0, 1.0);
+    float wf[4];
+    double wd[4], err = 0.0;
+    if (t >= 1.0f)
+      t = 1.0f - 0x1p-24f;
+    bspline_cubic_weights_f (t, wf);
+    bspline_weights_d (3, (double) t, wd);
+    for (j = 0; j < 4; j++)
+      err = fmax (err, fabs ((double) wf[j] - wd[j]));
+    worst = fmax (worst, err);
+    if (err > BOUND_CUBIC_WEIGHTS) {
+      TEST_CHECK (0, "cubic weights at t = %.9g differ from the recursion "
+          "by %.3g (bound %.2g)", (double) t, err, BOUND_CUBIC_WEIGHTS);
+      break;
+    }
+  }
+  return worst;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -138,6 +170,9 @@ main (int argc, char **argv)
   TEST_CHECK (cpu != NULL, "bspline_cpu_new (0) failed");
   if (!cpu || !have_ascent)
     return test_end ("no engine or no image");
+  printf ("closed-form cubic weights (float) against the recursion "
+      "(double): max %.3g (bound %.2g)\n", check_cubic_weights (&rng),
+      BOUND_CUBIC_WEIGHTS);
 
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
     for (boundary = 0; boundary < 5; boundary++) {
