@@ -10,9 +10,15 @@
  * Reported: frames/s over the whole run (until the last frame is out) and
  * the median and the shortest time of one push with the pulls it made
  * ready (the shortest is the least disturbed by other work on the machine).
+ * The inputs are plain system memory, or with --pool the buffers of the
+ * pool the element proposes in the allocation query (bsplinewarp with the
+ * CUDA engine: pinned memory, which an upstream element that takes the
+ * proposed pool writes into, and which the GPU reads without a staging
+ * copy).
  *
  *   bench-warp [--format RGBA] [--in 1920x1080] [--out 3840x2160]
- *              [--threads 2] [--frames 30] [--element "DESCRIPTION"]...
+ *              [--threads 2] [--frames 30] [--pool]
+ *              [--element "DESCRIPTION"]...
  *
  * Without --element it runs bsplinewarp order=3 and videoscale 4-tap and
  * lanczos, all with n-threads=THREADS.
@@ -42,10 +48,34 @@ parse_size (const gchar * s, gint * w, gint * h)
   return sscanf (s, "%dx%d", w, h) == 2 && *w > 0 && *h > 0;
 }
 
+/* The pool the element behind h proposes for caps, active, or NULL. */
+static GstBufferPool *
+proposed_pool (GstHarness * h, GstCaps * caps, guint size)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+
+  if (gst_pad_peer_query (h->srcpad, query)
+      && gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  gst_query_unref (query);
+  if (pool != NULL) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, caps, size, N_INPUTS, 0);
+    if (!gst_buffer_pool_set_config (pool, config)
+        || !gst_buffer_pool_set_active (pool, TRUE)) {
+      gst_object_unref (pool);
+      pool = NULL;
+    }
+  }
+  return pool;
+}
+
 /* Runs one element description; returns FALSE when it cannot run. */
 static gboolean
 bench_element (const gchar * description, const gchar * format, gint in_w,
-    gint in_h, gint out_w, gint out_h, gint frames)
+    gint in_h, gint out_w, gint out_h, gint frames, gboolean use_pool)
 {
   gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
       "height=%d,framerate=30/1,pixel-aspect-ratio=1/1", format, in_w, in_h);
@@ -57,24 +87,37 @@ bench_element (const gchar * description, const gchar * format, gint in_w,
   GstVideoInfo info;
   GstCaps *caps = gst_caps_from_string (in_caps);
   GRand *rand = g_rand_new_with_seed (2026);
+  GstBufferPool *pool = NULL;
   gboolean ok = TRUE;
   gint i, received = 0;
 
   gst_video_info_from_caps (&info, caps);
+  gst_harness_set_src_caps_str (h, in_caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  if (use_pool && (pool = proposed_pool (h, caps, info.size)) == NULL) {
+    printf ("%-45s proposes no pool\n", description);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+    g_rand_free (rand);
+    g_free (times);
+    g_free (in_caps);
+    g_free (out_caps);
+    return FALSE;
+  }
   gst_caps_unref (caps);
   for (i = 0; i < N_INPUTS; i++) {
     GstMapInfo map;
     gsize k;
 
-    inputs[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    if (pool == NULL
+        || gst_buffer_pool_acquire_buffer (pool, &inputs[i], NULL)
+        != GST_FLOW_OK)
+      inputs[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
     gst_buffer_map (inputs[i], &map, GST_MAP_WRITE);
     for (k = 0; k < map.size; k++)
       map.data[k] = g_rand_int (rand) >> 24;
     gst_buffer_unmap (inputs[i], &map);
   }
-
-  gst_harness_set_src_caps_str (h, in_caps);
-  gst_harness_set_sink_caps_str (h, out_caps);
 
   /* An element may hold frames in flight (bsplinewarp backend=cuda holds
    * one): take whatever output is ready after each push, and at the end
@@ -119,6 +162,10 @@ bench_element (const gchar * description, const gchar * format, gint in_w,
 
   for (i = 0; i < N_INPUTS; i++)
     gst_buffer_unref (inputs[i]);
+  if (pool != NULL) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
   g_rand_free (rand);
   g_free (times);
   gst_harness_teardown (h);
@@ -134,13 +181,17 @@ main (int argc, char **argv)
   gint in_w = 1920, in_h = 1080, out_w = 3840, out_h = 2160;
   gint threads = 2, frames = 30, i;
   GPtrArray *elements = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, use_pool = FALSE;
   gchar *version;
 
   gst_init (&argc, &argv);
   for (i = 1; i < argc; i++) {
     const gchar *value = i + 1 < argc ? argv[i + 1] : NULL;
 
+    if (strcmp (argv[i], "--pool") == 0) {
+      use_pool = TRUE;
+      continue;
+    }
     if (value == NULL)
       goto usage;
     if (strcmp (argv[i], "--format") == 0)
@@ -171,17 +222,19 @@ main (int argc, char **argv)
   }
 
   version = gst_version_string ();
-  printf ("%s %dx%d -> %dx%d, %d frames after %d warm-up, %s\n", format,
-      in_w, in_h, out_w, out_h, frames, N_WARMUP, version);
+  printf ("%s %dx%d -> %dx%d, %d frames after %d warm-up, inputs in %s, "
+      "%s\n", format, in_w, in_h, out_w, out_h, frames, N_WARMUP,
+      use_pool ? "the element's proposed pool" : "system memory", version);
   g_free (version);
   for (i = 0; i < (gint) elements->len; i++)
     ok &= bench_element (g_ptr_array_index (elements, i), format, in_w, in_h,
-        out_w, out_h, frames);
+        out_w, out_h, frames, use_pool);
   g_ptr_array_free (elements, TRUE);
   return ok ? 0 : 1;
 
 usage:
   fprintf (stderr, "usage: %s [--format F] [--in WxH] [--out WxH] "
-      "[--threads N] [--frames N] [--element DESCRIPTION]...\n", argv[0]);
+      "[--threads N] [--frames N] [--pool] [--element DESCRIPTION]...\n",
+      argv[0]);
   return 2;
 }

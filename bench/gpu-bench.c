@@ -9,6 +9,8 @@
  *
  *   gpu-bench [--repeat N] [--only SUBSTRING]
  * --only runs the cases whose name contains SUBSTRING (for a profiler).
+ * Last, the pinned host copies of the element's frames ("host copies"),
+ * alone and overlapped: the frame rate they allow from system memory.
  */
 #include "bspline-cuda.h"
 
@@ -208,6 +210,64 @@ time_copy (size_t bytes, int repeat)
   return median;
 }
 
+/* Pinned host <-> device copies of the element's frames from system
+ * memory (1080p RGBA8 up, 4K RGBA8 down), alone and at once on two
+ * streams (the copy engines overlap them), as the element overlaps one
+ * frame's download with the next one's upload: the frame rate these
+ * copies allow (issue 5's pipeline target).  Medians in us into t[3]. */
+static void
+time_host_copies (int repeat, double t[3])
+{
+  const size_t up = (size_t) 1920 * 1080 * 4, down = (size_t) 3840 * 2160 * 4;
+  void *host_up, *host_down, *dev_up, *dev_down;
+  cudaStream_t s[2];
+  cudaEvent_t start, stop, joined;
+  float *times = malloc (sizeof (float) * repeat);
+  int i, k;
+
+  CHECK (cudaHostAlloc (&host_up, up, cudaHostAllocDefault));
+  CHECK (cudaHostAlloc (&host_down, down, cudaHostAllocDefault));
+  memset (host_up, 0x5a, up);
+  CHECK (cudaMalloc (&dev_up, up));
+  CHECK (cudaMalloc (&dev_down, down));
+  CHECK (cudaMemset (dev_down, 0xa5, down));
+  CHECK (cudaStreamCreateWithFlags (&s[0], cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&s[1], cudaStreamNonBlocking));
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop));
+  CHECK (cudaEventCreate (&joined));
+  for (k = 0; k < 3; k++) {
+    for (i = -WARMUP; i < repeat; i++) {
+      CHECK (cudaEventRecord (start, s[0]));
+      CHECK (cudaStreamWaitEvent (s[1], start, 0));
+      if (k != 1)
+        CHECK (cudaMemcpyAsync (dev_up, host_up, up, cudaMemcpyHostToDevice,
+                s[0]));
+      if (k != 0)
+        CHECK (cudaMemcpyAsync (host_down, dev_down, down,
+                cudaMemcpyDeviceToHost, s[1]));
+      CHECK (cudaEventRecord (joined, s[1]));
+      CHECK (cudaStreamWaitEvent (s[0], joined, 0));
+      CHECK (cudaEventRecord (stop, s[0]));
+      CHECK (cudaEventSynchronize (stop));
+      if (i >= 0)
+        CHECK (cudaEventElapsedTime (&times[i], start, stop));
+    }
+    qsort (times, repeat, sizeof (float), compare_floats);
+    t[k] = times[repeat / 2] * 1000.0;
+  }
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  cudaEventDestroy (joined);
+  cudaStreamDestroy (s[0]);
+  cudaStreamDestroy (s[1]);
+  cudaFree (dev_up);
+  cudaFree (dev_down);
+  cudaFreeHost (host_up);
+  cudaFreeHost (host_down);
+  free (times);
+}
+
 /* The inverse map of a rotation by `degrees` clockwise about the centre of
  * a w x h frame (pixel coordinates, centres at +0.5). */
 static void
@@ -313,6 +373,23 @@ main (int argc, char **argv)
     t = time_case (cuda, &cases[i], repeat, &path);
     printf ("%-52s %10.1f %10.2f  %s\n", cases[i].name, t, t / floor_4k,
         path);
+  }
+  if (!only || strstr ("host copies", only)) {
+    static const char *what[3] = {
+      "1080p RGBA8 host-to-device, pinned",
+      "4K RGBA8 device-to-host, pinned",
+      "both at once (two streams)"
+    };
+    static const double bytes[3] = { 1920.0 * 1080 * 4, 3840.0 * 2160 * 4,
+      1920.0 * 1080 * 4 + 3840.0 * 2160 * 4
+    };
+    double t[3];
+    time_host_copies (repeat, t);
+    printf ("host copies of the element's frames (system memory)   "
+        "time (us)       GB/s  frames/s they allow\n");
+    for (i = 0; i < 3; i++)
+      printf ("%-52s %10.1f %10.1f %10.0f\n", what[i], t[i],
+          bytes[i] / t[i] / 1e3, 1e6 / t[i]);
   }
   bspline_cuda_free (cuda);
   return 0;

@@ -57,6 +57,7 @@ struct bspline_cuda
   int fault_kind;               /* BSPLINE_CUDA_FAULT, FAULT_NONE if unset */
   long fault_countdown;
   int fault_injected;
+  bspline_pool *copiers;        /* staging copies, made on first use */
   char error[512];
 };
 
@@ -226,7 +227,64 @@ bspline_cuda_free (bspline_cuda * cuda)
   for (i = 0; i < BSPLINE_CUDA_SLOTS; i++)
     slot_free (&cuda->slots[i]);
   slot_free (&cuda->device_slot);
+  bspline_pool_free (cuda->copiers);
   free (cuda);
+}
+
+/* Copies between a frame in pageable memory and its pinned staging
+ * buffer, rows of `row` bytes: one thread memcpy's about 10 GB/s, so an
+ * 8 MB 1080p RGBA frame took about as long as the GPU's whole work on it
+ * (docs/gpu-performance-notes.md, v12); frames of a megabyte or more are
+ * split between up to STAGING_THREADS threads, no more than the machine's
+ * cores (the caller and a pool made on first use; where the pool cannot
+ * be made, the caller alone). */
+#define STAGING_THREADS 4
+#define STAGING_PARALLEL_BYTES (1 << 20)
+
+typedef struct
+{
+  char *dst;
+  const char *src;
+  size_t dst_stride, src_stride, row;
+  int height, parts;
+} staging_copy;
+
+static void
+staging_copy_part (void *ctx, int task, int worker)
+{
+  const staging_copy *c = ctx;
+  const int y0 = (int) ((long long) c->height * task / c->parts);
+  const int y1 = (int) ((long long) c->height * (task + 1) / c->parts);
+  int y;
+  (void) worker;
+  if (c->dst_stride == c->row && c->src_stride == c->row) {
+    memcpy (c->dst + (size_t) y0 * c->row, c->src + (size_t) y0 * c->row,
+        (size_t) (y1 - y0) * c->row);
+    return;
+  }
+  for (y = y0; y < y1; y++)
+    memcpy (c->dst + (size_t) y * c->dst_stride,
+        c->src + (size_t) y * c->src_stride, c->row);
+}
+
+static void
+copy_rows (bspline_cuda * cuda, void *dst, size_t dst_stride,
+    const void *src, size_t src_stride, size_t row, int height)
+{
+  staging_copy c = { dst, src, dst_stride, src_stride, row, height, 1 };
+  if (row * (size_t) height >= STAGING_PARALLEL_BYTES && height >= 4) {
+    if (cuda->copiers == NULL) {
+      const int cores = bspline_online_cores ();
+      cuda->copiers = bspline_pool_new (cores < STAGING_THREADS ? cores :
+          STAGING_THREADS);
+    }
+    if (cuda->copiers != NULL)
+      c.parts = bspline_pool_size (cuda->copiers);
+  }
+  if (c.parts > 1)
+    bspline_pool_run (cuda->copiers, c.parts, staging_copy_part, &c);
+  else
+    staging_copy_part (&c, 0, 0);
 }
 
 static bspline_status
@@ -687,10 +745,9 @@ bspline_cuda_finish (bspline_cuda * cuda, int slot_index)
   sl->busy = 0;
   CUDA_CHECK (cuda, cudaEventSynchronize (sl->done));
   if (sl->dst_staged) {
-    size_t y, row = row_bytes (&sl->dst);
-    for (y = 0; y < (size_t) sl->dst.height; y++)
-      memcpy ((char *) sl->dst.data + y * sl->dst.stride,
-          (const char *) sl->staging_out.ptr + y * row, row);
+    size_t row = row_bytes (&sl->dst);
+    copy_rows (cuda, sl->dst.data, (size_t) sl->dst.stride,
+        sl->staging_out.ptr, row, row, sl->dst.height);
   }
   return BSPLINE_OK;
 
@@ -796,12 +853,10 @@ bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->src,
             src_pitch * src->height));
     if (!is_pinned (src->data)) {
-      size_t y;
       CUDA_TRY (cuda, FAULT_ALLOC, host_ensure (&sl->staging_in,
               src_row * src->height));
-      for (y = 0; y < (size_t) src->height; y++)
-        memcpy ((char *) sl->staging_in.ptr + y * src_row,
-            (const char *) src->data + y * src->stride, src_row);
+      copy_rows (cuda, sl->staging_in.ptr, src_row, src->data,
+          (size_t) src->stride, src_row, src->height);
       upload_from = sl->staging_in.ptr;
       upload_pitch = src_row;
     }
