@@ -1409,7 +1409,10 @@ rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
           make_float4 (v[k][c], v[k + 1][c], v[k + 2][c], v[k + 3][c]);
   __syncwarp ();
   {
+    /* two outputs' loads in flight a lane, and four taps' weights one
+     * 16-byte load (the tables are allocations of their own: aligned) */
     float *o = tmp + (size_t) row * f.dst_width * C;
+#pragma unroll 2
     for (j = range[0] + lane; j < range[1]; j += 32) {
       const float *lj = line + (__ldg (t.x_first + j) - col0);
       const float *wj = weight + (size_t) j * taps;
@@ -1417,12 +1420,22 @@ rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
 #pragma unroll
       for (c = 0; c < C; c++)
         acc[c] = 0.0f;
-#pragma unroll 4
-      for (k = 0; k < taps; k++) {
-        const float wk = __ldg (wj + k);
+      if (TAPS == 4) {
+        const float4 w4 = __ldg ((const float4 *) wj);
+        const float wk[4] = { w4.x, w4.y, w4.z, w4.w };
 #pragma unroll
-        for (c = 0; c < C; c++)
-          acc[c] += wk * lj[c * len + k];
+        for (k = 0; k < 4; k++)
+#pragma unroll
+          for (c = 0; c < C; c++)
+            acc[c] += wk[k] * lj[c * len + k];
+      } else {
+#pragma unroll 4
+        for (k = 0; k < taps; k++) {
+          const float wk = __ldg (wj + k);
+#pragma unroll
+          for (c = 0; c < C; c++)
+            acc[c] += wk * lj[c * len + k];
+        }
       }
       store_pixel < C > (o + (size_t) j * C, acc);
     }
@@ -1477,11 +1490,13 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
                                  * read other threads' columns */
   if (vi >= n)
     return;
+  unsigned char *out = dst + (size_t) (range[0] + (int) threadIdx.x / items)
+      * dst_pitch;              /* stepped PC rows at a time */
 #pragma unroll 2
-  for (i = (int) threadIdx.x / items; i < count; i += PC) {
+  for (i = (int) threadIdx.x / items; i < count;
+      i += PC, out += PC * dst_pitch) {
     const float *col = window + offset[i] + item * PC;
     const float *wi = staged + i * taps;
-    unsigned char *out = dst + (size_t) (range[0] + i) * dst_pitch;
     float acc[PC];
 #pragma unroll
     for (c = 0; c < PC; c++)
