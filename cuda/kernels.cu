@@ -1146,8 +1146,7 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
 #pragma unroll
   for (k = 0; k < SCAN_CHUNKS; k++) {
     const int sc = col0 + SCAN_CHUNKS * lane + k - pad;
-    const int sx = sc >= 0 && sc < f.src_width ? sc :
-        extended_index (sc, f.src_width, f.boundary);
+    const int sx = extended_index (sc, f.src_width, f.boundary);
     source_pixel < C > (f, srow, sx, sy, v[k]);
 #pragma unroll
     for (c = 0; c < C; c++)
@@ -1653,6 +1652,10 @@ bspline_gpu_resample_fused (const bspline_gpu_frame * f,
  * congruent to C modulo 32, so that the 32 lines (consecutive (row,
  * channel) pairs) of a warp store a pixel column to 32 different banks */
 #define REG_STRIDE(C) ((REG_LINE * (C) + 31) / 32 * 32 + (C))
+/* the kernel's halos: the float truncation indices of orders 2 and 3
+ * (bspline_truncation_index at BSPLINE_EPSILON_FLOAT) */
+#define REG_HALO_ORDER2 13
+#define REG_HALO_ORDER3 18
 
 /* An 8- or 16-bit code value as a float, exactly (b < 2^23): its bits
  * under the exponent of 2^23, less 2^23; an integer add and a float add
@@ -1851,8 +1854,8 @@ filter_registers (float z, float (&v)[REG_LINE])
 /* The coefficient plane (padded, times both gains) in tiles of inner x
  * inner coefficients, inner = REG_LINE - 2 halo: the block's window rows
  * along x back into the shared window, then its interior columns along y,
- * the interior rows stored.  HALO, the halo, at compile time (13 and 18,
- * the float truncation indices of orders 2 and 3): only the tile's
+ * the interior rows stored.  HALO, the halo, at compile time
+ * (REG_HALO_ORDER2 or REG_HALO_ORDER3): only the tile's
  * columns are written back along x, and a tile of inner rows (all but the
  * last tile row) stores its rows without a test. */
 template < int C, int HALO > __global__ void
@@ -1953,7 +1956,8 @@ static int
 prefilter_tile_usable (const bspline_gpu_frame * f)
 {
   const int halo = f->n_poles == 1 ? f->truncation[0] : 0;
-  return !f->use_double && f->n_poles == 1 && (halo == 13 || halo == 18)
+  return !f->use_double && f->n_poles == 1
+      && (halo == REG_HALO_ORDER2 || halo == REG_HALO_ORDER3)
       && prefilter_tile_bytes (f->channels) + sizeof (reg_window)
       <= (size_t) device_shared_limit ();
 }
@@ -1970,8 +1974,9 @@ run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
 
   return with_channels (f->channels, [&](auto ch) {
         constexpr int CH = decltype (ch)::value;
-        auto kernel = halo == 18 ? prefilter_tile_kernel < CH, 18 > :
-            prefilter_tile_kernel < CH, 13 >;
+        auto kernel = halo == REG_HALO_ORDER3 ?
+            prefilter_tile_kernel < CH, REG_HALO_ORDER3 > :
+            prefilter_tile_kernel < CH, REG_HALO_ORDER2 >;
         cudaError_t err = shared_attributes (kernel, bytes);
         if (err != cudaSuccess)
           return err;
