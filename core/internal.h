@@ -317,6 +317,12 @@ void bspline_resample_streaming (bspline_pool * pool,
     const bspline_coefficients * coef, void *last_line,
     const bspline_image * dst, void *prefilter_scratch,
     void *resample_scratch);
+/* The kernel widening of an affine map (plan->inverse with W = 1), the
+ * same at every pixel: bspline_footprint, 1 each way without
+ * antialiasing.  The CPU engine's warp and the CUDA engine's frames take
+ * it from here. */
+void bspline_plan_affine_widening (const bspline_plan * plan,
+    double *widen_x, double *widen_y);
 /* The plain interpolant at arbitrary input pixel coordinates. */
 void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,

@@ -613,9 +613,9 @@ fast_map (const double *m, int affine, int j, int i, double *x, double *y)
   return isfinite (*x) && isfinite (*y);
 }
 
-/* The widening of an affine map, the same at every pixel. */
-static void
-affine_widening (const bspline_plan * plan, double *widen_x,
+/* The widening of an affine map, the same at every pixel (internal.h). */
+void
+bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
     double *widen_y)
 {
   *widen_x = *widen_y = 1.0;
@@ -644,7 +644,7 @@ warp_rows_fast_body (const bspline_plan * plan,
   double affine_widen_x, affine_widen_y;
   int i, j, c;
 
-  affine_widening (plan, &affine_widen_x, &affine_widen_y);
+  bspline_plan_affine_widening (plan, &affine_widen_x, &affine_widen_y);
   for (i = first; i < last; i++) {
     for (j = 0; j < plan->dst_width; j++) {
       double x, y, widen_x = affine_widen_x, widen_y = affine_widen_y;
@@ -975,7 +975,7 @@ warp_rows_fast_for (const bspline_plan * plan,
       {warp_rows_avx2_5_1, warp_rows_avx2_5_2, warp_rows_avx2_5_4}
     };
     double widen_x, widen_y;
-    affine_widening (plan, &widen_x, &widen_y);
+    bspline_plan_affine_widening (plan, &widen_x, &widen_y);
     if ((C == 1 || C == 2 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
             || plan->axis_x.order <= 5) && map_is_affine (plan->inverse)
         && widen_x == 1.0 && widen_y == 1.0

@@ -7,6 +7,7 @@
  * small.  Launch wrappers at the bottom give the host code (engine.c, plain
  * C) an extern "C" entry for each kernel. */
 #include <cuda_runtime.h>
+#include <cuda_pipeline.h>
 #include <stdint.h>
 
 #include <type_traits>
@@ -39,6 +40,18 @@ u8_value (T v)
   return (unsigned char) (v + (T) 0.5);
 }
 
+/* The same for a float, as the low byte of the result: v + 0.5 (the same
+ * rounded sum as u8_value) added to 2^23 rounding toward zero leaves
+ * floor (v + 0.5) in the low mantissa bits, all in the FMA pipe (the
+ * conversion instruction of u8_value runs at a quarter of its rate; 4 a
+ * pixel of RGBA).  fmaxf takes NaN to 0 as u8_value does. */
+__device__ static inline unsigned
+u8_bits (float v)
+{
+  v = fminf (fmaxf (v, 0.0f), 255.0f);
+  return __float_as_uint (__fadd_rz (v + 0.5f, 8388608.0f));
+}
+
 /* Writes v to sample i of a row: integers rounded to nearest and clamped
  * to the code range, as the CPU engine does. */
 template < typename T > __device__ static inline void
@@ -46,7 +59,8 @@ write_sample (unsigned char *row, int type, int bits, int shift, int i, T v)
 {
   switch (type) {
     case BSPLINE_SAMPLE_U8:
-      row[i] = u8_value (v);
+      row[i] = sizeof (T) == 4 ? (unsigned char) u8_bits ((float) v)
+          : u8_value (v);
       break;
     case BSPLINE_SAMPLE_U16:{
       const T top = (T) ((1 << bits) - 1);
@@ -71,12 +85,12 @@ write_pixel (unsigned char *row, int type, int bits, int shift, int j,
 {
   if (C == 4 && type == BSPLINE_SAMPLE_U8
       && ((uintptr_t) (row + j * C) & 3) == 0) {
-    uchar4 p;
-    p.x = u8_value (v[0]);
-    p.y = u8_value (v[C > 1 ? 1 : 0]);
-    p.z = u8_value (v[C > 2 ? 2 : 0]);
-    p.w = u8_value (v[C > 3 ? 3 : 0]);
-    *(uchar4 *) (row + j * C) = p;
+    /* the four low bytes of u8_bits in one word */
+    const unsigned lo = __byte_perm (u8_bits (v[0]),
+        u8_bits (v[C > 1 ? 1 : 0]), 0x0040);
+    const unsigned hi = __byte_perm (u8_bits (v[C > 2 ? 2 : 0]),
+        u8_bits (v[C > 3 ? 3 : 0]), 0x0040);
+    *(unsigned *) (row + j * C) = __byte_perm (lo, hi, 0x5410);
   } else {
 #pragma unroll
     for (int c = 0; c < C; c++)
@@ -2137,9 +2151,15 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 #define WARP_ROWS_WIDE 2
 #endif
 #define WARP_ROWS(TAPS) ((TAPS) <= 6 ? WARP_ROWS_NARROW : WARP_ROWS_WIDE)
-#define WARP_STAGE_LOADS 4      /* staging loads in flight per thread */
-/* texels of a block's staged region: 48 KB of float4 */
+/* the most texels of a block's staged region: 48 KB of float4 (a launch
+ * gives the kernel what its map's boxes need: warp_region_texels) */
 #define WARP_REGION_TEXELS 3072
+/* blocks an SM for up to 6 taps: five (48 registers) where the boxes fit
+ * in 45 KB (4K rotate order 3: 150 -> 132 us under ncu with four blocks
+ * of 64 registers and 48 KB; docs/gpu-performance-notes.md, v13) */
+#ifndef WARP_MIN_BLOCKS
+#define WARP_MIN_BLOCKS 5
+#endif
 
 /* Texels a row of the staged region, for a box w texels wide: for four
  * channels a multiple of 8 (128 bytes, the banks' width), so that the
@@ -2165,11 +2185,11 @@ region_stride (int w)
  * affine map and a folding boundary): there the reduction moves a
  * coordinate by whole periods, exactly, the boundary map of each staged
  * texel is periodic, and the pixels of the box (box[4] = 1) take their
- * weights from the coordinates as they are (warp_staged_pixel, not
+ * weights from the coordinates as they are (warp_staged_pixels, not
  * fixed_weights), which gives the same taps and weights. */
 template < int C, int TAPS > __device__ __forceinline__ static void
 staged_box (const bspline_gpu_frame & f, int affine, int far_ok, int j0,
-    int i0, int j1, int i1, int lane, int *box)
+    int i0, int j1, int i1, int lane, int region_texels, int *box)
 {
   const double reach = TAPS * 0.5 + 2.0, far = 4194304.0;      /* 2^22 */
   const double u = (lane & 1 ? j1 : j0) + 0.5;
@@ -2210,7 +2230,7 @@ staged_box (const bspline_gpu_frame & f, int affine, int far_ok, int j0,
   y0 = (int) floor (ymin) - TAPS / 2 - 1;
   w = (int) floor (xmax) + TAPS / 2 + 1 - x0 + 1;
   h = (int) floor (ymax) + TAPS / 2 + 1 - y0 + 1;
-  if ((long) region_stride < C > (w) * h > WARP_REGION_TEXELS)
+  if ((long) region_stride < C > (w) * h > region_texels)
     return;
   box[0] = x0;
   box[1] = y0;
@@ -2232,9 +2252,25 @@ box_row (int e, int w, float inv_w)
 /* Stages a block's box of w x h texels from (x0, y0) into region, texel
  * e = r * w + q at region + (r * region_stride (w) + q) * C: thread tid
  * takes e = tid + n * threads, (r, q) stepped by (threads / w, threads %
- * w) with a carry, and WARP_STAGE_LOADS loads in flight before their
- * stores.  DIRECT: every texel stored as it is (fixed_inside), the
- * address stepped along; else the boundary's map per texel. */
+ * w) with a carry.  Each texel is an asynchronous copy from global to
+ * shared memory (cp.async: no registers, every copy of the thread in
+ * flight at once, where register loads went four at a time
+ * and each batch's stores waited for its loads); the caller waits for
+ * them (stage_box_wait) before its barrier.  DIRECT: every texel stored
+ * as it is (fixed_inside), the address stepped along; else the
+ * boundary's map per texel. */
+template < int C > __device__ static inline void
+copy_texel_async (float *to, const float *from)
+{
+  if (C == 4 || C == 2 || C == 1) {
+    __pipeline_memcpy_async (to, from, C * sizeof (float));
+  } else {
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      __pipeline_memcpy_async (to + c, from + c, sizeof (float));
+  }
+}
+
 template < int C, bool DIRECT > __device__ static inline void
 stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
     int x0, int y0, int w, int h, int tid, float *region)
@@ -2242,69 +2278,55 @@ stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
   const int threads = WARP_BLOCK_X * WARP_BLOCK_Y, n = w * h;
   const float inv_w = 1.0f / (float) w;
   const int dr = box_row (threads, w, inv_w), dq = threads - dr * w;
-  int r = box_row (tid, w, inv_w), q = tid - r * w, e0, b, c;
+  int r = box_row (tid, w, inv_w), q = tid - r * w, e;
   const ptrdiff_t step = (ptrdiff_t) dr * (ptrdiff_t) row_floats + dq * C;
   const ptrdiff_t carry = (ptrdiff_t) row_floats - (ptrdiff_t) w * C;
   const float *p = coef + (size_t) (y0 + r + f.pad) * row_floats
       + (size_t) (x0 + q + f.pad) * C;
   const int W = region_stride < C > (w);
   int o = r * W + q;            /* where texel (r, q) goes */
-  for (e0 = tid; e0 < n; e0 += WARP_STAGE_LOADS * threads) {
-    float v[WARP_STAGE_LOADS][C];
-    int at[WARP_STAGE_LOADS];
-#pragma unroll
-    for (b = 0; b < WARP_STAGE_LOADS; b++) {
-      at[b] = o;
-      if (e0 + b * threads < n) {
-        if (DIRECT) {
-          load_texel < C > (p, v[b]);
-        } else {
-          const int gy = bspline_boundary_index (y0 + r, f.src_height, f.pad,
-              f.boundary);
-          const int gx = bspline_boundary_index (x0 + q, f.src_width, f.pad,
-              f.boundary);
-          load_texel < C > (coef + (size_t) gy * row_floats + (size_t) gx * C,
-              v[b]);
-        }
-      }
-      r += dr;
-      q += dq;
-      o += dr * W + dq;
-      if (DIRECT)
-        p += step;
-      if (q >= w) {
-        q -= w;
-        r++;
-        o += W - w;
-        if (DIRECT)
-          p += carry;
-      }
+  for (e = tid; e < n; e += threads) {
+    if (DIRECT) {
+      copy_texel_async < C > (region + o * C, p);
+    } else {
+      const int gy = bspline_boundary_index (y0 + r, f.src_height, f.pad,
+          f.boundary);
+      const int gx = bspline_boundary_index (x0 + q, f.src_width, f.pad,
+          f.boundary);
+      copy_texel_async < C > (region + o * C,
+          coef + (size_t) gy * row_floats + (size_t) gx * C);
     }
-#pragma unroll
-    for (b = 0; b < WARP_STAGE_LOADS; b++) {
-      if (e0 + b * threads < n) {
-        float *t = region + at[b] * C;
-        if (C == 4) {
-          *(float4 *) t = make_float4 (v[b][0], v[b][C > 1 ? 1 : 0],
-              v[b][C > 2 ? 2 : 0], v[b][C > 3 ? 3 : 0]);
-        } else {
-#pragma unroll
-          for (c = 0; c < C; c++)
-            t[c] = v[b][c];
-        }
-      }
+    r += dr;
+    q += dq;
+    o += dr * W + dq;
+    if (DIRECT)
+      p += step;
+    if (q >= w) {
+      q -= w;
+      r++;
+      o += W - w;
+      if (DIRECT)
+        p += carry;
     }
   }
+  __pipeline_commit ();
+}
+
+/* Waits for the thread's copies of stage_box (the block's barrier
+ * follows). */
+__device__ static inline void
+stage_box_wait (void)
+{
+  __pipeline_wait_prior (0);
 }
 
 /* One output pixel (j, i) of warp_fixed_kernel: the map, the footprint
- * (once per block for affine maps), then the TAPS x TAPS taps from the
+ * (the frame's for affine maps), then the TAPS x TAPS taps from the
  * staged region (w > 0) or the plane. */
 template < int C, int TAPS > __device__ __forceinline__ static void
 warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
     const float *region, int x0, int y0, int w, int affine,
-    const double *block_widen, size_t row_floats, int j, int i,
-    unsigned char *out)
+    size_t row_floats, int j, int i, unsigned char *out)
 {
   float acc[BSPLINE_MAX_CHANNELS];
   double x, y, widen_x, widen_y;
@@ -2329,8 +2351,8 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
     }
     widen_x = widen_y = 1.0;
     if (f.widen && affine) {
-      widen_x = block_widen[0];
-      widen_y = block_widen[1];
+      widen_x = f.affine_widen[0];
+      widen_y = f.affine_widen[1];
     } else if (f.widen) {
       bspline_footprint (m, u, v, x, y, f.max_widen, &widen_x, &widen_y);
     }
@@ -2361,31 +2383,85 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
   write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
 }
 
-/* A pixel of a staged block under an affine map whose footprint does not
- * widen the kernel (the common case, decided once per block): the same
- * point, weights and sum as warp_fixed_pixel without its per-pixel tests
- * (the corners were finite and in the box, so every point of the block
- * is). */
+/* The staged pixels of an affine map take their positions in fixed point:
+ * p = (s + shift) 2^32 as a 64-bit integer, less the first tap's offset
+ * and the box's origin, plus 2^8, where s is the sample coordinate and
+ * shift as in fixed_weights_at (TAPS / 2 for the B-spline, 0 for Keys).
+ * Its high word is then the first tap's index in the box, its low word's
+ * top 23 bits the fraction rounded to 23 bits (a carry moves the
+ * origin, the fraction then 0), which becomes a float by its bits; the
+ * next row of a thread adds a constant.  Where the double maps, floors
+ * and conversions took about 20 instructions a pixel, 8 of them in the
+ * quarter-rate conversion unit (docs/gpu-performance-notes.md, v13).
+ * The fraction is within 2^-24 of the double's (the float conversion of
+ * fixed_weights_at: 2^-25), and exact where the position is a multiple
+ * of 2^-23; the rounding carries the last tap at most one past the
+ * block's corners' reach, which the box's margin covers (staged_box). */
+template < int TAPS > __device__ static inline long long
+staged_position (const bspline_axis & ax, double s)
+{
+  const int bicubic = ax.method == BSPLINE_METHOD_BICUBIC;
+  const double shift = bicubic ? 0.0 : TAPS * 0.5;
+  const long long first = bicubic ? 1 : TAPS - 1;
+  return __double2ll_rn ((s + shift) * 4294967296.0) - (first << 32) + 256;
+}
+
+template < int TAPS > __device__ static inline int
+staged_weights (const bspline_axis & ax, long long p, float *w)
+{
+  const float t = __uint_as_float (0x3F800000u | ((unsigned) p >> 9))
+      - 1.0f;
+  if (ax.method == BSPLINE_METHOD_BICUBIC)
+    bspline_keys_weights_f ((float) ax.bicubic_a, t, w);
+  else if (TAPS == 4)
+    bspline_cubic_weights_f (t, w);
+  else
+    bspline_weights_f (TAPS - 1, t, w);
+  return (int) (p >> 32);
+}
+
+/* The pixels of a thread in a staged block under an affine map whose
+ * footprint does not widen the kernel (the common case, decided once per
+ * block): column j, rows i, i + WARP_BLOCK_Y, ... below rows_end, without
+ * warp_fixed_pixel's per-pixel tests (the corners were finite and in the
+ * box, so every point of the block is), positions in fixed point
+ * (staged_position) from the box's origin (x0, y0). */
 template < int C, int TAPS > __device__ __forceinline__ static void
-warp_staged_pixel (const bspline_gpu_frame & f, const float *region, int x0,
-    int y0, int w, int j, int i, unsigned char *out)
+warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
+    int x0, int y0, int w, int j, int i, int rows_end, unsigned char *dst,
+    size_t dst_pitch)
 {
   const double u = j + 0.5, v = i + 0.5;
   const double *m = f.inverse;
-  float wx[TAPS], wy[TAPS], acc[C];
-  int ix[TAPS], iy[TAPS];
-  const int ox = fixed_weights_at < TAPS > (f.axis_x,
-      m[0] * u + m[1] * v + m[2] - 0.5, wx);
-  const int oy = fixed_weights_at < TAPS > (f.axis_y,
-      m[3] * u + m[4] * v + m[5] - 0.5, wy);
+  const double unit = 4294967296.0;     /* 2^32 */
+  const size_t stride = (size_t) region_stride < C > (w) * C;
+  long long px = staged_position < TAPS > (f.axis_x,
+      m[0] * u + m[1] * v + m[2] - 0.5) - ((long long) x0 << 32);
+  long long py = staged_position < TAPS > (f.axis_y,
+      m[3] * u + m[4] * v + m[5] - 0.5) - ((long long) y0 << 32);
+  const long long dx = __double2ll_rn (m[1] * WARP_BLOCK_Y * unit);
+  const long long dy = __double2ll_rn (m[4] * WARP_BLOCK_Y * unit);
+  unsigned char *out = dst + (size_t) i * dst_pitch;
+  int k;
+  for (k = 0; k < WARP_ROWS (TAPS); k++) {
+    float wx[TAPS], wy[TAPS], acc[C];
+    int ix[TAPS], iy[TAPS];
+    if (i >= rows_end)
+      break;
+    const int ox = staged_weights < TAPS > (f.axis_x, px, wx);
+    const int oy = staged_weights < TAPS > (f.axis_y, py, wy);
 #pragma unroll
-  for (int t = 0; t < TAPS; t++) {
-    ix[t] = ox - x0 + t;
-    iy[t] = oy - y0 + t;
+    for (int t = 0; t < TAPS; t++) {
+      ix[t] = ox + t;
+      iy[t] = oy + t;
+    }
+    sum_taps < C, TAPS, true > (region, stride, ix, iy, wx, wy, acc);
+    write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
+    px += dx;
+    py += dy;
+    i += WARP_BLOCK_Y;
+    out += WARP_BLOCK_Y * dst_pitch;
   }
-  sum_taps < C, TAPS, true > (region, (size_t) region_stride < C > (w) * C,
-      ix, iy, wx, wy, acc);
-  write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
 }
 
 /* General path, float plans: a block of WARP_BLOCK_X x WARP_BLOCK_Y
@@ -2397,13 +2473,13 @@ warp_staged_pixel (const bspline_gpu_frame & f, const float *region, int x0,
  * takes its TAPS x TAPS taps from there; blocks whose box does not fit
  * read the coefficients from global memory. */
 template < int C, int TAPS > __global__ void
-__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y, TAPS <= 6 ? 4 : 3)
+__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y,
+    TAPS <= 6 ? WARP_MIN_BLOCKS : 3)
 warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
-    size_t dst_pitch)
+    size_t dst_pitch, int region_texels)
 {
   extern __shared__ float region[];
   __shared__ int box[5];
-  __shared__ double block_widen[2];
   const int affine = f.inverse[6] == 0.0 && f.inverse[7] == 0.0
       && f.inverse[8] == 1.0;
   const int far_ok = affine && bspline_boundary_period (f.src_width,
@@ -2426,23 +2502,17 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
     const int i1 = min (i0 + rows, f.dst_height) - 1;
     staged_box < C, TAPS > (f, affine, far_ok, bx * WARP_BLOCK_X, i0, j1, i1,
-        tid, box);
-  } else if (tid == 32) {
-    /* an affine map (the plan's inverse has W = 1) has the same footprint
-     * everywhere: bspline_footprint once per block, in another warp than
-     * the box */
-    double x00, y00;
-    block_widen[0] = block_widen[1] = 1.0;
-    if (affine && f.widen && bspline_map_point (f.inverse, 0.5, 0.5, &x00,
-            &y00))
-      bspline_footprint (f.inverse, 0.5, 0.5, x00, y00, f.max_widen,
-          &block_widen[0], &block_widen[1]);
+        tid, region_texels, box);
   }
   __syncthreads ();
   /* box[2] = 0: not staged, the rest of box unset; a box beyond the
    * reduction's range serves only the staged pixels' path (affine, no
-   * widening) */
-  const int widened = block_widen[0] > 1.0 || block_widen[1] > 1.0;
+   * widening).  An affine map (W = 1) has the same footprint everywhere:
+   * the host's (bspline_plan_affine_widening), where each block computed
+   * it in double (six divisions and two square roots) while its other
+   * warps waited at the barrier beside the box. */
+  const int widened = affine && (f.affine_widen[0] > 1.0
+      || f.affine_widen[1] > 1.0);
   const int w = box[2] > 0 && !(box[4] && widened) ? box[2] : 0;
   const int x0 = w > 0 ? box[0] : 0, y0 = w > 0 ? box[1] : 0;
   const int h = w > 0 ? box[3] : 0;
@@ -2452,18 +2522,15 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     stage_box < C, true > (f, coef, row_floats, x0, y0, w, h, tid, region);
   else if (w > 0)
     stage_box < C, false > (f, coef, row_floats, x0, y0, w, h, tid, region);
+  if (w > 0)
+    stage_box_wait ();
   __syncthreads ();
 
   if (j >= f.dst_width)
     return;
   if (affine && w > 0 && !widened) {
-    for (k = 0; k < WARP_ROWS (TAPS); k++) {
-      const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
-      if (i >= f.dst_height)
-        break;
-      warp_staged_pixel < C, TAPS > (f, region, x0, y0, w, j, i,
-          dst + (size_t) i * dst_pitch);
-    }
+    warp_staged_pixels < C, TAPS > (f, region, x0, y0, w, j,
+        i0 + (int) threadIdx.y, f.dst_height, dst, dst_pitch);
     return;
   }
   for (k = 0; k < WARP_ROWS (TAPS); k++) {
@@ -2471,7 +2538,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     if (i >= f.dst_height)
       break;
     warp_fixed_pixel < C, TAPS > (f, coef, region, x0, y0, w, affine,
-        block_widen, row_floats, j, i, dst + (size_t) i * dst_pitch);
+        row_floats, j, i, dst + (size_t) i * dst_pitch);
   }
 }
 
@@ -2486,14 +2553,44 @@ warp_grid (const bspline_gpu_frame * f, int rows_per_thread)
       (unsigned) ((n_bx + WARP_STRIP - 1) / WARP_STRIP));
 }
 
+/* Texels of the staged region that every block's box of an affine map
+ * fits in, at most WARP_REGION_TEXELS (which perspective maps take): the
+ * box of staged_box spans floor (xmax) - floor (xmin) + 2 (taps / 2) + 3
+ * samples, where xmax - xmin is at most the map's extent over a block's
+ * pixel centres; one sample more each way against rounding.  A smaller
+ * region lets more blocks share an SM's shared memory. */
+static int
+warp_region_texels (const bspline_gpu_frame * f, int channels, int taps,
+    int rows)
+{
+  const double *m = f->inverse;
+  const double span_x = fabs (m[0]) * (WARP_BLOCK_X - 1)
+      + fabs (m[1]) * (rows - 1);
+  const double span_y = fabs (m[3]) * (WARP_BLOCK_X - 1)
+      + fabs (m[4]) * (rows - 1);
+  const double reach = 2 * (taps / 2) + 5;
+  double w, h, n;
+  if (!(m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0) || !(span_x < 1e4)
+      || !(span_y < 1e4))
+    return WARP_REGION_TEXELS;
+  w = floor (span_x) + reach;
+  h = floor (span_y) + reach;
+  if (channels == 4)
+    w = ceil (w / 8.0) * 8.0;   /* region_stride */
+  n = w * h;
+  return n < WARP_REGION_TEXELS ? (int) n : WARP_REGION_TEXELS;
+}
+
 template < int C > static cudaError_t
 launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
     unsigned char *dst, size_t dst_pitch, cudaStream_t stream)
 {
   dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
-  const size_t bytes = (size_t) WARP_REGION_TEXELS * C * sizeof (float);
   const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
       f->axis_x.order + 1;
+  const int region_texels = warp_region_texels (f, C, taps,
+      WARP_BLOCK_Y * WARP_ROWS (taps));
+  const size_t bytes = (size_t) region_texels * C * sizeof (float);
   cudaError_t err = cudaSuccess;
   switch (taps) {
 #define WARP_FIXED_CASE(T) \
@@ -2502,7 +2599,7 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
           cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes); \
       if (err == cudaSuccess) \
         warp_fixed_kernel < C, T > <<<warp_grid (f, WARP_ROWS (T)), block, \
-            bytes, stream >>> (*f, coef, dst, dst_pitch); \
+            bytes, stream >>> (*f, coef, dst, dst_pitch, region_texels); \
       break;
       WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
       WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)
