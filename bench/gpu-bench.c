@@ -306,7 +306,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[9];
+  bench_case cases[10];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -333,6 +333,9 @@ main (int argc, char **argv)
   rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 fast", 3840, 2160, 3840, 2160,
       3, BSPLINE_PRECISION_FAST);
+  rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 5", 3840, 2160, 3840, 2160, 5,
+      BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11", 3840, 2160, 3840, 2160, 11,
       BSPLINE_PRECISION_FLOAT);
