@@ -2391,7 +2391,7 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
  * top 23 bits the fraction rounded to 23 bits (a carry moves the
  * origin, the fraction then 0), which becomes a float by its bits; the
  * next row of a thread adds a constant.  Where the double maps, floors
- * and conversions took about 20 instructions a pixel, 8 of them in the
+ * and conversions took about 20 instructions a pixel, 7 of them in the
  * quarter-rate conversion unit (docs/gpu-performance-notes.md, v13).
  * The fraction is within 2^-24 of the double's (the float conversion of
  * fixed_weights_at: 2^-25), and exact where the position is a multiple
