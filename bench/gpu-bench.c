@@ -287,6 +287,17 @@ rotation (double degrees, int w, int h, double m[9])
   m[8] = 1.0;
 }
 
+/* A keystone: output pixel (u, v) from input (u, v) / (1 + 2e-5 u + 1e-5 v),
+ * a perspective map that shrinks the far corner of a 4K frame by 9 %
+ * (no antialiasing widens it). */
+static void
+keystone (double m[9])
+{
+  bspline_matrix_identity (m);
+  m[6] = 2e-5;
+  m[7] = 1e-5;
+}
+
 static void
 scale (int sw, int sh, int dw, int dh, double m[9])
 {
@@ -306,7 +317,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[10];
+  bench_case cases[12];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -337,6 +348,9 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 5", 3840, 2160, 3840, 2160, 5,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 perspective (keystone), order 3", 3840, 2160, 3840,
+      2160, 3, BSPLINE_PRECISION_FLOAT);
+  keystone (cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11", 3840, 2160, 3840, 2160, 11,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);

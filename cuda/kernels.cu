@@ -2154,12 +2154,14 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 /* the most texels of a block's staged region: 48 KB of float4 (a launch
  * gives the kernel what its map's boxes need: warp_region_texels) */
 #define WARP_REGION_TEXELS 3072
-/* blocks an SM for up to 6 taps: five (48 registers) where the boxes fit
- * in 45 KB (4K rotate order 3: 150 -> 132 us under ncu with four blocks
- * of 64 registers and 48 KB; docs/gpu-performance-notes.md, v13) */
-#ifndef WARP_MIN_BLOCKS
-#define WARP_MIN_BLOCKS 5
-#endif
+/* blocks an SM (__launch_bounds__) for up to 6 taps: under affine maps
+ * five (48 registers; their boxes fit in 45 KB: warp_region_texels; 4K
+ * rotate order 3: 150 -> 132 us under ncu), under perspective maps,
+ * whose region stays 48 KB, four (64 registers: with 48 they spilled for
+ * no more blocks, 227 -> 244 us; docs/gpu-performance-notes.md, v13);
+ * three for more taps */
+#define WARP_BLOCKS_AFFINE 5
+#define WARP_BLOCKS(TAPS) ((TAPS) <= 6 ? 4 : 3)
 
 /* Texels a row of the staged region, for a box w texels wide: for four
  * channels a multiple of 8 (128 bytes, the banks' width), so that the
@@ -2472,9 +2474,8 @@ warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
  * (coalesced rows, the boundary applied once per texel), then each pixel
  * takes its TAPS x TAPS taps from there; blocks whose box does not fit
  * read the coefficients from global memory. */
-template < int C, int TAPS > __global__ void
-__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y,
-    TAPS <= 6 ? WARP_MIN_BLOCKS : 3)
+template < int C, int TAPS, int BLOCKS > __global__ void
+__launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y, BLOCKS)
 warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     size_t dst_pitch, int region_texels)
 {
@@ -2591,15 +2592,24 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
   const int region_texels = warp_region_texels (f, C, taps,
       WARP_BLOCK_Y * WARP_ROWS (taps));
   const size_t bytes = (size_t) region_texels * C * sizeof (float);
+  const int affine = f->inverse[6] == 0.0 && f->inverse[7] == 0.0
+      && f->inverse[8] == 1.0;
   cudaError_t err = cudaSuccess;
+  auto launch = [&](auto kernel, int rows) {
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+    if (err == cudaSuccess)
+      kernel <<<warp_grid (f, rows), block, bytes, stream >>> (*f, coef, dst,
+          dst_pitch, region_texels);
+  };
   switch (taps) {
 #define WARP_FIXED_CASE(T) \
     case T: \
-      err = cudaFuncSetAttribute (warp_fixed_kernel < C, T >, \
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes); \
-      if (err == cudaSuccess) \
-        warp_fixed_kernel < C, T > <<<warp_grid (f, WARP_ROWS (T)), block, \
-            bytes, stream >>> (*f, coef, dst, dst_pitch, region_texels); \
+      if (affine) \
+        launch (warp_fixed_kernel < C, T, (T <= 6 ? WARP_BLOCKS_AFFINE : \
+                WARP_BLOCKS (T)) >, WARP_ROWS (T)); \
+      else \
+        launch (warp_fixed_kernel < C, T, WARP_BLOCKS (T) >, WARP_ROWS (T)); \
       break;
       WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
       WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)
