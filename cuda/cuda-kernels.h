@@ -28,8 +28,8 @@ typedef struct
   int widen;
   double max_widen;
   /* the widening of an affine map, the same at every pixel
-   * (bspline_plan_affine_widening; 1 for perspective maps, whose kernels
-   * take bspline_footprint per pixel) */
+   * (bspline_plan_affine_widening); read only for affine maps (perspective
+   * maps take bspline_footprint per pixel) */
   double affine_widen[2];
   bspline_axis axis_x, axis_y;
 } bspline_gpu_frame;

@@ -2561,8 +2561,8 @@ warp_grid (const bspline_gpu_frame * f, int rows_per_thread)
  * pixel centres; one sample more each way against rounding.  A smaller
  * region lets more blocks share an SM's shared memory. */
 static int
-warp_region_texels (const bspline_gpu_frame * f, int channels, int taps,
-    int rows)
+warp_region_texels (const bspline_gpu_frame * f, int affine, int channels,
+    int taps, int rows)
 {
   const double *m = f->inverse;
   const double span_x = fabs (m[0]) * (WARP_BLOCK_X - 1)
@@ -2571,8 +2571,7 @@ warp_region_texels (const bspline_gpu_frame * f, int channels, int taps,
       + fabs (m[4]) * (rows - 1);
   const double reach = 2 * (taps / 2) + 5;
   double w, h, n;
-  if (!(m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0) || !(span_x < 1e4)
-      || !(span_y < 1e4))
+  if (!affine || !(span_x < 1e4) || !(span_y < 1e4))
     return WARP_REGION_TEXELS;
   w = floor (span_x) + reach;
   h = floor (span_y) + reach;
@@ -2589,11 +2588,11 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
   dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
   const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
       f->axis_x.order + 1;
-  const int region_texels = warp_region_texels (f, C, taps,
-      WARP_BLOCK_Y * WARP_ROWS (taps));
-  const size_t bytes = (size_t) region_texels * C * sizeof (float);
   const int affine = f->inverse[6] == 0.0 && f->inverse[7] == 0.0
       && f->inverse[8] == 1.0;
+  const int region_texels = warp_region_texels (f, affine, C, taps,
+      WARP_BLOCK_Y * WARP_ROWS (taps));
+  const size_t bytes = (size_t) region_texels * C * sizeof (float);
   cudaError_t err = cudaSuccess;
   auto launch = [&](auto kernel, int rows) {
     err = cudaFuncSetAttribute (kernel,

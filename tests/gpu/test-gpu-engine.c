@@ -394,6 +394,81 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "%d code value(s) of the CPU\n", runs, fused, worst, worst_int);
 }
 
+/* The rounding of 8-bit outputs (u8_bits in cuda/kernels.cu: an addition
+ * to 2^23, not a conversion instruction) equal to the CPU engine's, code
+ * value for code value: float inputs on a grid of 1/8 (ties at .5
+ * included) and just below and above each .5, from -20 to 280, through
+ * order 1 maps that sample exactly at pixel centres, so that each output
+ * is an input value as it is: a 90 degree rotation (the warp kernel's
+ * staged, fixed-point path) and an integer shift (the separable passes),
+ * with 1 and 4 channels.  The other tests allow U8 outputs one code value
+ * apart, which a rounding off by one would pass. */
+static void
+test_u8_rounding (bspline_cuda * cuda, bspline_cpu * cpu)
+{
+  const int w = 301, h = 64;
+  int map, channels, x, y, c, n = 0;
+
+  for (map = 0; map < 2; map++)
+    for (channels = 1; channels <= 4; channels += 3) {
+      const int dw = map == 0 ? h : w, dh = map == 0 ? w : h;
+      bspline_image src, gpu, cpu_int;
+      bspline_params p;
+      bspline_plan *plan = NULL;
+      double m[9], d;
+      char msg[256];
+
+      bspline_matrix_identity (m);
+      if (map == 0) {           /* (u, v) -> (v, h - u) */
+        m[0] = 0.0;
+        m[1] = 1.0;
+        m[3] = -1.0;
+        m[4] = 0.0;
+        m[5] = h;
+      } else {
+        m[2] = 2.0;
+        m[5] = -3.0;
+      }
+      test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_F32, 0);
+      test_image_alloc (&gpu, dw, dh, channels, BSPLINE_SAMPLE_U8, 0);
+      test_image_alloc (&cpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 0);
+      for (y = 0; y < h; y++)
+        for (x = 0; x < w; x++)
+          for (c = 0; c < channels; c++) {
+            const int k = (y * w + x) * channels + c;
+            const float base = -20.0f + 0.125f * (float) (k / 3 % 2401);
+            /* the grid value, or the floats beside it */
+            const float v = k % 3 == 0 ? base : nextafterf (base,
+                k % 3 == 1 ? -INFINITY : INFINITY);
+            test_image_set (&src, x, y, c, v);
+          }
+      bspline_params_init (&p);
+      p.order = 1;
+      p.precision = BSPLINE_PRECISION_FLOAT;
+      if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan, msg,
+              sizeof (msg)) != BSPLINE_OK) {
+        TEST_CHECK (0, "u8 rounding: plan: %s", msg);
+      } else {
+        bspline_cpu_execute (cpu, plan, &src, &cpu_int);
+        TEST_CHECK (bspline_cuda_execute (cuda, plan, &src, &gpu) ==
+            BSPLINE_OK, "u8 rounding: cuda: %s", bspline_cuda_last_error
+            (cuda));
+        d = max_difference (&gpu, &cpu_int);
+        TEST_CHECK (d == 0.0, "u8 rounding: %s, %d channel(s): U8 outputs "
+            "differ from the CPU engine's by up to %g code values",
+            map == 0 ? "90 degree rotation" : "integer shift", channels, d);
+        n += dw * dh * channels;
+      }
+      bspline_plan_free (plan);
+      test_image_free (&src);
+      test_image_free (&gpu);
+      test_image_free (&cpu_int);
+    }
+  printf ("u8 rounding: %d float values from -20 to 280 (ties at .5 and "
+      "their neighbours) through a rotation and a shift: U8 outputs equal "
+      "to the CPU engine's\n", n);
+}
+
 int
 main (void)
 {
@@ -556,6 +631,7 @@ main (void)
         test_image_free (&src);
       }
   test_in_flight (cuda, cpu, &rng);
+  test_u8_rounding (cuda, cpu);
   test_segments (cuda, cpu, &rng);
   test_tiled (cuda, cpu, &rng);
   test_fused (cuda, cpu, &rng);
