@@ -2140,15 +2140,16 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 #define WARP_STRIP 8
 #define WARP_BLOCK_X 32
 #define WARP_BLOCK_Y 8
-/* output rows per thread, up to order 5 and above (docs/gpu-performance-
- * notes.md, v8-v10: 4K rotate order 3 523 us with 4, 509 with 2, 515
- * with 8; order 11 2.11 ms with 2 against 2.43 with 1, once the staging
- * was cheaper) */
+/* output rows per thread, up to order 5 and above: each block's box,
+ * barriers and set-up serve more pixels (docs/gpu-performance-notes.md,
+ * v8-v10 and v14: 4K rotate order 3 251 us with 2, 229 with 4, 227 with
+ * 6, order 5 457 us with 4 and 464 with 6; order 11 1793 us with 2, 1750
+ * with 4, once the staged region was sized to the map's boxes, v13) */
 #ifndef WARP_ROWS_NARROW
-#define WARP_ROWS_NARROW 2
+#define WARP_ROWS_NARROW 4
 #endif
 #ifndef WARP_ROWS_WIDE
-#define WARP_ROWS_WIDE 2
+#define WARP_ROWS_WIDE 4
 #endif
 #define WARP_ROWS(TAPS) ((TAPS) <= 6 ? WARP_ROWS_NARROW : WARP_ROWS_WIDE)
 /* the most texels of a block's staged region: 48 KB of float4 (a launch
