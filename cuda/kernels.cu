@@ -2396,10 +2396,13 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
  * next row of a thread adds a constant.  Where the double maps, floors
  * and conversions took about 20 instructions a pixel, 7 of them in the
  * quarter-rate conversion unit (docs/gpu-performance-notes.md, v13).
- * The fraction is within 2^-24 of the double's (the float conversion of
- * fixed_weights_at: 2^-25), and exact where the position is a multiple
- * of 2^-23; the rounding carries the last tap at most one past the
- * block's corners' reach, which the box's margin covers (staged_box). */
+ * The fraction is within 2^-24 + 2^-31 of the double's (the 23-bit
+ * rounding, and the 64-bit position's own after a thread's three row
+ * steps, each rounded to 2^-33; the float conversion of fixed_weights_at:
+ * 2^-25), and exact where the position is a multiple of 2^-23 (the 2^8
+ * offset outweighs the steps' rounding); the rounding carries the last
+ * tap at most one past the block's corners' reach, which the box's margin
+ * covers (staged_box). */
 template < int TAPS > __device__ static inline long long
 staged_position (const bspline_axis & ax, double s)
 {
