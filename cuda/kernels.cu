@@ -1455,6 +1455,89 @@ rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
   }
 }
 
+/* The most prefilter halo of the fused passes (the float truncation index
+ * of order 3; they take one pole). */
+#define FUSED_TAIL 18
+
+/* The y window of the fused pass, one pole, keeping only the rows its
+ * outputs' taps read: window rows h0 .. len - h0 - 1 (h0 the prefilter's
+ * halo, at most FUSED_TAIL; the window's halo beyond it is the table's
+ * margin, which bounds the taps) into window at (k - h0) * TILE_THREADS.
+ * The causal sweep runs in registers as the rows arrive (LOADS in
+ * flight; the last h0 rows all at once, kept in registers for the
+ * anticausal sweep), and stores from row h0 on; the anticausal sweep runs
+ * over the kept causal values of the last h0 rows, then back to row h0 in
+ * shared memory.  The same operations in the same order as filter_window
+ * over the whole window, so the same values in the rows kept; the
+ * window's shared memory is SPAN + 2 margin rows a thread where it was
+ * SPAN + 2 halo (docs/gpu-performance-notes.md, v14). */
+template < int LOADS > __device__ static void
+y_window_kept (const bspline_gpu_frame & f, const float *in, size_t n,
+    int len, int h0, const int *plane_row, size_t v, float *window)
+{
+  const float z = (float) f.poles[0];
+  const int head = len - h0;    /* rows before the tail */
+  float *line = window + threadIdx.x;
+  float acc = 0.0f, tail[FUSED_TAIL];
+  int k = 0, b;
+
+  if (plane_row[len - 1] - plane_row[0] == len - 1) {
+    /* consecutive plane rows: the address stepped a row */
+    const float *p = in + (size_t) plane_row[0] * n + v;
+    for (; k + LOADS <= head; k += LOADS) {
+      float t[LOADS];
+#pragma unroll
+      for (b = 0; b < LOADS; b++) {
+        t[b] = *p;
+        p += n;
+      }
+#pragma unroll
+      for (b = 0; b < LOADS; b++) {
+        acc = t[b] + z * acc;
+        if (k + b >= h0)
+          line[(k + b - h0) * TILE_THREADS] = acc;
+      }
+    }
+  }
+  for (; k < head; k += LOADS) {
+    float t[LOADS];
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < head)
+        t[b] = in[(size_t) plane_row[k + b] * n + v];
+#pragma unroll
+    for (b = 0; b < LOADS; b++)
+      if (k + b < head) {
+        acc = t[b] + z * acc;
+        if (k + b >= h0)
+          line[(k + b - h0) * TILE_THREADS] = acc;
+      }
+  }
+  {
+    float t[FUSED_TAIL];
+#pragma unroll
+    for (b = 0; b < FUSED_TAIL; b++)
+      if (b < h0)
+        t[b] = in[(size_t) plane_row[head + b] * n + v];
+#pragma unroll
+    for (b = 0; b < FUSED_TAIL; b++)
+      if (b < h0) {
+        acc = t[b] + z * acc;
+        tail[b] = acc;
+      }
+  }
+  acc = 0.0f;
+#pragma unroll
+  for (b = FUSED_TAIL - 1; b >= 0; b--)
+    if (b < h0)
+      acc = z * (acc - tail[b]);
+#pragma unroll 4
+  for (k = head - 1; k >= h0; k--) {
+    acc = z * (acc - line[(k - h0) * TILE_THREADS]);
+    line[(k - h0) * TILE_THREADS] = acc;
+  }
+}
+
 /* Along y: TILE_THREADS consecutive values of tmp's rows in a window of
  * SPAN + 2 halo rows (halo: the prefilter's plus the y margin), then the
  * window's output rows.  PC values a thread item: 4 (a pixel of four
@@ -1462,7 +1545,7 @@ rows_fused_kernel (bspline_gpu_frame f, const unsigned char *src,
  * the TILE_THREADS / PC items of a row, and PC rows at a time. */
 template < int SPAN, int LOADS, int PC, int TAPS > __global__ void
 columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
-    bspline_gpu_tables t, unsigned char *dst, size_t dst_pitch)
+    int h0, bspline_gpu_tables t, unsigned char *dst, size_t dst_pitch)
 {
   extern __shared__ float window[];
   __shared__ int range[2];
@@ -1480,7 +1563,8 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
   const int items = TILE_THREADS / PC;
   const int item = (int) threadIdx.x % items;
   const int vi = v0 + item * PC;        /* the item's first value */
-  int *plane_row = (int *) (window + TILE_THREADS * len);
+  /* the window's kept rows h0 .. len - h0 - 1 (y_window_kept) */
+  int *plane_row = (int *) (window + TILE_THREADS * (len - 2 * h0));
   /* the window's output rows: their first tap's offset in the window and
    * weights, staged once (at most t.y_most rows) */
   int *offset = plane_row + len;
@@ -1493,12 +1577,13 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
   __syncthreads ();
   count = range[1] - range[0];
   for (k = threadIdx.x; k < count; k += blockDim.x)
-    offset[k] = (__ldg (t.y_first + range[0] + k) - row0) * TILE_THREADS;
+    offset[k] = (__ldg (t.y_first + range[0] + k) - row0 - h0)
+        * TILE_THREADS;
   for (k = threadIdx.x; k < count * taps; k += blockDim.x)
     staged[k] = __ldg (weight + (size_t) range[0] * taps + k);
   if (v < n)
-    y_window < LOADS > (f, tmp, (size_t) n, len, plane_row, (size_t) v,
-        window);
+    y_window_kept < LOADS > (f, tmp, (size_t) n, len, h0, plane_row,
+        (size_t) v, window);
   __syncthreads ();             /* the staged rows; items of four values
                                  * read other threads' columns */
   if (vi >= n)
@@ -1536,13 +1621,16 @@ columns_fused_kernel (bspline_gpu_frame f, const float *tmp, int halo,
   }
 }
 
-/* Dynamic shared memory of the fused y pass: the tiled prefilter's y
- * window, the staged offsets and weights of at most `most` output
- * rows. */
+/* Dynamic shared memory of the fused y pass: the kept rows of its window
+ * (span + 2 (halo - h0), h0 the prefilter's halo: y_window_kept), the
+ * window's plane rows, the staged offsets and weights of at most `most`
+ * output rows. */
 static size_t
-fused_y_bytes (int halo, int span, int most, int taps)
+fused_y_bytes (int halo, int h0, int span, int most, int taps)
 {
-  return tiled_y_bytes (halo, span) + (size_t) most * (taps + 1) * 4;
+  const int len = span + 2 * halo;
+  return (size_t) TILE_THREADS * (len - 2 * h0) * sizeof (float)
+      + (size_t) len * sizeof (int) + (size_t) most * (taps + 1) * 4;
 }
 
 extern "C" int
@@ -1559,6 +1647,8 @@ bspline_gpu_fused_usable (const bspline_gpu_frame * f,
   if (f->use_double || f->n_poles != 1 || t->x_margin < 0 || t->y_margin < 0)
     return 0;
   halo = tiled_halo (f);
+  if (halo > FUSED_TAIL)
+    return 0;
   if (halo + t->x_margin > SCAN_MAX_HALO
       || halo + t->y_margin > TILE_SMALL_HALO)
     return 0;
@@ -1568,7 +1658,8 @@ bspline_gpu_fused_usable (const bspline_gpu_frame * f,
   /* the static range[] on top of the dynamic window (the x pass's
    * windows take 8 rows x 256 samples: 32 KB at most) */
   limit -= 2 * (int) sizeof (int);
-  if (fused_y_bytes (halo + t->y_margin, TILE_SPAN, t->y_most, t->y_taps) >
+  if (fused_y_bytes (halo + t->y_margin, halo, TILE_SPAN, t->y_most,
+          t->y_taps) >
       (size_t) limit)
     return 0;
   return 1;
@@ -1597,7 +1688,8 @@ launch_columns_fused (const bspline_gpu_frame * f, int halo,
 {
   const int hc = f->src_height + 2 * f->pad;
   const int n = f->dst_width * f->channels;
-  const size_t bytes = fused_y_bytes (halo, TILE_SPAN, t->y_most,
+  const int h0 = tiled_halo (f);
+  const size_t bytes = fused_y_bytes (halo, h0, TILE_SPAN, t->y_most,
       t->y_taps);
   const unsigned blocks = (unsigned) ((n + TILE_THREADS - 1) / TILE_THREADS)
       * (unsigned) ((hc + TILE_SPAN - 1) / TILE_SPAN);
@@ -1607,7 +1699,7 @@ launch_columns_fused (const bspline_gpu_frame * f, int halo,
   if (err != cudaSuccess)
     return err;
   columns_fused_kernel < TILE_SPAN, TILE_COLUMN_LOADS, PC, TAPS > <<<blocks,
-      TILE_THREADS, bytes, stream >>> (*f, tmp, halo, *t,
+      TILE_THREADS, bytes, stream >>> (*f, tmp, halo, h0, *t,
       (unsigned char *) dst, dst_pitch);
   return cudaGetLastError ();
 }
