@@ -531,15 +531,27 @@ bspline_axis_taps_##SUFFIX (const bspline_axis * ax, double x, double widen, \
 BSPLINE_DEFINE_AXIS_TAPS (d, double)
 BSPLINE_DEFINE_AXIS_TAPS (f, float)
 
+/* a u + b v + c with each product and sum rounded on its own, on the GPU
+ * as on the CPU: nvcc would contract them into fused multiply-adds, and a
+ * position one unit in the last place apart picks the other sample where
+ * order 0 meets a tie (an exact half-integer sample coordinate, e.g. the
+ * centre of an odd frame under a centred map). */
+#if defined(__CUDA_ARCH__)
+#define BSPLINE_MAP_ROW(a, u, b, v, c) \
+  __dadd_rn (__dadd_rn (__dmul_rn (a, u), __dmul_rn (b, v)), c)
+#else
+#define BSPLINE_MAP_ROW(a, u, b, v, c) ((a) * (u) + (b) * (v) + (c))
+#endif
+
 /* Maps the output pixel centre (u, v) through the inverse homography m to
  * input pixel coordinates; returns 0 where there is no input point (the
  * horizon of a perspective map, or a non-finite result). */
 BSPLINE_HD static inline int
 bspline_map_point (const double *m, double u, double v, double *x, double *y)
 {
-  double X = m[0] * u + m[1] * v + m[2];
-  double Y = m[3] * u + m[4] * v + m[5];
-  double W = m[6] * u + m[7] * v + m[8];
+  double X = BSPLINE_MAP_ROW (m[0], u, m[1], v, m[2]);
+  double Y = BSPLINE_MAP_ROW (m[3], u, m[4], v, m[5]);
+  double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
   *x = X / W;
   *y = Y / W;
   return isfinite (*x) && isfinite (*y);

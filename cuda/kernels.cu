@@ -2432,8 +2432,8 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
     int found;
     if (affine) {
       /* X / 1.0 is exact: the same point as bspline_map_point */
-      x = m[0] * u + m[1] * v + m[2];
-      y = m[3] * u + m[4] * v + m[5];
+      x = BSPLINE_MAP_ROW (m[0], u, m[1], v, m[2]);
+      y = BSPLINE_MAP_ROW (m[3], u, m[4], v, m[5]);
       found = isfinite (x) && isfinite (y);
     } else {
       found = bspline_map_point (m, u, v, &x, &y);

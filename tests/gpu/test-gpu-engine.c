@@ -46,6 +46,26 @@ max_difference (const bspline_image * a, const bspline_image * b)
   return worst;
 }
 
+/* The first few output values where a and b differ by more than tol,
+ * printed with the failing check (where and by how much). */
+static void
+print_differences (const char *what, const bspline_image * a,
+    const bspline_image * b, double tol)
+{
+  int x, y, c, shown = 0;
+  for (y = 0; y < a->height && shown < 4; y++)
+    for (x = 0; x < a->width && shown < 4; x++)
+      for (c = 0; c < a->channels && shown < 4; c++) {
+        const double u = test_image_get (a, x, y, c);
+        const double v = test_image_get (b, x, y, c);
+        if (!(fabs (u - v) <= tol)) {
+          printf ("  %s: pixel (%d, %d) channel %d: %.17g against %.17g\n",
+              what, x, y, c, u, v);
+          shown++;
+        }
+      }
+}
+
 typedef struct
 {
   const char *name;
@@ -554,6 +574,9 @@ main (void)
             goto next;
           }
           err_d = max_difference (&gpu, &ref);
+          if (err_d > 1e-9 * scale)
+            print_differences ("GPU double vs CPU double", &gpu, &ref,
+                1e-9 * scale);
           memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
           if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
             TEST_CHECK (0, "cuda float: %s", bspline_cuda_last_error (cuda));
