@@ -2232,18 +2232,13 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
 #define WARP_STRIP 8
 #define WARP_BLOCK_X 32
 #define WARP_BLOCK_Y 8
-/* output rows per thread, up to order 5 and above: each block's box,
- * barriers and set-up serve more pixels (docs/gpu-performance-notes.md,
- * v8-v10 and v14: 4K rotate order 3 251 us with 2, 229 with 4, 227 with
- * 6, order 5 457 us with 4 and 464 with 6; order 11 1793 us with 2, 1750
- * with 4, once the staged region was sized to the map's boxes, v13) */
-#ifndef WARP_ROWS_NARROW
-#define WARP_ROWS_NARROW 4
-#endif
-#ifndef WARP_ROWS_WIDE
-#define WARP_ROWS_WIDE 4
-#endif
-#define WARP_ROWS(TAPS) ((TAPS) <= 6 ? WARP_ROWS_NARROW : WARP_ROWS_WIDE)
+/* output rows per thread at every tap count: each block's box, barriers
+ * and set-up serve more pixels (docs/gpu-performance-notes.md, v8-v10
+ * and v14: 4K rotate order 3 251 us with 2, 229 with 4, 227 with 6, order
+ * 5 457 us with 4 and 464 with 6; order 11 1793 us with 2, 1750 with 4
+ * and 2164 with 6, once the staged region was sized to the map's boxes,
+ * v13) */
+#define WARP_ROWS 4
 /* the most texels of a block's staged region: 48 KB of float4 (a launch
  * gives the kernel what its map's boxes need: warp_region_texels) */
 #define WARP_REGION_TEXELS 3072
@@ -2541,7 +2536,7 @@ warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
   const long long dy = __double2ll_rn (m[4] * WARP_BLOCK_Y * unit);
   unsigned char *out = dst + (size_t) i * dst_pitch;
   int k;
-  for (k = 0; k < WARP_ROWS (TAPS); k++) {
+  for (k = 0; k < WARP_ROWS; k++) {
     float wx[TAPS], wy[TAPS], acc[C];
     int ix[TAPS], iy[TAPS];
     if (i >= rows_end)
@@ -2581,7 +2576,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
       && f.inverse[8] == 1.0;
   const int far_ok = affine && bspline_boundary_period (f.src_width,
       f.boundary) > 0;
-  const int rows = WARP_BLOCK_Y * WARP_ROWS (TAPS);
+  const int rows = WARP_BLOCK_Y * WARP_ROWS;
   const int n_bx = (f.dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
   const size_t row_floats = (size_t) (f.src_width + 2 * f.pad) * C;
   const int tid = threadIdx.y * WARP_BLOCK_X + threadIdx.x;
@@ -2630,7 +2625,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
         i0 + (int) threadIdx.y, f.dst_height, dst, dst_pitch);
     return;
   }
-  for (k = 0; k < WARP_ROWS (TAPS); k++) {
+  for (k = 0; k < WARP_ROWS; k++) {
     const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
     if (i >= f.dst_height)
       break;
@@ -2642,9 +2637,9 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
 /* Strips of WARP_STRIP block columns (blockIdx.y), each WARP_STRIP
  * blocks a block row (blockIdx.x). */
 static dim3
-warp_grid (const bspline_gpu_frame * f, int rows_per_thread)
+warp_grid (const bspline_gpu_frame * f)
 {
-  const int rows = WARP_BLOCK_Y * rows_per_thread;
+  const int rows = WARP_BLOCK_Y * WARP_ROWS;
   const int n_bx = (f->dst_width + WARP_BLOCK_X - 1) / WARP_BLOCK_X;
   return dim3 ((unsigned) (WARP_STRIP * ((f->dst_height + rows - 1) / rows)),
       (unsigned) ((n_bx + WARP_STRIP - 1) / WARP_STRIP));
@@ -2687,14 +2682,14 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
   const int affine = f->inverse[6] == 0.0 && f->inverse[7] == 0.0
       && f->inverse[8] == 1.0;
   const int region_texels = warp_region_texels (f, affine, C, taps,
-      WARP_BLOCK_Y * WARP_ROWS (taps));
+      WARP_BLOCK_Y * WARP_ROWS);
   const size_t bytes = (size_t) region_texels * C * sizeof (float);
   cudaError_t err = cudaSuccess;
-  auto launch = [&](auto kernel, int rows) {
+  auto launch = [&](auto kernel) {
     err = cudaFuncSetAttribute (kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
     if (err == cudaSuccess)
-      kernel <<<warp_grid (f, rows), block, bytes, stream >>> (*f, coef, dst,
+      kernel <<<warp_grid (f), block, bytes, stream >>> (*f, coef, dst,
           dst_pitch, region_texels);
   };
   switch (taps) {
@@ -2702,9 +2697,9 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
     case T: \
       if (affine) \
         launch (warp_fixed_kernel < C, T, (T <= 6 ? WARP_BLOCKS_AFFINE : \
-                WARP_BLOCKS (T)) >, WARP_ROWS (T)); \
+                WARP_BLOCKS (T)) >); \
       else \
-        launch (warp_fixed_kernel < C, T, WARP_BLOCKS (T) >, WARP_ROWS (T)); \
+        launch (warp_fixed_kernel < C, T, WARP_BLOCKS (T) >); \
       break;
       WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
       WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)
