@@ -384,6 +384,12 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         err = max_difference (&gpu, &ref) / test_signal_scale (range);
         err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
         tol = fmax (float_tolerance (0, orders[o]), 1.5 * err_cpu);
+        if (err > tol) {
+          print_differences ("fused: GPU float vs CPU double", &gpu, &ref,
+              tol * test_signal_scale (range));
+          print_differences ("fused: CPU float vs CPU double", &cpu_f, &ref,
+              0.9 * tol * test_signal_scale (range));
+        }
         TEST_CHECK (err <= tol, "fused: order %d %s kind %d %dx%dx%d %s -> "
             "%dx%d: GPU float differs from CPU double by %.3g of the range "
             "(tolerance %.3g)", orders[o], test_boundary_name (boundary),
