@@ -826,26 +826,23 @@ prefilter_x_tiled_kernel (bspline_gpu_frame f, const unsigned char *src,
   }
 }
 
-/* Along y: window rows row0 .. row0 + len - 1 of value-column v of a
- * plane of n values a row and hc rows (the boundary's rows through
- * plane_row, which the caller has filled and synchronised), in shared
- * memory at k * TILE_THREADS + threadIdx.x, then filtered; LOADS loads in
- * flight per thread.  Each thread reads and filters only its own
- * column.  A window of consecutive plane rows (every step of plane_row
- * is at most +1, so the ends tell) steps one address a row, without
- * tests, until its last LOADS rows: the general loop took about 17
- * instructions a load, a 64-bit product and a test each
+/* Window rows 0 .. end - 1 of value-column v of a plane of n values a
+ * row (the boundary's rows through plane_row, which the caller has
+ * filled and synchronised), each passed in order to use (k, value), LOADS
+ * loads in flight per thread.  Rows of consecutive plane rows (every step
+ * of plane_row is at most +1, so the ends tell) step one address a row,
+ * without tests, until the last LOADS rows: the general loop took about
+ * 17 instructions a load, a 64-bit product and a test each
  * (docs/gpu-performance-notes.md, v12). */
-template < int LOADS > __device__ static void
-y_window (const bspline_gpu_frame & f, const float *in, size_t n, int len,
-    const int *plane_row, size_t v, float *window)
+template < int LOADS, typename F > __device__ static inline void
+window_rows (const float *in, size_t n, int end, const int *plane_row,
+    size_t v, F use)
 {
-  int k = 0;
-  if (plane_row[len - 1] - plane_row[0] == len - 1) {
+  int k = 0, b;
+  if (plane_row[end - 1] - plane_row[0] == end - 1) {
     const float *p = in + (size_t) plane_row[0] * n + v;
-    for (; k + LOADS <= len; k += LOADS) {
+    for (; k + LOADS <= end; k += LOADS) {
       float t[LOADS];
-      int b;
 #pragma unroll
       for (b = 0; b < LOADS; b++) {
         t[b] = *p;
@@ -853,21 +850,33 @@ y_window (const bspline_gpu_frame & f, const float *in, size_t n, int len,
       }
 #pragma unroll
       for (b = 0; b < LOADS; b++)
-        window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
+        use (k + b, t[b]);
     }
   }
-  for (; k < len; k += LOADS) {
+  for (; k < end; k += LOADS) {
     float t[LOADS];
-    int b;
 #pragma unroll
     for (b = 0; b < LOADS; b++)
-      if (k + b < len)
+      if (k + b < end)
         t[b] = in[(size_t) plane_row[k + b] * n + v];
 #pragma unroll
     for (b = 0; b < LOADS; b++)
-      if (k + b < len)
-        window[(k + b) * TILE_THREADS + threadIdx.x] = t[b];
+      if (k + b < end)
+        use (k + b, t[b]);
   }
+}
+
+/* Along y: window rows row0 .. row0 + len - 1 of value-column v (through
+ * plane_row: window_rows) in shared memory at k * TILE_THREADS +
+ * threadIdx.x, then filtered.  Each thread reads and filters only its
+ * own column. */
+template < int LOADS > __device__ static void
+y_window (const bspline_gpu_frame & f, const float *in, size_t n, int len,
+    const int *plane_row, size_t v, float *window)
+{
+  window_rows < LOADS > (in, n, len, plane_row, v,[&](int k, float x) {
+        window[k * TILE_THREADS + threadIdx.x] = x;
+      });
   filter_window (f, window + threadIdx.x, TILE_THREADS, len);
 }
 
@@ -1479,40 +1488,13 @@ y_window_kept (const bspline_gpu_frame & f, const float *in, size_t n,
   const int head = len - h0;    /* rows before the tail */
   float *line = window + threadIdx.x;
   float acc = 0.0f, tail[FUSED_TAIL];
-  int k = 0, b;
+  int k, b;
 
-  if (plane_row[len - 1] - plane_row[0] == len - 1) {
-    /* consecutive plane rows: the address stepped a row */
-    const float *p = in + (size_t) plane_row[0] * n + v;
-    for (; k + LOADS <= head; k += LOADS) {
-      float t[LOADS];
-#pragma unroll
-      for (b = 0; b < LOADS; b++) {
-        t[b] = *p;
-        p += n;
-      }
-#pragma unroll
-      for (b = 0; b < LOADS; b++) {
-        acc = t[b] + z * acc;
-        if (k + b >= h0)
-          line[(k + b - h0) * TILE_THREADS] = acc;
-      }
-    }
-  }
-  for (; k < head; k += LOADS) {
-    float t[LOADS];
-#pragma unroll
-    for (b = 0; b < LOADS; b++)
-      if (k + b < head)
-        t[b] = in[(size_t) plane_row[k + b] * n + v];
-#pragma unroll
-    for (b = 0; b < LOADS; b++)
-      if (k + b < head) {
-        acc = t[b] + z * acc;
-        if (k + b >= h0)
-          line[(k + b - h0) * TILE_THREADS] = acc;
-      }
-  }
+  window_rows < LOADS > (in, n, head, plane_row, v,[&](int r, float x) {
+        acc = x + z * acc;
+        if (r >= h0)
+          line[(r - h0) * TILE_THREADS] = acc;
+      });
   {
     float t[FUSED_TAIL];
 #pragma unroll
