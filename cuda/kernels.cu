@@ -874,7 +874,7 @@ template < int LOADS > __device__ static void
 y_window (const bspline_gpu_frame & f, const float *in, size_t n, int len,
     const int *plane_row, size_t v, float *window)
 {
-  window_rows < LOADS > (in, n, len, plane_row, v,[&](int k, float x) {
+  window_rows < LOADS > (in, n, len, plane_row, v, [&](int k, float x) {
         window[k * TILE_THREADS + threadIdx.x] = x;
       });
   filter_window (f, window + threadIdx.x, TILE_THREADS, len);
@@ -1490,7 +1490,7 @@ y_window_kept (const bspline_gpu_frame & f, const float *in, size_t n,
   float acc = 0.0f, tail[FUSED_TAIL];
   int k, b;
 
-  window_rows < LOADS > (in, n, head, plane_row, v,[&](int r, float x) {
+  window_rows < LOADS > (in, n, head, plane_row, v, [&](int r, float x) {
         acc = x + z * acc;
         if (r >= h0)
           line[(r - h0) * TILE_THREADS] = acc;
