@@ -11,8 +11,8 @@
  * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
  * Library General Public License for more details.
  */
-/* gstbsplineframe.c: see gstbsplineframe.h.  These are the plane helpers
- * of gstbsplinewarp.c, shared with bsplinestabilize. */
+/* gstbsplineframe.c: see gstbsplineframe.h.  The plane helpers of both
+ * elements. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -61,6 +61,31 @@ gst_bspline_frame_plane_image (const GstVideoInfo * info,
 }
 
 void
+gst_bspline_frame_add_pad_templates (GstElementClass * klass,
+    const gchar * caps)
+{
+  GstCaps *c = gst_caps_from_string (caps);
+
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, c));
+  gst_element_class_add_pad_template (klass,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, c));
+  gst_caps_unref (c);
+}
+
+GstVideoChromaSite
+gst_bspline_frame_chroma_site (GstCaps * caps, const GstVideoInfo * info)
+{
+  const gchar *site = gst_structure_get_string (gst_caps_get_structure (caps,
+          0), "chroma-site");
+
+  if (site && gst_video_chroma_site_from_string (site) !=
+      GST_VIDEO_CHROMA_SITE_UNKNOWN)
+    return gst_video_chroma_site_from_string (site);
+  return GST_VIDEO_INFO_CHROMA_SITE (info);
+}
+
+void
 gst_bspline_frame_plane_grid (const GstVideoInfo * info,
     GstVideoChromaSite site, guint plane, bspline_plane_grid * grid)
 {
@@ -79,7 +104,7 @@ gst_bspline_frame_plane_grid (const GstVideoInfo * info,
  * Y'CbCr from the caps' matrix coefficients (Kr, Kb; BT.709 when the caps
  * name none, e.g. gray) with the offsets and scales of the caps' range, as
  * GStreamer's video-converter does. */
-void
+static void
 gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
     gdouble value[GST_VIDEO_MAX_COMPONENTS])
 {
@@ -119,30 +144,22 @@ gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
 }
 
 void
-gst_bspline_frame_plane_params (const GstVideoInfo * info, guint plane,
-    const GstBSplineQuality * quality, const bspline_image * image,
-    bspline_params * params)
+gst_bspline_frame_plane_fill (const GstVideoInfo * info, guint plane,
+    guint32 argb, const bspline_image * image,
+    double fill[BSPLINE_MAX_CHANNELS])
 {
-  gdouble fill[GST_VIDEO_MAX_COMPONENTS];
+  gdouble value[GST_VIDEO_MAX_COMPONENTS];
   guint c, ch;
 
-  bspline_params_init (params);
-  params->method = quality->method;
-  params->order = quality->order;
-  params->bicubic_a = quality->bicubic_a;
-  params->boundary = quality->boundary;
-  params->precision = quality->precision;
-  params->antialias = quality->antialias;
-
-  gst_bspline_frame_fill_components (info, quality->fill_color, fill);
+  gst_bspline_frame_fill_components (info, argb, value);
   for (ch = 0; ch < BSPLINE_MAX_CHANNELS; ch++)
-    params->fill[ch] = (1 << image->bits) - 1;
+    fill[ch] = (1 << image->bits) - 1;
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
     if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
       continue;
     ch = GST_VIDEO_INFO_COMP_POFFSET (info, c) /
         gst_bspline_frame_sample_bytes (info, c);
     if (ch < BSPLINE_MAX_CHANNELS)
-      params->fill[ch] = fill[c];
+      fill[ch] = value[c];
   }
 }

@@ -13,7 +13,8 @@
  */
 /* gstbsplineframe.h: how the plugin's elements describe the planes of a
  * GstVideoFrame to the engines (core/bspline.h): image layout, chroma
- * grid, fill colour and engine parameters of each plane. */
+ * grid and fill colour of each plane; gstbsplinesettings.c turns the
+ * properties into each plane's engine parameters with them. */
 #ifndef __GST_BSPLINE_FRAME_H__
 #define __GST_BSPLINE_FRAME_H__
 
@@ -24,38 +25,31 @@
 #include "bspline-geometry.h"
 
 G_BEGIN_DECLS
-/* The quality settings that become a plane's bspline_params. */
-    typedef struct
-{
-  bspline_method method;
-  gint order;
-  gdouble bicubic_a;
-  bspline_boundary boundary;
-  guint32 fill_color;           /* 0xAARRGGBB */
-  bspline_precision precision;
-  gboolean antialias;
-} GstBSplineQuality;
-
 /* Describes plane p of a frame (or, with frame NULL, of info) to the
  * engine: every sample of a pixel is a channel, padding bytes included
  * (RGBx), so that the engine sees the plane's memory layout as it is. */
 void gst_bspline_frame_plane_image (const GstVideoInfo * info,
     GstVideoFrame * frame, guint plane, bspline_image * image);
 
+/* A sink and a src pad template, both of the caps described by caps. */
+void gst_bspline_frame_add_pad_templates (GstElementClass * klass,
+    const gchar * caps);
+
+/* The chroma site of the caps: GStreamer 1.22's gst_video_info_from_caps()
+ * replaces the caps' chroma-site with the default one when the caps carry
+ * no colorimetry, so the field itself is read. */
+GstVideoChromaSite gst_bspline_frame_chroma_site (GstCaps * caps,
+    const GstVideoInfo * info);
+
 /* How plane p's samples sit on the luma grid, honouring the chroma site. */
 void gst_bspline_frame_plane_grid (const GstVideoInfo * info,
     GstVideoChromaSite site, guint plane, bspline_plane_grid * grid);
 
-/* fill-color (0xAARRGGBB) as code values of each component of the
- * format. */
-void gst_bspline_frame_fill_components (const GstVideoInfo * info,
-    guint32 argb, gdouble value[GST_VIDEO_MAX_COMPONENTS]);
-
-/* The engine parameters of plane p: the quality settings, with the fill
- * value of each channel (padding channels get the largest code value). */
-void gst_bspline_frame_plane_params (const GstVideoInfo * info, guint plane,
-    const GstBSplineQuality * quality, const bspline_image * image,
-    bspline_params * params);
+/* fill-color (0xAARRGGBB) as the fill value of each channel of plane p
+ * (described by image): padding channels get the largest code value. */
+void gst_bspline_frame_plane_fill (const GstVideoInfo * info, guint plane,
+    guint32 argb, const bspline_image * image,
+    double fill[BSPLINE_MAX_CHANNELS]);
 
 G_END_DECLS
 #endif /* __GST_BSPLINE_FRAME_H__ */

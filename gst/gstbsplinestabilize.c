@@ -53,8 +53,8 @@
 #include <string.h>
 
 #include "gstbsplinestabilize.h"
-#include "gstbsplinewarp.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinesettings.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-stabilize.h"
@@ -79,15 +79,8 @@ typedef enum
   GST_BSPLINE_STABILIZE_TRANSFORMS_READ
 } GstBSplineStabilizeTransformsMode;
 
-/* bsplinewarp's backend values */
-enum
-{
-  BACKEND_AUTO,
-  BACKEND_CPU,
-  BACKEND_CUDA
-};
-
-/* Everything the properties say; copied out when the element starts. */
+/* Everything the properties say; copied out when the element starts, but
+ * for the quality of the warp (resample), read again for each frame. */
 typedef struct
 {
   gint smoothing;
@@ -98,10 +91,7 @@ typedef struct
   gboolean auto_zoom;
   gboolean tripod;
   bspline_motion_model motion_model;
-  GstBSplineQuality quality;
-  guint n_threads;
-  gint backend;
-  gint cuda_device_id;
+  GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
 } GstBSplineStabilizeSettings;
@@ -153,10 +143,19 @@ struct _GstBSplineStabilize
   GArray *read_motions;         /* bspline_motion_result, mode=read */
 };
 
+/* the shared properties' defaults that are bsplinestabilize's own: the
+ * borders in fill-color, no widening (the corrections hardly scale) and
+ * the threads of the motion estimation fixed when it starts */
+static const GstBSplineSettingsDefaults gst_bspline_stabilize_defaults = {
+  .boundary = BSPLINE_BOUNDARY_CONSTANT,
+  .antialias = FALSE,
+  .threads_at_start = TRUE,
+};
+
+/* after the shared properties of gstbsplinesettings.h */
 enum
 {
-  PROP_0,
-  PROP_SMOOTHING,
+  PROP_SMOOTHING = GST_BSPLINE_SETTINGS_PROP_LAST,
   PROP_MAX_SHIFT,
   PROP_MAX_ANGLE,
   PROP_CROP,
@@ -164,14 +163,6 @@ enum
   PROP_AUTO_ZOOM,
   PROP_TRIPOD,
   PROP_MOTION_MODEL,
-  PROP_METHOD,
-  PROP_ORDER,
-  PROP_BOUNDARY,
-  PROP_FILL_COLOR,
-  PROP_PRECISION,
-  PROP_N_THREADS,
-  PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID,
   PROP_TRANSFORMS_LOCATION,
   PROP_TRANSFORMS_MODE
 };
@@ -184,14 +175,6 @@ enum
 #define DEFAULT_AUTO_ZOOM FALSE
 #define DEFAULT_TRIPOD FALSE
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
-#define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
-#define DEFAULT_ORDER 3
-#define DEFAULT_BOUNDARY BSPLINE_BOUNDARY_CONSTANT
-#define DEFAULT_FILL_COLOR 0xff000000
-#define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
-#define DEFAULT_N_THREADS 0
-#define DEFAULT_BACKEND BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
 
 /* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
@@ -202,14 +185,6 @@ enum
 #define GST_BSPLINE_STABILIZE_CAPS \
     GST_VIDEO_CAPS_MAKE (GST_BSPLINE_STABILIZE_FORMATS) \
     ", interlace-mode = (string) progressive"
-
-static GstStaticPadTemplate gst_bspline_stabilize_sink_template =
-GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_STABILIZE_CAPS));
-
-static GstStaticPadTemplate gst_bspline_stabilize_src_template =
-GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_STABILIZE_CAPS));
 
 #define GST_TYPE_BSPLINE_STABILIZE_CROP (gst_bspline_stabilize_crop_get_type ())
 static GType
@@ -270,16 +245,6 @@ gst_bspline_stabilize_transforms_mode_get_type (void)
   return type;
 }
 
-/* bsplinewarp's enum types (method, boundary, precision, backend), so that
- * both elements show the same values: they are registered when its class
- * is first used. */
-static GType
-gst_bspline_stabilize_warp_enum (const gchar * name)
-{
-  g_type_class_unref (g_type_class_ref (GST_TYPE_BSPLINE_WARP));
-  return g_type_from_name (name);
-}
-
 #define gst_bspline_stabilize_parent_class parent_class
 G_DEFINE_TYPE (GstBSplineStabilize, gst_bspline_stabilize,
     GST_TYPE_VIDEO_FILTER);
@@ -304,126 +269,94 @@ static GstFlowReturn gst_bspline_stabilize_generate_output (GstBaseTransform *
 static gboolean gst_bspline_stabilize_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
-static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
-    gboolean push);
 #ifdef HAVE_BSPLINE_CUDA
 static gboolean gst_bspline_stabilize_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_bspline_stabilize_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
 #endif
+static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
+    gboolean push);
 
 static void
 gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
 {
+  /* read when the element starts */
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
-  /* read when the element starts */
-  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY;
 
   GST_DEBUG_CATEGORY_INIT (gst_bspline_stabilize_debug, "bsplinestabilize", 0,
       "B-spline video stabilization");
+  gst_bspline_frame_add_pad_templates (element_class,
+      GST_BSPLINE_STABILIZE_CAPS);
 
   gobject_class->set_property = gst_bspline_stabilize_set_property;
   gobject_class->get_property = gst_bspline_stabilize_get_property;
   gobject_class->finalize = gst_bspline_stabilize_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_SMOOTHING,
+  gst_bspline_settings_install_properties (gobject_class,
+      &gst_bspline_stabilize_defaults,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, resample));
+  gst_bspline_settings_install_field (gobject_class, PROP_SMOOTHING,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, smoothing),
       g_param_spec_int ("smoothing", "Smoothing",
           "Frames before and after each frame over which the camera path is "
           "smoothed; also the element's latency in frames; 0 = no smoothing "
           "(range 0-1000, default 15)", 0, 1000, DEFAULT_SMOOTHING, flags));
-  g_object_class_install_property (gobject_class, PROP_MAX_SHIFT,
+  gst_bspline_settings_install_field (gobject_class, PROP_MAX_SHIFT,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_shift),
       g_param_spec_double ("max-shift", "Max shift",
           "Largest correction of the frame centre's position on each axis, "
-          "in pixels; -1 = no limit (range -1 to 1e6, default -1)",
-          -1.0, 1e6, DEFAULT_MAX_SHIFT, flags));
-  g_object_class_install_property (gobject_class, PROP_MAX_ANGLE,
+          "in pixels; -1 = no limit (range -1 to 1e6, default -1)", -1.0, 1e6,
+          DEFAULT_MAX_SHIFT, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_MAX_ANGLE,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_angle),
       g_param_spec_double ("max-angle", "Max angle",
           "Largest rotation of a correction in degrees; -1 = no limit "
           "(range -1 to 180, default -1)", -1.0, 180.0, DEFAULT_MAX_ANGLE,
           flags));
-  g_object_class_install_property (gobject_class, PROP_CROP,
+  gst_bspline_settings_install_field (gobject_class, PROP_CROP,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, crop),
       g_param_spec_enum ("crop", "Crop",
           "What shows where a corrected frame leaves the picture: "
           "keep-border (the previous output frame) or fill (the boundary "
-          "extension) (default keep-border)",
-          GST_TYPE_BSPLINE_STABILIZE_CROP, DEFAULT_CROP, flags));
-  g_object_class_install_property (gobject_class, PROP_ZOOM,
+          "extension) (default keep-border)", GST_TYPE_BSPLINE_STABILIZE_CROP,
+          DEFAULT_CROP, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_ZOOM,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, zoom),
       g_param_spec_double ("zoom", "Zoom",
           "Extra zoom about the centre in percent, positive = larger "
           "(range -50 to 100, default 0)", -50.0, 100.0, DEFAULT_ZOOM, flags));
-  g_object_class_install_property (gobject_class, PROP_AUTO_ZOOM,
+  gst_bspline_settings_install_field (gobject_class, PROP_AUTO_ZOOM,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, auto_zoom),
       g_param_spec_boolean ("auto-zoom", "Auto zoom",
           "Zoom just enough to hide the borders, varying smoothly over the "
           "smoothing window, on top of zoom (at most 4x) (default false)",
           DEFAULT_AUTO_ZOOM, flags));
-  g_object_class_install_property (gobject_class, PROP_TRIPOD,
+  gst_bspline_settings_install_field (gobject_class, PROP_TRIPOD,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, tripod),
       g_param_spec_boolean ("tripod", "Tripod",
           "Hold the first frame's view: remove all camera motion, pans "
           "included (default false)", DEFAULT_TRIPOD, flags));
-  g_object_class_install_property (gobject_class, PROP_MOTION_MODEL,
+  gst_bspline_settings_install_field (gobject_class, PROP_MOTION_MODEL,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, motion_model),
       g_param_spec_enum ("motion-model", "Motion model",
           "Camera motion between frames: similarity (translation, rotation, "
           "scale) or affine (default similarity)",
           GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, DEFAULT_MOTION_MODEL,
           flags));
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method",
-          "Interpolation kernel of the warp: bspline (prefiltered B-spline "
-          "of the given order) or bicubic (Keys, a = -0.5); default bspline",
-          gst_bspline_stabilize_warp_enum ("GstBSplineWarpMethod"),
-          DEFAULT_METHOD, flags));
-  g_object_class_install_property (gobject_class, PROP_ORDER,
-      g_param_spec_int ("order", "Order",
-          "B-spline order of the warp for method=bspline: 1 = bilinear, "
-          "3 = cubic, up to 11 (range 0-11, default 3)",
-          0, BSPLINE_MAX_ORDER, DEFAULT_ORDER, flags));
-  g_object_class_install_property (gobject_class, PROP_BOUNDARY,
-      g_param_spec_enum ("boundary", "Boundary",
-          "How the picture extends beyond its edges, for the prefilter and, "
-          "with crop=fill, in the borders (default constant)",
-          gst_bspline_stabilize_warp_enum ("GstBSplineWarpBoundary"),
-          DEFAULT_BOUNDARY, flags));
-  g_object_class_install_property (gobject_class, PROP_FILL_COLOR,
-      g_param_spec_uint ("fill-color", "Fill color",
-          "Colour outside the picture for boundary=constant, as 0xAARRGGBB "
-          "(default 0xff000000, opaque black)",
-          0, G_MAXUINT32, DEFAULT_FILL_COLOR, flags));
-  g_object_class_install_property (gobject_class, PROP_PRECISION,
-      g_param_spec_enum ("precision", "Precision",
-          "Arithmetic of the warp: float, double, or fast (the GPU's "
-          "fastest path, hardware-filtered where that is faster; float on "
-          "the CPU) (default float)",
-          gst_bspline_stabilize_warp_enum ("GstBSplineWarpPrecision"),
-          DEFAULT_PRECISION, flags));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "CPU threads of the motion estimation and the CPU warp, 0 = one "
-          "per online core (range 0-1024, default 0)", 0, 1024,
-          DEFAULT_N_THREADS, flags));
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Engine of the motion estimation and the warp: auto (the GPU "
-          "where there is one, else the CPU; a GPU failure continues on the "
-          "CPU with a warning), cpu, or cuda (an error at start without one) "
-          "(default auto)",
-          gst_bspline_stabilize_warp_enum ("GstBSplineWarpBackend"),
-          DEFAULT_BACKEND, flags));
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device of the motion estimation and the warp, -1 = the "
-          "default device (range -1 to 2147483647, default -1)", -1, G_MAXINT,
-          DEFAULT_CUDA_DEVICE_ID, flags));
-  g_object_class_install_property (gobject_class, PROP_TRANSFORMS_LOCATION,
+  gst_bspline_settings_install_field (gobject_class, PROP_TRANSFORMS_LOCATION,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, transforms_location),
       g_param_spec_string ("transforms-location", "Transforms location",
           "Text file of each frame's motion (docs/stabilization.md has the "
           "format), written or read as transforms-mode says; NULL = none "
           "(default NULL)", NULL, flags));
-  g_object_class_install_property (gobject_class, PROP_TRANSFORMS_MODE,
+  gst_bspline_settings_install_field (gobject_class, PROP_TRANSFORMS_MODE,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, transforms_mode),
       g_param_spec_enum ("transforms-mode", "Transforms mode",
           "write: estimate the motion and write transforms-location; read: "
           "take the motion from it, with no latency (default write)",
@@ -434,10 +367,6 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       "B-spline video stabilizer", "Filter/Effect/Video",
       "Removes camera shake: motion estimation, path smoothing and an exact "
       "B-spline warp", "gst-bspline contributors");
-  gst_element_class_add_static_pad_template (element_class,
-      &gst_bspline_stabilize_sink_template);
-  gst_element_class_add_static_pad_template (element_class,
-      &gst_bspline_stabilize_src_template);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_stop);
@@ -459,6 +388,7 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
    * write in place into the input, which is held back and read later */
   trans_class->transform_ip = NULL;
 
+  gst_bspline_settings_mark_plugin_api ();
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_CROP, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, 0);
@@ -469,26 +399,7 @@ gst_bspline_stabilize_init (GstBSplineStabilize * self)
 {
   GstBSplineStabilizeSettings *s = &self->settings;
 
-  s->smoothing = DEFAULT_SMOOTHING;
-  s->max_shift = DEFAULT_MAX_SHIFT;
-  s->max_angle = DEFAULT_MAX_ANGLE;
-  s->crop = DEFAULT_CROP;
-  s->zoom = DEFAULT_ZOOM;
-  s->auto_zoom = DEFAULT_AUTO_ZOOM;
-  s->tripod = DEFAULT_TRIPOD;
-  s->motion_model = DEFAULT_MOTION_MODEL;
-  s->quality.method = DEFAULT_METHOD;
-  s->quality.order = DEFAULT_ORDER;
-  s->quality.bicubic_a = -0.5;
-  s->quality.boundary = DEFAULT_BOUNDARY;
-  s->quality.fill_color = DEFAULT_FILL_COLOR;
-  s->quality.precision = DEFAULT_PRECISION;
-  /* the corrections hardly scale: no widening */
-  s->quality.antialias = FALSE;
-  s->n_threads = DEFAULT_N_THREADS;
-  s->backend = DEFAULT_BACKEND;
-  s->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
-  s->transforms_mode = DEFAULT_TRANSFORMS_MODE;
+  gst_bspline_settings_init (G_OBJECT (self), s);
   g_queue_init (&self->frames);
 }
 
@@ -506,70 +417,10 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
-  GstBSplineStabilizeSettings *s = &self->settings;
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_SMOOTHING:
-      s->smoothing = g_value_get_int (value);
-      break;
-    case PROP_MAX_SHIFT:
-      s->max_shift = g_value_get_double (value);
-      break;
-    case PROP_MAX_ANGLE:
-      s->max_angle = g_value_get_double (value);
-      break;
-    case PROP_CROP:
-      s->crop = g_value_get_enum (value);
-      break;
-    case PROP_ZOOM:
-      s->zoom = g_value_get_double (value);
-      break;
-    case PROP_AUTO_ZOOM:
-      s->auto_zoom = g_value_get_boolean (value);
-      break;
-    case PROP_TRIPOD:
-      s->tripod = g_value_get_boolean (value);
-      break;
-    case PROP_MOTION_MODEL:
-      s->motion_model = g_value_get_enum (value);
-      break;
-    case PROP_METHOD:
-      s->quality.method = g_value_get_enum (value);
-      break;
-    case PROP_ORDER:
-      s->quality.order = g_value_get_int (value);
-      break;
-    case PROP_BOUNDARY:
-      s->quality.boundary = g_value_get_enum (value);
-      break;
-    case PROP_FILL_COLOR:
-      s->quality.fill_color = g_value_get_uint (value);
-      break;
-    case PROP_PRECISION:
-      s->quality.precision = g_value_get_enum (value);
-      break;
-    case PROP_N_THREADS:
-      s->n_threads = g_value_get_uint (value);
-      break;
-    case PROP_BACKEND:
-      s->backend = g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      s->cuda_device_id = g_value_get_int (value);
-      break;
-    case PROP_TRANSFORMS_LOCATION:
-      g_free (s->transforms_location);
-      s->transforms_location = g_value_dup_string (value);
-      break;
-    case PROP_TRANSFORMS_MODE:
-      s->transforms_mode = g_value_get_enum (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_bspline_settings_set_property (object, &self->settings, pspec,
+          value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -577,69 +428,10 @@ gst_bspline_stabilize_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
-  GstBSplineStabilizeSettings *s = &self->settings;
 
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_SMOOTHING:
-      g_value_set_int (value, s->smoothing);
-      break;
-    case PROP_MAX_SHIFT:
-      g_value_set_double (value, s->max_shift);
-      break;
-    case PROP_MAX_ANGLE:
-      g_value_set_double (value, s->max_angle);
-      break;
-    case PROP_CROP:
-      g_value_set_enum (value, s->crop);
-      break;
-    case PROP_ZOOM:
-      g_value_set_double (value, s->zoom);
-      break;
-    case PROP_AUTO_ZOOM:
-      g_value_set_boolean (value, s->auto_zoom);
-      break;
-    case PROP_TRIPOD:
-      g_value_set_boolean (value, s->tripod);
-      break;
-    case PROP_MOTION_MODEL:
-      g_value_set_enum (value, s->motion_model);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, s->quality.method);
-      break;
-    case PROP_ORDER:
-      g_value_set_int (value, s->quality.order);
-      break;
-    case PROP_BOUNDARY:
-      g_value_set_enum (value, s->quality.boundary);
-      break;
-    case PROP_FILL_COLOR:
-      g_value_set_uint (value, s->quality.fill_color);
-      break;
-    case PROP_PRECISION:
-      g_value_set_enum (value, s->quality.precision);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s->n_threads);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, s->cuda_device_id);
-      break;
-    case PROP_TRANSFORMS_LOCATION:
-      g_value_set_string (value, s->transforms_location);
-      break;
-    case PROP_TRANSFORMS_MODE:
-      g_value_set_enum (value, s->transforms_mode);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_bspline_settings_get_property (object, &self->settings, pspec,
+          value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 /* ---- the transforms file ----
@@ -774,19 +566,19 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
 #ifdef HAVE_BSPLINE_CUDA
-  if (s->backend != BACKEND_CPU) {
-    if (bspline_cuda_new (s->cuda_device_id, &self->cuda, msg,
+  if (s->resample.backend != GST_BSPLINE_BACKEND_CPU) {
+    if (bspline_cuda_new (s->resample.cuda_device_id, &self->cuda, msg,
             sizeof (msg)) == BSPLINE_OK)
       GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
-          s->cuda_device_id, bspline_cuda_device_name (self->cuda));
+          s->resample.cuda_device_id, bspline_cuda_device_name (self->cuda));
   }
-  if (s->backend == BACKEND_CUDA && self->cuda == NULL)
+  if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA && self->cuda == NULL)
     goto no_cuda;
 #else
-  if (s->backend == BACKEND_CUDA)
+  if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA)
     goto no_cuda;
 #endif
-  self->cpu = bspline_cpu_new ((int) s->n_threads);
+  self->cpu = bspline_cpu_new ((int) s->resample.n_threads);
   if (self->cpu == NULL)
     goto no_cpu;
   self->n_in = 0;
@@ -804,8 +596,8 @@ no_cuda:
 no_cpu:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not start the CPU engine with n-threads=%u.", s->n_threads),
-        (NULL));
+        ("Could not start the CPU engine with n-threads=%u.",
+            s->resample.n_threads), (NULL));
     return FALSE;
   }
 }
@@ -883,7 +675,6 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   bspline_motion_params mp;
   bspline_stabilize_params sp;
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
-  const gchar *site;
   gchar msg[256] = "";
 
   if (w != GST_VIDEO_INFO_WIDTH (out_info)
@@ -894,12 +685,7 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_free_engines (self);
 
-  self->chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in_info);
-  site = gst_structure_get_string (gst_caps_get_structure (incaps, 0),
-      "chroma-site");
-  if (site && gst_video_chroma_site_from_string (site) !=
-      GST_VIDEO_CHROMA_SITE_UNKNOWN)
-    self->chroma_site = gst_video_chroma_site_from_string (site);
+  self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
 
   bspline_stabilize_params_init (&sp, w, h);
   sp.smoothing = s->smoothing;
@@ -915,15 +701,15 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   bspline_motion_params_init (&mp);
   mp.model = s->motion_model;
-  mp.n_threads = (int) s->n_threads;
+  mp.n_threads = (int) s->resample.n_threads;
   self->motion_params = mp;
   /* with the warp on the GPU, the frames go up once, where the motion
    * (when estimated) and the warp read them */
 #ifdef HAVE_BSPLINE_CUDA
   if (self->cuda) {
-    if (bspline_cuda_motion_new (s->cuda_device_id, &mp, w, h,
+    if (bspline_cuda_motion_new (s->resample.cuda_device_id, &mp, w, h,
             &self->gpu_motion, msg, sizeof (msg)) != BSPLINE_OK) {
-      if (s->backend == BACKEND_CUDA)
+      if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA)
         goto no_gpu_motion;
       GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
           ("The motion cannot be estimated on the GPU (%s): estimating it "
@@ -1205,7 +991,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
       if (!gst_bspline_stabilize_upload (self, &vframe, frame, &status)
           && status != BSPLINE_OK) {
         gst_bspline_stabilize_frame_release (self, frame);
-        if (self->run.backend == BACKEND_CUDA) {
+        if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA) {
           gst_video_frame_unmap (&vframe);
           GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
               ("The GPU failed on the upload of frame %" G_GUINT64_FORMAT
@@ -1239,13 +1025,14 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
         g_strlcpy (error, bspline_cuda_motion_last_error (self->gpu_motion),
             sizeof (error));
         gst_bspline_stabilize_frame_release (self, frame);
-        if (self->run.backend == BACKEND_CUDA
+        if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA
             || !gst_bspline_stabilize_motion_to_cpu (self, error)) {
           gst_video_frame_unmap (&vframe);
           GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
               ("The GPU failed on the motion of frame %" G_GUINT64_FORMAT
                   ": %s.", self->n_in, error), ("backend=%s",
-                  self->run.backend == BACKEND_CUDA ? "cuda; with "
+                  self->run.resample.backend ==
+                  GST_BSPLINE_BACKEND_CUDA ? "cuda; with "
                   "backend=auto the element would continue on the CPU" :
                   "auto, and the CPU estimator could not be made"));
           gst_bspline_stabilize_frame_free (self, frame);
@@ -1367,12 +1154,17 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   bspline_status status = BSPLINE_OK;
   gboolean on_gpu = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
+  GstBSplineSettings resample;
   gchar msg[512] = "";
 
 #ifndef HAVE_BSPLINE_CUDA
   (void) frame;
 #endif
 
+  /* the quality of the warp may change while playing */
+  GST_OBJECT_LOCK (self);
+  resample = self->settings.resample;
+  GST_OBJECT_UNLOCK (self);
   for (p = 0; p < n; p++) {
     bspline_plane_grid grid;
     bspline_params params;
@@ -1381,7 +1173,7 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
         &grid);
     gst_bspline_frame_plane_image (&filter->in_info, in, p, &src[p]);
     gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst[p]);
-    gst_bspline_frame_plane_params (&filter->in_info, p, &self->run.quality,
+    gst_bspline_settings_plane_params (&resample, &filter->in_info, p,
         &src[p], &params);
     status = bspline_geometry_plane_inverse (geometry, &grid, inverse[p], msg,
         sizeof (msg));
@@ -1423,7 +1215,7 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     if (status == BSPLINE_OK) {
       on_gpu = TRUE;
     } else {
-      if (self->run.backend == BACKEND_CUDA)
+      if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA)
         goto failed;
       GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
           ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));

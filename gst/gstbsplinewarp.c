@@ -65,6 +65,7 @@
 
 #include "gstbsplinewarp.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinesettings.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
@@ -79,22 +80,10 @@
 GST_DEBUG_CATEGORY_STATIC (gst_bspline_warp_debug);
 #define GST_CAT_DEFAULT gst_bspline_warp_debug
 
-typedef enum
-{
-  GST_BSPLINE_WARP_BACKEND_AUTO,
-  GST_BSPLINE_WARP_BACKEND_CPU,
-  GST_BSPLINE_WARP_BACKEND_CUDA
-} GstBSplineWarpBackend;
-
 /* Everything the properties say, copied out once per frame. */
 typedef struct
 {
-  bspline_method method;
-  gint order;
-  gdouble bicubic_a;
-  bspline_boundary boundary;
-  guint32 fill_color;
-  bspline_precision precision;
+  GstBSplineSettings resample;  /* the properties shared with the stabilizer */
   gdouble rotation;
   gdouble zoom;
   gdouble translate_x;
@@ -106,10 +95,6 @@ typedef struct
   GstVideoOrientationMethod video_direction;
   GstVideoOrientationMethod tag_direction;
   gboolean add_borders;
-  gboolean antialias;
-  guint n_threads;
-  GstBSplineWarpBackend backend;
-  gint cuda_device_id;
   gboolean use_meta;
 } GstBSplineWarpSettings;
 
@@ -166,16 +151,10 @@ typedef struct
 #define GST_BSPLINE_WARP_FRAMES_IN_FLIGHT 2
 #endif
 
+/* after the shared properties of gstbsplinesettings.h */
 enum
 {
-  PROP_0,
-  PROP_METHOD,
-  PROP_ORDER,
-  PROP_BICUBIC_A,
-  PROP_BOUNDARY,
-  PROP_FILL_COLOR,
-  PROP_PRECISION,
-  PROP_ROTATION,
+  PROP_ROTATION = GST_BSPLINE_SETTINGS_PROP_LAST,
   PROP_ZOOM,
   PROP_TRANSLATE_X,
   PROP_TRANSLATE_Y,
@@ -184,30 +163,23 @@ enum
   PROP_MATRIX,
   PROP_VIDEO_DIRECTION,
   PROP_ADD_BORDERS,
-  PROP_ANTIALIAS,
-  PROP_N_THREADS,
-  PROP_BACKEND,
-  PROP_CUDA_DEVICE_ID,
   PROP_USE_META
 };
 
-#define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
-#define DEFAULT_ORDER 3
-#define DEFAULT_BICUBIC_A -0.5
-#define DEFAULT_BOUNDARY BSPLINE_BOUNDARY_REFLECT
-#define DEFAULT_FILL_COLOR 0xff000000
-#define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
 #define DEFAULT_ROTATION 0.0
 #define DEFAULT_ZOOM 1.0
 #define DEFAULT_TRANSLATE 0.0
 #define DEFAULT_PIVOT 0.5
 #define DEFAULT_VIDEO_DIRECTION GST_VIDEO_ORIENTATION_IDENTITY
 #define DEFAULT_ADD_BORDERS TRUE
-#define DEFAULT_ANTIALIAS TRUE
-#define DEFAULT_N_THREADS 0
-#define DEFAULT_BACKEND GST_BSPLINE_WARP_BACKEND_AUTO
-#define DEFAULT_CUDA_DEVICE_ID -1
 #define DEFAULT_USE_META FALSE
+
+/* the shared properties' defaults that are bsplinewarp's own */
+static const GstBSplineSettingsDefaults gst_bspline_warp_defaults = {
+  .boundary = BSPLINE_BOUNDARY_REFLECT,
+  .antialias = TRUE,
+  .threads_at_start = FALSE,
+};
 
 #define MIN_ZOOM 1e-4
 #define MAX_ZOOM 1e4
@@ -230,95 +202,6 @@ enum
 #else
 #define GST_BSPLINE_WARP_PAD_CAPS GST_BSPLINE_WARP_CAPS
 #endif
-
-static GstStaticPadTemplate gst_bspline_warp_sink_template =
-GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_WARP_PAD_CAPS));
-
-static GstStaticPadTemplate gst_bspline_warp_src_template =
-GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_BSPLINE_WARP_PAD_CAPS));
-
-#define GST_TYPE_BSPLINE_WARP_METHOD (gst_bspline_warp_method_get_type ())
-static GType
-gst_bspline_warp_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {BSPLINE_METHOD_BSPLINE, "B-spline of the given order (prefiltered, "
-          "interpolating)", "bspline"},
-    {BSPLINE_METHOD_BICUBIC, "Keys bicubic convolution with parameter "
-          "bicubic-a (4x4 taps, no prefilter)", "bicubic"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstBSplineWarpMethod", values));
-  return type;
-}
-
-#define GST_TYPE_BSPLINE_WARP_BOUNDARY (gst_bspline_warp_boundary_get_type ())
-static GType
-gst_bspline_warp_boundary_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {BSPLINE_BOUNDARY_REFLECT, "Half-symmetric: cba|abcde|edc", "reflect"},
-    {BSPLINE_BOUNDARY_MIRROR, "Whole-symmetric: dcb|abcde|dcb", "mirror"},
-    {BSPLINE_BOUNDARY_WRAP, "Periodic: cde|abcde|abc", "wrap"},
-    {BSPLINE_BOUNDARY_CLAMP, "Edge replicate: aaa|abcde|eee", "clamp"},
-    {BSPLINE_BOUNDARY_CONSTANT, "Constant fill-color: vvv|abcde|vvv",
-        "constant"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstBSplineWarpBoundary", values));
-  return type;
-}
-
-#define GST_TYPE_BSPLINE_WARP_PRECISION \
-    (gst_bspline_warp_precision_get_type ())
-static GType
-gst_bspline_warp_precision_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {BSPLINE_PRECISION_FLOAT, "Single precision coefficients and arithmetic",
-        "float"},
-    {BSPLINE_PRECISION_DOUBLE, "Double precision (the reference)", "double"},
-    {BSPLINE_PRECISION_FAST, "The GPU's fastest path (hardware-filtered "
-          "where that is faster); float on the CPU", "fast"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstBSplineWarpPrecision", values));
-  return type;
-}
-
-#define GST_TYPE_BSPLINE_WARP_BACKEND (gst_bspline_warp_backend_get_type ())
-static GType
-gst_bspline_warp_backend_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_BSPLINE_WARP_BACKEND_AUTO, "The CUDA engine where a GPU and driver "
-          "are there, else the CPU engine", "auto"},
-    {GST_BSPLINE_WARP_BACKEND_CPU, "The CPU engine", "cpu"},
-    {GST_BSPLINE_WARP_BACKEND_CUDA, "The CUDA engine; an error at start "
-          "where there is none", "cuda"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstBSplineWarpBackend", values));
-  return type;
-}
 
 static void
 gst_bspline_warp_video_direction_interface_init (G_GNUC_UNUSED
@@ -396,64 +279,41 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   gobject_class->get_property = gst_bspline_warp_get_property;
   gobject_class->finalize = gst_bspline_warp_finalize;
 
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method",
-          "Interpolation kernel: bspline (prefiltered B-spline of the given "
-          "order) or bicubic (Keys convolution); default bspline",
-          GST_TYPE_BSPLINE_WARP_METHOD, DEFAULT_METHOD, flags));
-  g_object_class_install_property (gobject_class, PROP_ORDER,
-      g_param_spec_int ("order", "Order",
-          "B-spline order for method=bspline: 0 = nearest, 1 = bilinear, "
-          "3 = cubic, up to 11 (range 0-11, default 3)",
-          0, BSPLINE_MAX_ORDER, DEFAULT_ORDER, flags));
-  g_object_class_install_property (gobject_class, PROP_BICUBIC_A,
-      g_param_spec_double ("bicubic-a", "Bicubic a",
-          "Keys parameter a for method=bicubic; -0.5 is Catmull-Rom, -0.75 "
-          "sharper (range -3 to 0, default -0.5)",
-          -3.0, 0.0, DEFAULT_BICUBIC_A, flags));
-  g_object_class_install_property (gobject_class, PROP_BOUNDARY,
-      g_param_spec_enum ("boundary", "Boundary",
-          "How the picture extends beyond its edges, for the prefilter and "
-          "for samples outside the input (default reflect)",
-          GST_TYPE_BSPLINE_WARP_BOUNDARY, DEFAULT_BOUNDARY, flags));
-  g_object_class_install_property (gobject_class, PROP_FILL_COLOR,
-      g_param_spec_uint ("fill-color", "Fill color",
-          "Colour outside the input for boundary=constant, as 0xAARRGGBB "
-          "(alpha used by formats with alpha; converted to YUV with the "
-          "caps' colorimetry) (default 0xff000000, opaque black)",
-          0, G_MAXUINT32, DEFAULT_FILL_COLOR, flags));
-  g_object_class_install_property (gobject_class, PROP_PRECISION,
-      g_param_spec_enum ("precision", "Precision",
-          "Arithmetic of the engine: float, double, or fast (the GPU's "
-          "fastest path, hardware-filtered where that is faster; float on "
-          "the CPU) (default float)",
-          GST_TYPE_BSPLINE_WARP_PRECISION, DEFAULT_PRECISION, flags));
-  g_object_class_install_property (gobject_class, PROP_ROTATION,
+  gst_bspline_settings_install_properties (gobject_class,
+      &gst_bspline_warp_defaults, G_STRUCT_OFFSET (GstBSplineWarpSettings,
+          resample));
+  gst_bspline_settings_install_field (gobject_class, PROP_ROTATION,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, rotation),
       g_param_spec_double ("rotation", "Rotation",
           "Rotation about the pivot in degrees, positive = clockwise on "
-          "screen (any finite value, default 0)",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_ROTATION, geometry_flags));
-  g_object_class_install_property (gobject_class, PROP_ZOOM,
+          "screen (any finite value, default 0)", -G_MAXDOUBLE, G_MAXDOUBLE,
+          DEFAULT_ROTATION, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_ZOOM,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, zoom),
       g_param_spec_double ("zoom", "Zoom",
           "Magnification about the pivot, after the caps' scaling; 2 = twice "
-          "as large (range 0.0001-10000, default 1)",
-          MIN_ZOOM, MAX_ZOOM, DEFAULT_ZOOM, geometry_flags));
-  g_object_class_install_property (gobject_class, PROP_TRANSLATE_X,
+          "as large (range 0.0001-10000, default 1)", MIN_ZOOM, MAX_ZOOM,
+          DEFAULT_ZOOM, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_TRANSLATE_X,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, translate_x),
       g_param_spec_double ("translate-x", "Translate x",
           "Horizontal shift in output pixels, positive = right (any finite "
-          "value, default 0)",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE, geometry_flags));
-  g_object_class_install_property (gobject_class, PROP_TRANSLATE_Y,
+          "value, default 0)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE,
+          geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_TRANSLATE_Y,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, translate_y),
       g_param_spec_double ("translate-y", "Translate y",
           "Vertical shift in output pixels, positive = down (any finite "
-          "value, default 0)",
-          -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE, geometry_flags));
-  g_object_class_install_property (gobject_class, PROP_PIVOT_X,
+          "value, default 0)", -G_MAXDOUBLE, G_MAXDOUBLE, DEFAULT_TRANSLATE,
+          geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_PIVOT_X,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, pivot_x),
       g_param_spec_double ("pivot-x", "Pivot x",
           "Horizontal position of the centre of rotation, zoom and matrix, "
           "as a fraction of the output width: 0 = left edge, 1 = right edge "
           "(range 0-1, default 0.5)", 0.0, 1.0, DEFAULT_PIVOT, geometry_flags));
-  g_object_class_install_property (gobject_class, PROP_PIVOT_Y,
+  gst_bspline_settings_install_field (gobject_class, PROP_PIVOT_Y,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, pivot_y),
       g_param_spec_double ("pivot-y", "Pivot y",
           "Vertical position of the centre of rotation, zoom and matrix, "
           "as a fraction of the output height: 0 = top edge, 1 = bottom edge "
@@ -469,38 +329,15 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
               G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS), geometry_flags));
   g_object_class_override_property (gobject_class, PROP_VIDEO_DIRECTION,
       "video-direction");
-  g_object_class_install_property (gobject_class, PROP_ADD_BORDERS,
+  gst_bspline_settings_install_field (gobject_class, PROP_ADD_BORDERS,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, add_borders),
       g_param_spec_boolean ("add-borders", "Add borders",
           "Keep the display aspect ratio by mapping the input onto a centred "
           "part of the output; the borders show the boundary extension "
           "(fill-color with boundary=constant) (default true)",
           DEFAULT_ADD_BORDERS, flags));
-  g_object_class_install_property (gobject_class, PROP_ANTIALIAS,
-      g_param_spec_boolean ("antialias", "Antialias",
-          "Widen the kernel where the transform shrinks the picture, so that "
-          "downscaling does not alias (default true)",
-          DEFAULT_ANTIALIAS, flags));
-  g_object_class_install_property (gobject_class, PROP_N_THREADS,
-      g_param_spec_uint ("n-threads", "Threads",
-          "Number of CPU threads, 0 = one per online core (range 0-1024, "
-          "default 0)", 0, 1024, DEFAULT_N_THREADS, flags));
-  g_object_class_install_property (gobject_class, PROP_BACKEND,
-      g_param_spec_enum ("backend", "Backend",
-          "Engine that runs the resampling: auto (the GPU where there is "
-          "one, else the CPU; a GPU failure falls back to the CPU), cpu, or "
-          "cuda (an error at start where the build or the machine has no "
-          "CUDA engine); read when the element starts (default auto)",
-          GST_TYPE_BSPLINE_WARP_BACKEND, DEFAULT_BACKEND,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_CUDA_DEVICE_ID,
-      g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device for backend=cuda, -1 = the default device; read when "
-          "the element starts (range -1 to 2147483647, default -1)",
-          -1, G_MAXINT, DEFAULT_CUDA_DEVICE_ID,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
-  g_object_class_install_property (gobject_class, PROP_USE_META,
+  gst_bspline_settings_install_field (gobject_class, PROP_USE_META,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, use_meta),
       g_param_spec_boolean ("use-meta", "Use meta",
           "Warp each buffer that carries a GstVideoAffineTransformationMeta "
           "by its matrix (forward, about the frame centre, in the meta's "
@@ -512,10 +349,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
       "B-spline video warp", "Filter/Effect/Video/Scaler",
       "Scales, rotates and warps video with exact B-spline interpolation",
       "gst-bspline contributors");
-  gst_element_class_add_static_pad_template (element_class,
-      &gst_bspline_warp_sink_template);
-  gst_element_class_add_static_pad_template (element_class,
-      &gst_bspline_warp_src_template);
+  gst_bspline_frame_add_pad_templates (element_class,
+      GST_BSPLINE_WARP_PAD_CAPS);
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_bspline_warp_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_warp_stop);
@@ -544,10 +379,7 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_context);
 #endif
 
-  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_METHOD, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_BOUNDARY, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_PRECISION, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_WARP_BACKEND, 0);
+  gst_bspline_settings_mark_plugin_api ();
 }
 
 static void
@@ -555,28 +387,11 @@ gst_bspline_warp_init (GstBSplineWarp * self)
 {
   GstBSplineWarpSettings *s = &self->settings;
 
-  s->method = DEFAULT_METHOD;
-  s->order = DEFAULT_ORDER;
-  s->bicubic_a = DEFAULT_BICUBIC_A;
-  s->boundary = DEFAULT_BOUNDARY;
-  s->fill_color = DEFAULT_FILL_COLOR;
-  s->precision = DEFAULT_PRECISION;
-  s->rotation = DEFAULT_ROTATION;
-  s->zoom = DEFAULT_ZOOM;
-  s->translate_x = DEFAULT_TRANSLATE;
-  s->translate_y = DEFAULT_TRANSLATE;
-  s->pivot_x = DEFAULT_PIVOT;
-  s->pivot_y = DEFAULT_PIVOT;
+  gst_bspline_settings_init (G_OBJECT (self), s);
   s->use_matrix = FALSE;
   bspline_matrix_identity (s->matrix);
   s->video_direction = DEFAULT_VIDEO_DIRECTION;
   s->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
-  s->add_borders = DEFAULT_ADD_BORDERS;
-  s->antialias = DEFAULT_ANTIALIAS;
-  s->n_threads = DEFAULT_N_THREADS;
-  s->backend = DEFAULT_BACKEND;
-  s->cuda_device_id = DEFAULT_CUDA_DEVICE_ID;
-  s->use_meta = DEFAULT_USE_META;
   self->frame = *s;
 }
 
@@ -680,84 +495,33 @@ gst_bspline_warp_set_property (GObject * object, guint prop_id,
   GstBSplineWarp *self = GST_BSPLINE_WARP (object);
   GstBSplineWarpSettings *s = &self->settings;
   bspline_orientation old_orientation;
-  gboolean reconfigure = FALSE;
+  gboolean matrix_ok, reconfigure;
 
-  GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_METHOD:
-      s->method = g_value_get_enum (value);
-      break;
-    case PROP_ORDER:
-      s->order = g_value_get_int (value);
-      break;
-    case PROP_BICUBIC_A:
-      s->bicubic_a = g_value_get_double (value);
-      break;
-    case PROP_BOUNDARY:
-      s->boundary = g_value_get_enum (value);
-      break;
-    case PROP_FILL_COLOR:
-      s->fill_color = g_value_get_uint (value);
-      break;
-    case PROP_PRECISION:
-      s->precision = g_value_get_enum (value);
-      break;
-    case PROP_ROTATION:
-      s->rotation = g_value_get_double (value);
-      break;
-    case PROP_ZOOM:
-      s->zoom = g_value_get_double (value);
-      break;
-    case PROP_TRANSLATE_X:
-      s->translate_x = g_value_get_double (value);
-      break;
-    case PROP_TRANSLATE_Y:
-      s->translate_y = g_value_get_double (value);
-      break;
-    case PROP_PIVOT_X:
-      s->pivot_x = g_value_get_double (value);
-      break;
-    case PROP_PIVOT_Y:
-      s->pivot_y = g_value_get_double (value);
-      break;
     case PROP_MATRIX:
-      if (!gst_bspline_warp_set_matrix (self, value))
+      GST_OBJECT_LOCK (self);
+      matrix_ok = gst_bspline_warp_set_matrix (self, value);
+      GST_OBJECT_UNLOCK (self);
+      if (!matrix_ok)
         g_warning ("%s: matrix needs 9 numbers (a row-major 3x3 matrix) or "
             "none to unset it, not %u; ignored", GST_OBJECT_NAME (self),
             gst_value_array_get_size (value));
       break;
     case PROP_VIDEO_DIRECTION:
+      GST_OBJECT_LOCK (self);
       old_orientation = gst_bspline_warp_orientation (s);
       s->video_direction = g_value_get_enum (value);
       reconfigure = gst_bspline_warp_orientation (s) != old_orientation;
-      break;
-    case PROP_ADD_BORDERS:
-      s->add_borders = g_value_get_boolean (value);
-      break;
-    case PROP_ANTIALIAS:
-      s->antialias = g_value_get_boolean (value);
-      break;
-    case PROP_N_THREADS:
-      s->n_threads = g_value_get_uint (value);
-      break;
-    case PROP_BACKEND:
-      s->backend = g_value_get_enum (value);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      s->cuda_device_id = g_value_get_int (value);
-      break;
-    case PROP_USE_META:
-      s->use_meta = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      /* a new orientation may swap the output's width and height */
+      if (reconfigure)
+        gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_bspline_settings_set_property (object, s, pspec, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  GST_OBJECT_UNLOCK (self);
-
-  /* a new orientation may swap the output's width and height */
-  if (reconfigure)
-    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
 static void
@@ -765,75 +529,24 @@ gst_bspline_warp_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (object);
-  GstBSplineWarpSettings *s = &self->settings;
 
-  GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_METHOD:
-      g_value_set_enum (value, s->method);
-      break;
-    case PROP_ORDER:
-      g_value_set_int (value, s->order);
-      break;
-    case PROP_BICUBIC_A:
-      g_value_set_double (value, s->bicubic_a);
-      break;
-    case PROP_BOUNDARY:
-      g_value_set_enum (value, s->boundary);
-      break;
-    case PROP_FILL_COLOR:
-      g_value_set_uint (value, s->fill_color);
-      break;
-    case PROP_PRECISION:
-      g_value_set_enum (value, s->precision);
-      break;
-    case PROP_ROTATION:
-      g_value_set_double (value, s->rotation);
-      break;
-    case PROP_ZOOM:
-      g_value_set_double (value, s->zoom);
-      break;
-    case PROP_TRANSLATE_X:
-      g_value_set_double (value, s->translate_x);
-      break;
-    case PROP_TRANSLATE_Y:
-      g_value_set_double (value, s->translate_y);
-      break;
-    case PROP_PIVOT_X:
-      g_value_set_double (value, s->pivot_x);
-      break;
-    case PROP_PIVOT_Y:
-      g_value_set_double (value, s->pivot_y);
-      break;
     case PROP_MATRIX:
+      GST_OBJECT_LOCK (self);
       gst_bspline_warp_get_matrix (self, value);
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_VIDEO_DIRECTION:
-      g_value_set_enum (value, s->video_direction);
-      break;
-    case PROP_ADD_BORDERS:
-      g_value_set_boolean (value, s->add_borders);
-      break;
-    case PROP_ANTIALIAS:
-      g_value_set_boolean (value, s->antialias);
-      break;
-    case PROP_N_THREADS:
-      g_value_set_uint (value, s->n_threads);
-      break;
-    case PROP_BACKEND:
-      g_value_set_enum (value, s->backend);
-      break;
-    case PROP_CUDA_DEVICE_ID:
-      g_value_set_int (value, s->cuda_device_id);
-      break;
-    case PROP_USE_META:
-      g_value_set_boolean (value, s->use_meta);
+      GST_OBJECT_LOCK (self);
+      g_value_set_enum (value, self->settings.video_direction);
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_bspline_settings_get_property (object, &self->settings, pspec,
+              value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  GST_OBJECT_UNLOCK (self);
 }
 
 static void
@@ -894,28 +607,28 @@ gst_bspline_warp_start (GstBaseTransform * trans)
 
   gst_bspline_warp_snapshot (self, &s);
 #ifdef HAVE_BSPLINE_CUDA
-  if (s.backend != GST_BSPLINE_WARP_BACKEND_CPU) {
-    if (gst_bspline_warp_new_engine (self, s.cuda_device_id, msg,
+  if (s.resample.backend != GST_BSPLINE_BACKEND_CPU) {
+    if (gst_bspline_warp_new_engine (self, s.resample.cuda_device_id, msg,
             sizeof (msg)) == BSPLINE_OK)
       GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
-          s.cuda_device_id, bspline_cuda_device_name (self->cuda));
-    else if (s.backend == GST_BSPLINE_WARP_BACKEND_AUTO)
+          s.resample.cuda_device_id, bspline_cuda_device_name (self->cuda));
+    else if (s.resample.backend == GST_BSPLINE_BACKEND_AUTO)
       GST_INFO_OBJECT (self, "no CUDA engine (%s): using the CPU engine", msg);
   }
-  if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA && self->cuda == NULL)
+  if (s.resample.backend == GST_BSPLINE_BACKEND_CUDA && self->cuda == NULL)
     goto no_cuda;
-  self->cuda_required = s.backend == GST_BSPLINE_WARP_BACKEND_CUDA;
+  self->cuda_required = s.resample.backend == GST_BSPLINE_BACKEND_CUDA;
   self->gpu_failed = FALSE;
 #else
-  if (s.backend == GST_BSPLINE_WARP_BACKEND_CUDA)
+  if (s.resample.backend == GST_BSPLINE_BACKEND_CUDA)
     goto no_cuda;
 #endif
 
   /* the CPU engine is always there: for backend=cpu, and for a fallback */
-  self->cpu = bspline_cpu_new ((int) s.n_threads);
+  self->cpu = bspline_cpu_new ((int) s.resample.n_threads);
   if (self->cpu == NULL)
     goto no_cpu;
-  self->cpu_threads = s.n_threads;
+  self->cpu_threads = s.resample.n_threads;
   GST_DEBUG_OBJECT (self, "CPU engine with %d threads",
       bspline_cpu_n_threads (self->cpu));
   return TRUE;
@@ -926,14 +639,16 @@ no_cuda:
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
         ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
             msg), ("cuda-device-id=%d. Set backend=auto to use the GPU "
-            "where there is one and the CPU otherwise.", s.cuda_device_id));
+            "where there is one and the CPU otherwise.",
+            s.resample.cuda_device_id));
     return FALSE;
   }
 no_cpu:
   {
     gst_bspline_warp_free_cuda (self);
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not start the CPU engine with n-threads=%u.", s.n_threads),
+        ("Could not start the CPU engine with n-threads=%u.",
+            s.resample.n_threads),
         ("bspline_cpu_new failed: out of memory or threads."));
     return FALSE;
   }
@@ -994,7 +709,7 @@ gst_bspline_warp_transform_caps (GstBaseTransform * trans,
 
     gst_bspline_warp_snapshot (GST_BSPLINE_WARP (trans), &s);
     memories = gst_bspline_cuda_memory_transform_caps (ret,
-        s.backend != GST_BSPLINE_WARP_BACKEND_CPU
+        s.resample.backend != GST_BSPLINE_BACKEND_CPU
         && gst_bspline_cuda_memory_usable ());
     gst_caps_unref (ret);
     ret = memories;
@@ -1415,7 +1130,7 @@ gst_bspline_warp_negotiate_memory (GstBSplineWarp * self, GstCaps * incaps,
     return TRUE;
   gst_bspline_warp_snapshot (self, &s);
   if (!gst_bspline_cuda_memory_ensure_context (GST_ELEMENT (self), m,
-          s.cuda_device_id))
+          s.resample.cuda_device_id))
     goto no_context;
   if (self->cuda == NULL || m->engine_context == m->context)
     return TRUE;
@@ -1434,7 +1149,7 @@ no_context:
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not get a CUDA context for memory:CUDAMemory."),
         ("cuda-device-id=%d: gst_cuda_ensure_element_context failed",
-            s.cuda_device_id));
+            s.resample.cuda_device_id));
     return FALSE;
   }
 no_engine:
@@ -1460,20 +1175,11 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
   GstBSplineWarpSettings s;
-  const gchar *site;
 
   gst_bspline_warp_clear_planes (self);
   gst_bspline_warp_snapshot (self, &s);
 
-  /* GStreamer 1.22's gst_video_info_from_caps() replaces the caps'
-   * chroma-site with the default one when the caps carry no colorimetry,
-   * so read the field itself. */
-  self->chroma_site = GST_VIDEO_INFO_CHROMA_SITE (in_info);
-  site = gst_structure_get_string (gst_caps_get_structure (incaps, 0),
-      "chroma-site");
-  if (site && gst_video_chroma_site_from_string (site) !=
-      GST_VIDEO_CHROMA_SITE_UNKNOWN)
-    self->chroma_site = gst_video_chroma_site_from_string (site);
+  self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
 
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   if (!gst_bspline_warp_negotiate_memory (self, incaps, outcaps))
@@ -1612,21 +1318,6 @@ empty_buffer:
   }
 }
 
-/* The quality settings of s, as the plane helpers of gstbsplineframe.c
- * take them. */
-static void
-gst_bspline_warp_quality (const GstBSplineWarpSettings * s,
-    GstBSplineQuality * quality)
-{
-  quality->method = s->method;
-  quality->order = s->order;
-  quality->bicubic_a = s->bicubic_a;
-  quality->boundary = s->boundary;
-  quality->fill_color = s->fill_color;
-  quality->precision = s->precision;
-  quality->antialias = s->antialias;
-}
-
 static gboolean
 gst_bspline_warp_params_equal (const bspline_params * a,
     const bspline_params * b)
@@ -1657,7 +1348,6 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     bspline_plane_grid grid;
     bspline_image src, dst;
     bspline_params params;
-    GstBSplineQuality quality;
     gdouble inverse[9];
 
     gst_bspline_frame_plane_grid (in_info, self->chroma_site, p, &grid);
@@ -1671,8 +1361,7 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
 
     gst_bspline_frame_plane_image (in_info, NULL, p, &src);
     gst_bspline_frame_plane_image (out_info, NULL, p, &dst);
-    gst_bspline_warp_quality (s, &quality);
-    gst_bspline_frame_plane_params (in_info, p, &quality, &src, &params);
+    gst_bspline_settings_plane_params (&s->resample, in_info, p, &src, &params);
     status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
         sizeof (msg));
     if (status != BSPLINE_OK)
@@ -1729,14 +1418,14 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
 
-  if (self->frame.n_threads != self->cpu_threads) {
-    bspline_cpu *cpu = bspline_cpu_new ((int) self->frame.n_threads);
+  if (self->frame.resample.n_threads != self->cpu_threads) {
+    bspline_cpu *cpu = bspline_cpu_new ((int) self->frame.resample.n_threads);
 
     if (cpu == NULL)
       goto no_cpu;
     bspline_cpu_free (self->cpu);
     self->cpu = cpu;
-    self->cpu_threads = self->frame.n_threads;
+    self->cpu_threads = self->frame.resample.n_threads;
   }
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
@@ -1747,7 +1436,7 @@ no_cpu:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not restart the CPU engine with n-threads=%u.",
-            self->frame.n_threads),
+            self->frame.resample.n_threads),
         ("bspline_cpu_new failed: out of memory or threads."));
     return GST_FLOW_ERROR;
   }
@@ -2260,7 +1949,7 @@ gst_bspline_warp_set_context (GstElement * element, GstContext * context)
   gint device_id;
 
   GST_OBJECT_LOCK (self);
-  device_id = self->settings.cuda_device_id;
+  device_id = self->settings.resample.cuda_device_id;
   GST_OBJECT_UNLOCK (self);
   gst_bspline_cuda_memory_set_context (element, &self->cudamem, context,
       device_id);

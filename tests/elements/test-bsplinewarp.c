@@ -1635,6 +1635,119 @@ GST_START_TEST (test_very_wide)
 
 GST_END_TEST;
 
+/* The resampling properties that both elements share (one module,
+ * gst/gstbsplinesettings.c): the same names, types, ranges, flags and
+ * blurbs on bsplinewarp and bsplinestabilize, each element's own defaults
+ * as documented, every property's blurb stating its default, and each
+ * value set read back on both. */
+GST_START_TEST (test_shared_settings)
+{
+  static const gchar *shared[] = {
+    "method", "order", "bicubic-a", "boundary", "fill-color", "precision",
+    "antialias", "n-threads", "backend", "cuda-device-id"
+  };
+  /* values other than the defaults, as gst-launch would give them */
+  static const gchar *values[] = {
+    "bicubic", "7", "-0.75", "mirror", "0xff102030", "double", "false",
+    "3", "cpu", "1"
+  };
+  GstElement *elements[2];
+  guint i, e;
+
+  elements[0] = gst_element_factory_make ("bsplinewarp", NULL);
+  elements[1] = gst_element_factory_make ("bsplinestabilize", NULL);
+  fail_unless (elements[0] && elements[1]);
+  for (i = 0; i < G_N_ELEMENTS (shared); i++) {
+    GParamSpec *a = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (elements[0]), shared[i]);
+    GParamSpec *b = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (elements[1]), shared[i]);
+    gboolean own_default = g_str_equal (shared[i], "boundary")
+        || g_str_equal (shared[i], "antialias");
+    gboolean own_flags = g_str_equal (shared[i], "n-threads");
+
+    fail_unless (a && b, "%s is not on both elements", shared[i]);
+    fail_unless (G_PARAM_SPEC_TYPE (a) == G_PARAM_SPEC_TYPE (b)
+        && a->value_type == b->value_type, "%s: other types", shared[i]);
+    fail_unless (own_flags || a->flags == b->flags, "%s: other flags",
+        shared[i]);
+    fail_unless (own_default || own_flags
+        || g_str_equal (g_param_spec_get_blurb (a),
+            g_param_spec_get_blurb (b)), "%s: other blurbs", shared[i]);
+    fail_unless (own_default || g_param_values_cmp (a,
+            g_param_spec_get_default_value (a),
+            g_param_spec_get_default_value (b)) == 0,
+        "%s: other defaults", shared[i]);
+    if (G_IS_PARAM_SPEC_INT (a))
+      fail_unless (G_PARAM_SPEC_INT (a)->minimum == G_PARAM_SPEC_INT (b)->
+          minimum && G_PARAM_SPEC_INT (a)->maximum == G_PARAM_SPEC_INT (b)->
+          maximum, "%s: other ranges", shared[i]);
+    if (G_IS_PARAM_SPEC_UINT (a))
+      fail_unless (G_PARAM_SPEC_UINT (a)->minimum == G_PARAM_SPEC_UINT (b)->
+          minimum && G_PARAM_SPEC_UINT (a)->maximum == G_PARAM_SPEC_UINT (b)->
+          maximum, "%s: other ranges", shared[i]);
+    if (G_IS_PARAM_SPEC_DOUBLE (a))
+      fail_unless (G_PARAM_SPEC_DOUBLE (a)->minimum ==
+          G_PARAM_SPEC_DOUBLE (b)->minimum && G_PARAM_SPEC_DOUBLE (a)->maximum
+          == G_PARAM_SPEC_DOUBLE (b)->maximum, "%s: other ranges", shared[i]);
+
+    /* set from a string and read back on both */
+    for (e = 0; e < 2; e++) {
+      GParamSpec *p = e ? b : a;
+      GValue v = G_VALUE_INIT, expected = G_VALUE_INIT;
+      /* bsplinestabilize's antialias is off by default */
+      const gchar *value = e && g_str_equal (shared[i], "antialias") ?
+          "true" : values[i];
+
+      g_value_init (&expected, p->value_type);
+      fail_unless (gst_value_deserialize (&expected, value));
+      gst_util_set_object_arg (G_OBJECT (elements[e]), shared[i], value);
+      g_value_init (&v, p->value_type);
+      g_object_get_property (G_OBJECT (elements[e]), shared[i], &v);
+      fail_unless (g_param_values_cmp (p, &v, &expected) == 0,
+          "%s=%s not read back", shared[i], value);
+      fail_unless (g_param_values_cmp (p, &v,
+              g_param_spec_get_default_value (p)) != 0,
+          "%s: the test value is the default", shared[i]);
+      g_value_unset (&v);
+      g_value_unset (&expected);
+    }
+  }
+
+  /* the documented defaults that differ: bsplinewarp reflects and
+   * antialiases, bsplinestabilize fills its borders and does not widen */
+  fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
+          (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[0]),
+                  "boundary"))), 0 /* reflect */ );
+  fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
+          (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[1]),
+                  "boundary"))), 4 /* constant */ );
+  fail_unless (g_value_get_boolean (g_param_spec_get_default_value
+          (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[0]),
+                  "antialias"))));
+  fail_unless (!g_value_get_boolean (g_param_spec_get_default_value
+          (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[1]),
+                  "antialias"))));
+
+  /* gst-inspect shows every property of either element with its default */
+  for (e = 0; e < 2; e++) {
+    guint n, k;
+    GParamSpec **all =
+        g_object_class_list_properties (G_OBJECT_GET_CLASS (elements[e]), &n);
+
+    for (k = 0; k < n; k++)
+      if (all[k]->owner_type == G_OBJECT_TYPE (elements[e]))
+        fail_unless (strstr (g_param_spec_get_blurb (all[k]), "default")
+            != NULL, "%s: the blurb of %s does not state its default",
+            GST_ELEMENT_NAME (elements[e]), all[k]->name);
+    g_free (all);
+  }
+  gst_object_unref (elements[0]);
+  gst_object_unref (elements[1]);
+}
+
+GST_END_TEST;
+
 static Suite *
 bsplinewarp_suite (void)
 {
@@ -1661,6 +1774,7 @@ bsplinewarp_suite (void)
   tcase_add_test (tc, test_bad_geometry_and_properties);
   tcase_add_test (tc, test_stream_events);
   tcase_add_test (tc, test_very_wide);
+  tcase_add_test (tc, test_shared_settings);
   return s;
 }
 

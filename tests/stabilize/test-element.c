@@ -13,7 +13,9 @@
  *  - transforms-location: written, read back (transforms-mode=read) to the
  *    same motions and corrections;
  *  - bsplinewarp use-meta=true: a GstVideoAffineTransformationMeta gives
- *    the same frame as the equivalent matrix property.
+ *    the same frame as the equivalent matrix property;
+ *  - the warp's quality properties changed while playing apply from the
+ *    next frame on.
  *
  * The element runs with backend=cpu, or with the backend that
  * BSPLINE_TEST_BACKEND names (cuda: the motion and the warp on the GPU;
@@ -618,6 +620,91 @@ test_use_meta (void)
   free (rgb);
 }
 
+/* The warp's quality properties (gstbsplinesettings.c, shared with
+ * bsplinewarp) are read for each frame: a run that changes order and
+ * fill-color while playing gives the frames of a run with the old values
+ * before the change and those of a run with the new values after it (the
+ * motion does not depend on them). */
+static void
+test_quality_while_playing (test_rng * rng)
+{
+  enum
+  { N = 16, CHANGE = 8, SW = 320, SH = 180 };
+  clip_spec spec = { N, SW, SH, 1.0, 0.5, 6.0, 1.0, 0.01, NULL };
+  static const char *props[3] = {
+    "smoothing=2 crop=fill order=3 fill-color=0xff000000",
+    "smoothing=2 crop=fill order=0 fill-color=0xffff0000",
+    "smoothing=2 crop=fill order=3 fill-color=0xff000000",
+  };
+  GstBuffer *out[3][N] = { {NULL} };
+  uint8_t *rgb = malloc ((size_t) SW * SH * 3);
+  int r, k, n_differ = 0;
+
+  clip_make_maps (&spec, photo.width, photo.height, rng);
+  /* run 2 switches to run 1's values after CHANGE frames have left */
+  for (r = 0; r < 3; r++) {
+    GstBus *bus;
+    GstHarness *h = stabilize_harness (props[r], &bus);
+    int n_out = 0;
+
+    gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+    for (k = 0; k <= N; k++) {
+      GstBuffer *b;
+
+      if (k < N) {
+        clip_render (cpu, &photo, &spec, k, rgb);
+        gst_harness_push (h, rgbx_buffer (rgb, SW, SH, k));
+      } else {
+        gst_harness_push_event (h, gst_event_new_eos ());
+      }
+      while (n_out < N && (b = gst_harness_try_pull (h))) {
+        out[r][n_out++] = b;
+        if (r == 2 && n_out == CHANGE) {
+          GstElement *e = gst_harness_find_element (h, "bsplinestabilize");
+
+          g_object_set (e, "order", 0, "fill-color", 0xffff0000, NULL);
+          gst_object_unref (e);
+        }
+      }
+    }
+    TEST_CHECK (n_out == N, "quality while playing, run %d: %d frames out "
+        "of %d", r, n_out, N);
+    gst_bus_set_flushing (bus, TRUE);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+  }
+  for (k = 0; k < N; k++) {
+    GstMapInfo a, b, c;
+
+    if (!out[0][k] || !out[1][k] || !out[2][k])
+      continue;
+    gst_buffer_map (out[0][k], &a, GST_MAP_READ);
+    gst_buffer_map (out[1][k], &b, GST_MAP_READ);
+    gst_buffer_map (out[2][k], &c, GST_MAP_READ);
+    n_differ += memcmp (a.data, b.data, a.size) != 0;
+    if (k < CHANGE)
+      TEST_CHECK (memcmp (c.data, a.data, a.size) == 0, "quality while "
+          "playing: frame %d, before the change, differs from the run with "
+          "the old values", k);
+    else
+      TEST_CHECK (memcmp (c.data, b.data, b.size) == 0, "quality while "
+          "playing: frame %d, after the change, differs from the run with "
+          "the new values", k);
+    gst_buffer_unmap (out[0][k], &a);
+    gst_buffer_unmap (out[1][k], &b);
+    gst_buffer_unmap (out[2][k], &c);
+  }
+  /* the two settings give other frames: the checks above can fail */
+  TEST_CHECK (n_differ >= N - 2, "quality while playing: order 3 and "
+      "order 0 gave the same frame %d times of %d", N - n_differ, N);
+  for (r = 0; r < 3; r++)
+    for (k = 0; k < N; k++)
+      if (out[r][k])
+        gst_buffer_unref (out[r][k]);
+  free (spec.maps);
+  free (rgb);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -651,6 +738,7 @@ main (int argc, char **argv)
 
   test_static_clip ();
   test_use_meta ();
+  test_quality_while_playing (&rng);
   for (i = 0; i < G_N_ELEMENTS (formats); i++)
     test_formats (&rng, FALSE, formats[i]);
   test_formats (&rng, TRUE, "I420");

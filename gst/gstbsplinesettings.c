@@ -1,0 +1,375 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+/* gstbsplinesettings.c: see gstbsplinesettings.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstbsplinesettings.h"
+#include "gstbsplineframe.h"
+
+#define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
+#define DEFAULT_ORDER 3
+#define DEFAULT_BICUBIC_A -0.5
+#define DEFAULT_FILL_COLOR 0xff000000
+#define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
+#define DEFAULT_N_THREADS 0
+#define DEFAULT_BACKEND GST_BSPLINE_BACKEND_AUTO
+#define DEFAULT_CUDA_DEVICE_ID -1
+
+/* The enum types keep the names bsplinewarp registered them under first,
+ * so that both elements show the same values as before. */
+#define GST_TYPE_BSPLINE_METHOD (gst_bspline_method_get_type ())
+static GType
+gst_bspline_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_METHOD_BSPLINE, "B-spline of the given order (prefiltered, "
+          "interpolating)", "bspline"},
+    {BSPLINE_METHOD_BICUBIC, "Keys bicubic convolution with parameter "
+          "bicubic-a (4x4 taps, no prefilter)", "bicubic"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpMethod", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_BOUNDARY (gst_bspline_boundary_get_type ())
+static GType
+gst_bspline_boundary_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_BOUNDARY_REFLECT, "Half-symmetric: cba|abcde|edc", "reflect"},
+    {BSPLINE_BOUNDARY_MIRROR, "Whole-symmetric: dcb|abcde|dcb", "mirror"},
+    {BSPLINE_BOUNDARY_WRAP, "Periodic: cde|abcde|abc", "wrap"},
+    {BSPLINE_BOUNDARY_CLAMP, "Edge replicate: aaa|abcde|eee", "clamp"},
+    {BSPLINE_BOUNDARY_CONSTANT, "Constant fill-color: vvv|abcde|vvv",
+        "constant"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpBoundary", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_PRECISION (gst_bspline_precision_get_type ())
+static GType
+gst_bspline_precision_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_PRECISION_FLOAT, "Single precision coefficients and arithmetic",
+        "float"},
+    {BSPLINE_PRECISION_DOUBLE, "Double precision (the reference)", "double"},
+    {BSPLINE_PRECISION_FAST, "The GPU's fastest path (hardware-filtered "
+          "where that is faster); float on the CPU", "fast"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpPrecision", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_BACKEND (gst_bspline_backend_get_type ())
+static GType
+gst_bspline_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_BSPLINE_BACKEND_AUTO, "The CUDA engine where a GPU and driver "
+          "are there, else the CPU engine", "auto"},
+    {GST_BSPLINE_BACKEND_CPU, "The CPU engine", "cpu"},
+    {GST_BSPLINE_BACKEND_CUDA, "The CUDA engine; an error at start "
+          "where there is none", "cuda"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineWarpBackend", values));
+  return type;
+}
+
+static const gchar *
+gst_bspline_settings_boundary_nick (bspline_boundary boundary)
+{
+  GEnumClass *klass = g_type_class_ref (GST_TYPE_BSPLINE_BOUNDARY);
+  const gchar *nick = g_enum_get_value (klass, boundary)->value_nick;
+
+  g_type_class_unref (klass);
+  return nick;
+}
+
+#define FIELD(member) \
+  (resample_offset + G_STRUCT_OFFSET (GstBSplineSettings, member))
+
+void
+gst_bspline_settings_install_properties (GObjectClass * klass,
+    const GstBSplineSettingsDefaults * defaults, gsize resample_offset)
+{
+  /* the quality properties are read once per frame; the engine's choice
+   * when the element starts */
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags start_flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+  /* the blurbs that name a per-element default are built here */
+  const GParamFlags built_blurb_flags = G_PARAM_READWRITE |
+      G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK | GST_PARAM_MUTABLE_PLAYING;
+  gchar *blurb;
+
+  gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_METHOD,
+      FIELD (method),
+      g_param_spec_enum ("method", "Method",
+          "Interpolation kernel: bspline (prefiltered B-spline of the given "
+          "order) or bicubic (Keys convolution); default bspline",
+          GST_TYPE_BSPLINE_METHOD, DEFAULT_METHOD, flags));
+  gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_ORDER,
+      FIELD (order),
+      g_param_spec_int ("order", "Order",
+          "B-spline order for method=bspline: 0 = nearest, 1 = bilinear, "
+          "3 = cubic, up to 11 (range 0-11, default 3)",
+          0, BSPLINE_MAX_ORDER, DEFAULT_ORDER, flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_BICUBIC_A, FIELD (bicubic_a),
+      g_param_spec_double ("bicubic-a", "Bicubic a",
+          "Keys parameter a for method=bicubic; -0.5 is Catmull-Rom, -0.75 "
+          "sharper (range -3 to 0, default -0.5)", -3.0, 0.0, DEFAULT_BICUBIC_A,
+          flags));
+  blurb =
+      g_strdup_printf ("How the picture extends beyond its edges, for "
+      "the prefilter and for samples outside the input (default %s)",
+      gst_bspline_settings_boundary_nick (defaults->boundary));
+  gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_BOUNDARY,
+      FIELD (boundary), g_param_spec_enum ("boundary", "Boundary", blurb,
+          GST_TYPE_BSPLINE_BOUNDARY, defaults->boundary, built_blurb_flags));
+  g_free (blurb);
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_FILL_COLOR, FIELD (fill_color),
+      g_param_spec_uint ("fill-color", "Fill color",
+          "Colour outside the input for boundary=constant, as 0xAARRGGBB "
+          "(alpha used by formats with alpha; converted to YUV with the "
+          "caps' colorimetry) (default 0xff000000, opaque black)", 0,
+          G_MAXUINT32, DEFAULT_FILL_COLOR, flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_PRECISION, FIELD (precision),
+      g_param_spec_enum ("precision", "Precision",
+          "Arithmetic of the engine: float, double, or fast (the GPU's "
+          "fastest path, hardware-filtered where that is faster; float on "
+          "the CPU) (default float)", GST_TYPE_BSPLINE_PRECISION,
+          DEFAULT_PRECISION, flags));
+  blurb =
+      g_strdup_printf ("Widen the kernel where the transform shrinks "
+      "the picture, so that downscaling does not alias (default %s)",
+      defaults->antialias ? "true" : "false");
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_ANTIALIAS, FIELD (antialias),
+      g_param_spec_boolean ("antialias", "Antialias", blurb,
+          defaults->antialias, built_blurb_flags));
+  g_free (blurb);
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_N_THREADS, FIELD (n_threads),
+      g_param_spec_uint ("n-threads", "Threads",
+          defaults->threads_at_start ?
+          "CPU threads of the CPU engine and of the motion estimation, 0 = "
+          "one per online core; read when the element starts (range 0-1024, "
+          "default 0)" : "CPU threads of the CPU engine, 0 = one per online "
+          "core (range 0-1024, default 0)", 0, 1024, DEFAULT_N_THREADS,
+          defaults->threads_at_start ? start_flags : flags));
+  gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_BACKEND,
+      FIELD (backend), g_param_spec_enum ("backend", "Backend",
+          "Engine that resamples (and estimates motion, in bsplinestabilize): "
+          "auto (the GPU where there is one, else the CPU; a GPU failure "
+          "continues on the CPU with a warning), cpu, or cuda (an error at "
+          "start where the build or the machine has no CUDA engine); read "
+          "when the element starts (default auto)", GST_TYPE_BSPLINE_BACKEND,
+          DEFAULT_BACKEND, start_flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_CUDA_DEVICE_ID, FIELD (cuda_device_id),
+      g_param_spec_int ("cuda-device-id", "CUDA device id",
+          "CUDA device of the GPU engine, -1 = the default device; read when "
+          "the element starts (range -1 to 2147483647, default -1)", -1,
+          G_MAXINT, DEFAULT_CUDA_DEVICE_ID, start_flags));
+}
+
+#undef FIELD
+
+void
+gst_bspline_settings_mark_plugin_api (void)
+{
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_METHOD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BOUNDARY, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PRECISION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BACKEND, 0);
+}
+
+/* enum fields are stored as gint */
+G_STATIC_ASSERT (sizeof (bspline_method) == sizeof (gint));
+G_STATIC_ASSERT (sizeof (bspline_boundary) == sizeof (gint));
+G_STATIC_ASSERT (sizeof (bspline_precision) == sizeof (gint));
+G_STATIC_ASSERT (sizeof (GstBSplineBackend) == sizeof (gint));
+
+/* Where a property's value lives: its offset in the element's settings
+ * struct, plus one, in the GParamSpec's qdata. */
+static GQuark
+gst_bspline_settings_offset_quark (void)
+{
+  static GQuark quark = 0;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("gst-bspline-settings-offset");
+  return quark;
+}
+
+void
+gst_bspline_settings_install_field (GObjectClass * klass, guint prop_id,
+    gsize offset, GParamSpec * pspec)
+{
+  g_param_spec_set_qdata (pspec, gst_bspline_settings_offset_quark (),
+      GSIZE_TO_POINTER (offset + 1));
+  g_object_class_install_property (klass, prop_id, pspec);
+}
+
+/* The offset of pspec's field in the element's settings struct, or -1. */
+static gssize
+gst_bspline_settings_offset (GParamSpec * pspec)
+{
+  return (gssize) GPOINTER_TO_SIZE (g_param_spec_get_qdata (pspec,
+          gst_bspline_settings_offset_quark ())) - 1;
+}
+
+/* value into the field at offset of settings */
+static void
+gst_bspline_settings_store (gpointer settings, gssize offset,
+    const GValue * value)
+{
+  gpointer field = G_STRUCT_MEMBER_P (settings, offset);
+
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+    case G_TYPE_BOOLEAN:
+      *(gboolean *) field = g_value_get_boolean (value);
+      break;
+    case G_TYPE_INT:
+      *(gint *) field = g_value_get_int (value);
+      break;
+    case G_TYPE_UINT:
+      *(guint *) field = g_value_get_uint (value);
+      break;
+    case G_TYPE_ENUM:
+      *(gint *) field = g_value_get_enum (value);
+      break;
+    case G_TYPE_DOUBLE:
+      *(gdouble *) field = g_value_get_double (value);
+      break;
+    case G_TYPE_STRING:
+      g_free (*(gchar **) field);
+      *(gchar **) field = g_value_dup_string (value);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+}
+
+void
+gst_bspline_settings_init (GObject * object, gpointer settings)
+{
+  guint n, i;
+  GParamSpec **pspecs =
+      g_object_class_list_properties (G_OBJECT_GET_CLASS (object), &n);
+
+  for (i = 0; i < n; i++) {
+    gssize offset = gst_bspline_settings_offset (pspecs[i]);
+
+    if (offset >= 0)
+      gst_bspline_settings_store (settings, offset,
+          g_param_spec_get_default_value (pspecs[i]));
+  }
+  g_free (pspecs);
+}
+
+gboolean
+gst_bspline_settings_set_property (GObject * object, gpointer settings,
+    GParamSpec * pspec, const GValue * value)
+{
+  gssize offset = gst_bspline_settings_offset (pspec);
+
+  if (offset < 0)
+    return FALSE;
+  GST_OBJECT_LOCK (object);
+  gst_bspline_settings_store (settings, offset, value);
+  GST_OBJECT_UNLOCK (object);
+  return TRUE;
+}
+
+gboolean
+gst_bspline_settings_get_property (GObject * object, gconstpointer settings,
+    GParamSpec * pspec, GValue * value)
+{
+  gssize offset = gst_bspline_settings_offset (pspec);
+  gconstpointer field;
+
+  if (offset < 0)
+    return FALSE;
+  field = (const guint8 *) settings + offset;
+  GST_OBJECT_LOCK (object);
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
+    case G_TYPE_BOOLEAN:
+      g_value_set_boolean (value, *(const gboolean *) field);
+      break;
+    case G_TYPE_INT:
+      g_value_set_int (value, *(const gint *) field);
+      break;
+    case G_TYPE_UINT:
+      g_value_set_uint (value, *(const guint *) field);
+      break;
+    case G_TYPE_ENUM:
+      g_value_set_enum (value, *(const gint *) field);
+      break;
+    case G_TYPE_DOUBLE:
+      g_value_set_double (value, *(const gdouble *) field);
+      break;
+    case G_TYPE_STRING:
+      g_value_set_string (value, *(gchar * const *) field);
+      break;
+    default:
+      g_assert_not_reached ();
+  }
+  GST_OBJECT_UNLOCK (object);
+  return TRUE;
+}
+
+void
+gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
+    const GstVideoInfo * info, guint plane, const bspline_image * image,
+    bspline_params * params)
+{
+  bspline_params_init (params);
+  params->method = settings->method;
+  params->order = settings->order;
+  params->bicubic_a = settings->bicubic_a;
+  params->boundary = settings->boundary;
+  params->precision = settings->precision;
+  params->antialias = settings->antialias;
+  gst_bspline_frame_plane_fill (info, plane, settings->fill_color, image,
+      params->fill);
+}

@@ -1,0 +1,116 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+/* gstbsplinesettings.h: the resampling settings that bsplinewarp and
+ * bsplinestabilize share, in one place: their GParamSpecs (installed into
+ * either class by one call), get/set, and their translation into the
+ * core's bspline_params for each plane.  Each element keeps only its own
+ * properties (geometry, stabilization) and embeds a GstBSplineSettings in
+ * the settings struct it guards with its object lock and snapshots.
+ *
+ * A new resampling property lands here: a field, a property id, its
+ * GParamSpec, get/set, and its way into bspline_params. */
+#ifndef __GST_BSPLINE_SETTINGS_H__
+#define __GST_BSPLINE_SETTINGS_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "bspline.h"
+
+G_BEGIN_DECLS
+
+/* Which engine resamples. */
+typedef enum
+{
+  GST_BSPLINE_BACKEND_AUTO,
+  GST_BSPLINE_BACKEND_CPU,
+  GST_BSPLINE_BACKEND_CUDA
+} GstBSplineBackend;
+
+/* What the shared properties say. */
+typedef struct
+{
+  bspline_method method;
+  gint order;
+  gdouble bicubic_a;
+  bspline_boundary boundary;
+  guint32 fill_color;           /* 0xAARRGGBB */
+  bspline_precision precision;
+  gboolean antialias;
+  guint n_threads;
+  GstBSplineBackend backend;
+  gint cuda_device_id;
+} GstBSplineSettings;
+
+/* What differs between the elements that install the shared properties. */
+typedef struct
+{
+  bspline_boundary boundary;    /* default of `boundary` */
+  gboolean antialias;           /* default of `antialias` */
+  gboolean threads_at_start;    /* n-threads read only when it starts */
+} GstBSplineSettingsDefaults;
+
+/* The shared properties' ids, 1 to GST_BSPLINE_SETTINGS_PROP_LAST - 1; an
+ * element numbers its own from GST_BSPLINE_SETTINGS_PROP_LAST on. */
+enum
+{
+  GST_BSPLINE_SETTINGS_PROP_METHOD = 1,
+  GST_BSPLINE_SETTINGS_PROP_ORDER,
+  GST_BSPLINE_SETTINGS_PROP_BICUBIC_A,
+  GST_BSPLINE_SETTINGS_PROP_BOUNDARY,
+  GST_BSPLINE_SETTINGS_PROP_FILL_COLOR,
+  GST_BSPLINE_SETTINGS_PROP_PRECISION,
+  GST_BSPLINE_SETTINGS_PROP_ANTIALIAS,
+  GST_BSPLINE_SETTINGS_PROP_N_THREADS,
+  GST_BSPLINE_SETTINGS_PROP_BACKEND,
+  GST_BSPLINE_SETTINGS_PROP_CUDA_DEVICE_ID,
+  GST_BSPLINE_SETTINGS_PROP_LAST
+};
+
+/* Installs the shared properties into klass under the ids above; their
+ * values live in the GstBSplineSettings at resample_offset in the
+ * element's settings struct. */
+void gst_bspline_settings_install_properties (GObjectClass * klass,
+    const GstBSplineSettingsDefaults * defaults, gsize resample_offset);
+
+/* Installs pspec as klass's property prop_id, whose value is the plain
+ * field (gboolean, gint, guint, gdouble, an enum or a string) at offset in
+ * the element's settings struct. */
+void gst_bspline_settings_install_field (GObjectClass * klass, guint prop_id,
+    gsize offset, GParamSpec * pspec);
+
+/* Marks the shared enum types as plugin API (for gst-inspect and docs). */
+void gst_bspline_settings_mark_plugin_api (void);
+
+/* Every field that the calls above installed, in settings (the element's
+ * settings struct), at its property's default value. */
+void gst_bspline_settings_init (GObject * object, gpointer settings);
+
+/* Sets (gets) the property pspec of object in settings, the element's
+ * settings struct, under the object lock, where pspec was installed by
+ * one of the calls above; FALSE otherwise (the element's special
+ * properties). */
+gboolean gst_bspline_settings_set_property (GObject * object,
+    gpointer settings, GParamSpec * pspec, const GValue * value);
+gboolean gst_bspline_settings_get_property (GObject * object,
+    gconstpointer settings, GParamSpec * pspec, GValue * value);
+
+/* The engine parameters of plane p of info (described by image): the
+ * settings, with the fill colour as the code value of each channel. */
+void gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
+    const GstVideoInfo * info, guint plane, const bspline_image * image,
+    bspline_params * params);
+
+G_END_DECLS
+#endif /* __GST_BSPLINE_SETTINGS_H__ */
