@@ -1,5 +1,6 @@
 /* cuda-kernels.h: what the host code (engine.c, C) and the kernels
- * (kernels.cu) exchange.  Plain C structs passed by value to kernels. */
+ * (prefilter.cu, separable.cu, fused.cu, warp.cu, texture.cu) exchange.
+ * Plain C structs passed by value to kernels. */
 #ifndef BSPLINE_CUDA_KERNELS_H
 #define BSPLINE_CUDA_KERNELS_H
 

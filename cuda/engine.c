@@ -234,10 +234,10 @@ bspline_cuda_free (bspline_cuda * cuda)
 /* Copies between a frame in pageable memory and its pinned staging
  * buffer, rows of `row` bytes: one thread memcpy's about 10 GB/s, so an
  * 8 MB 1080p RGBA frame took about as long as the GPU's whole work on it
- * (docs/gpu-performance-notes.md, v12); frames of a megabyte or more are
- * split between up to STAGING_THREADS threads, no more than the machine's
- * cores (the caller and a pool made on first use; where the pool cannot
- * be made, the caller alone). */
+ * (docs/notes/gpu-performance-notes.md, v12); frames of a megabyte or
+ * more are split between up to STAGING_THREADS threads, no more than the
+ * machine's cores (the caller and a pool made on first use; where the pool
+ * cannot be made, the caller alone). */
 #define STAGING_THREADS 4
 #define STAGING_PARALLEL_BYTES (1 << 20)
 
@@ -472,7 +472,7 @@ fused_axis (const bspline_axis_table * t, int len, int *dir, int *margin,
 
   *most = 0;
   for (j = 0; j < t->n_out; j++) {
-    /* the window of output j (fused_window in kernels.cu): outputs of a
+    /* the window of output j (fused_window in fused.cu): outputs of a
      * window are consecutive when first[] is monotonic */
     const int centre = t->first[j] + (n - 1) / 2;
     const int last = (len + span - 1) / span - 1;
@@ -564,7 +564,8 @@ fail:
  * (reflect = mirror addressing, wrap, and the padded clamp/constant) and
  * 2 channels.  1 and 4 channels have float kernels of their own that are
  * faster than the texture path with its copy of the plane into a CUDA
- * array (docs/gpu-performance-notes.md), and 3 channels no texel format.
+ * array (docs/notes/gpu-performance-notes.md), and 3 channels no texel
+ * format.
  * Other plans with precision=fast run the float path. */
 static int
 uses_texture (const bspline_plan * plan)

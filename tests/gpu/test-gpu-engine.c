@@ -421,10 +421,10 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "%d code value(s) of the CPU\n", runs, fused, worst, worst_int);
 }
 
-/* The rounding of 8-bit outputs (u8_bits in cuda/kernels.cu: an addition
- * to 2^23, not a conversion instruction) equal to the CPU engine's, code
- * value for code value: float inputs on a grid of 1/8 (ties at .5
- * included) and just below and above each .5, from -20 to 280, through
+/* The rounding of 8-bit outputs (u8_bits in cuda/kernels-common.cuh: an
+ * addition to 2^23, not a conversion instruction) equal to the CPU
+ * engine's, code value for code value: float inputs on a grid of 1/8
+ * (ties at .5 included) and just below and above each .5, from -20 to 280, through
  * order 1 maps that sample exactly at pixel centres, so that each output
  * is an input value as it is: a 90 degree rotation (the warp kernel's
  * staged, fixed-point path) and an integer shift (the separable passes),
