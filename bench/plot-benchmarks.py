@@ -1,0 +1,396 @@
+#!/usr/bin/env python3
+"""Charts of the benchmarks' outputs: ours against the anchors.
+
+    python3 bench/plot-benchmarks.py [--results DIR] [--out DIR] [--check]
+
+Reads the text that the benchmark programs print, one run per file in
+DIR (default bench/results), and renders into --out (default
+docs/pictures):
+
+  benchmarks-gpu.png  gpu-bench's device times beside NPP, torch and cupyx
+                      (scripts/run-gpu-bench.sh's output), and bench-warp
+                      runs with a `backend=cuda` element;
+  benchmarks-cpu.png  the other bench-warp runs (CPU engines).
+
+A file is named MACHINE-YYYY-MM-DD-BENCHMARK.txt; of the files with the
+same MACHINE and BENCHMARK only the newest is drawn, so a new run's output
+is dropped in beside the old one.  Lines starting with '#' are comments;
+'# machine: ...' and '# date: ...' name the machine and the time for the
+chart (else the nvidia-smi and `date -u` lines, else the file name).
+Every other line must be one the programs print (bench/gpu-bench.c,
+bench/npp-anchor.c, bench/gpu-anchors.py, bench/bench-warp.c): a line the
+parser does not know is an error.  Columns may be missing where a run was
+recorded without them ('-', or bench-warp's frames/s or ms/frame alone).
+
+--check parses every file, renders into a temporary directory and fails
+unless both PNGs come out (the `benchmark-charts` test); it exits 77
+(skipped) where matplotlib is missing, after the parse.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import tempfile
+import textwrap
+
+NUMBER = r"(-|[0-9]+(?:\.[0-9]+)?)"
+FILE_NAME = re.compile(r"^(?P<machine>.+?)-(?P<date>\d{4}-\d\d-\d\d)-"
+                       r"(?P<bench>[^.]+)\.txt$")
+# scripts/run-gpu-bench.sh: nvidia-smi --query-gpu=name,driver_version
+NVIDIA_SMI = re.compile(r"^(?P<gpu>NVIDIA [^,]+), (?P<driver>[0-9.]+)$")
+DATE_U = re.compile(r"^\w{3} \w{3} +\d+ [0-9:]+ UTC \d{4}$")
+# bench/gpu-bench.c
+GPU_DEVICE = re.compile(r"^device: (?P<gpu>[^;]+); median of .*$")
+GPU_HEADER = re.compile(r"^work\s+time \(us\)\s+x 4K copy\s+path$")
+GPU_ROW = re.compile(r"^(?P<work>.+?)\s+" + NUMBER + r"\s+" + NUMBER +
+                     r"(?:\s+(?P<path>[a-z]+))?$")
+HOST_HEADER = re.compile(r"^host copies of the element's frames.*$")
+HOST_ROW = re.compile(r"^(?P<what>.+?)\s+" + NUMBER + r"\s+" + NUMBER +
+                      r"\s+" + NUMBER + r"$")
+# bench/npp-anchor.c
+NPP_ROW = re.compile(r"^npp (?P<case>[a-z0-9-]+) " + NUMBER + r"$")
+NPP_MISSING = re.compile(r"^npp: not available on this machine$")
+# bench/gpu-anchors.py
+ANCHOR_ROW = re.compile(r"^(?P<what>(?:torch|cupyx) .+?)\s+" + NUMBER + r"$")
+ANCHOR_MISSING = re.compile(r"^\w+_anchors: not run .*$")
+# bench/bench-warp.c
+WARP_HEADER = re.compile(r"^(?P<format>\w+) (?P<size>\d+x\d+ -> \d+x\d+), "
+                         r"(?P<frames>\d+) frames after \d+ warm-up, "
+                         r"inputs in (?P<inputs>.+?), (?P<gst>GStreamer .+)$")
+WARP_ROW = re.compile(r"^(?P<element>.+?)\s+"
+                      r"(?:(?P<fps>[0-9.]+) frames/s)?\s*"
+                      r"(?:median\s+(?P<ms>[0-9.]+) ms/frame)?\s*"
+                      r"(?:best\s+(?P<best>[0-9.]+))?$")
+WARP_FAILED = re.compile(r"^(?P<element>.+?)\s+(failed to run|proposes no "
+                         r"pool)$")
+
+
+class ParseError(Exception):
+    pass
+
+
+def number(text):
+    return None if text in (None, "-") else float(text)
+
+
+def anchor_work(what):
+    """The gpu-bench work an anchor's line times (by its own words)."""
+    w = what.lower()
+    order = re.search(r"order (\d+)", w)
+    if "shift" in w and order:
+        return ("4608x3456 float shift (0.5, 0.5) reflect, order %s"
+                % order.group(1))
+    if "rotate" in w and "4k" in w:
+        return "4K RGBA8 rotate 10 deg, order 3"
+    if "1080p" in w and "4k" in w:
+        return "1080p -> 4K RGBA8, order 3"
+    return None
+
+
+def anchor_name(what):
+    return {
+        "rotate-4k-rgba8-cubic": "NPP cubic warp",
+        "resize-1080p-4k-rgba8-cubic": "NPP cubic resize",
+        "resize-1080p-4k-rgba8-lanczos": "NPP Lanczos resize",
+    }.get(what, what.split(",")[0])
+
+
+def parse(path):
+    """One benchmark output: a dict with the machine, the date, the
+    gpu-bench rows and anchors, and the bench-warp runs."""
+    m = FILE_NAME.match(os.path.basename(path))
+    if not m:
+        raise ParseError("%s: not named MACHINE-YYYY-MM-DD-BENCHMARK.txt"
+                         % path)
+    run = {"path": path, "key": (m.group("machine"), m.group("bench")),
+           "file_date": m.group("date"), "machine": None, "date": None,
+           "gpu": {}, "anchors": {}, "warp": []}
+    section = None
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip("\n").rstrip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                meta = re.match(r"^#\s*(machine|date):\s*(.+)$", line)
+                if meta:
+                    run[meta.group(1)] = meta.group(2)
+                continue
+            if NVIDIA_SMI.match(line):
+                run["machine"] = run["machine"] or line
+                continue
+            if DATE_U.match(line):
+                run["date"] = run["date"] or line
+                continue
+            m = GPU_DEVICE.match(line)
+            if m:
+                run["machine"] = run["machine"] or m.group("gpu")
+                continue
+            if GPU_HEADER.match(line):
+                section = "gpu"
+                continue
+            if HOST_HEADER.match(line):
+                section = "host"
+                continue
+            m = NPP_ROW.match(line)
+            if m:
+                run["anchors"].setdefault(anchor_work(m.group("case")), {})[
+                    anchor_name(m.group("case"))] = number(m.group(2))
+                section = None
+                continue
+            if NPP_MISSING.match(line) or ANCHOR_MISSING.match(line):
+                continue
+            m = ANCHOR_ROW.match(line)
+            if m and anchor_work(m.group("what")):
+                run["anchors"].setdefault(anchor_work(m.group("what")), {})[
+                    anchor_name(m.group("what"))] = number(m.group(2))
+                section = None
+                continue
+            m = WARP_HEADER.match(line)
+            if m:
+                section = "warp"
+                run["warp"].append({"header": m.groupdict(), "rows": []})
+                continue
+            if section == "host" and HOST_ROW.match(line):
+                continue
+            m = GPU_ROW.match(line)
+            if section == "gpu" and m:
+                run["gpu"][m.group("work")] = number(m.group(2))
+                continue
+            if section == "warp" and WARP_FAILED.match(line):
+                continue
+            m = WARP_ROW.match(line)
+            if section == "warp" and m and (m.group("fps") or m.group("ms")):
+                run["warp"][-1]["rows"].append(
+                    (m.group("element").strip(), number(m.group("fps")),
+                     number(m.group("ms")),
+                     m.group("fps") or m.group("ms")))
+                continue
+            raise ParseError("%s:%d: not a line of a benchmark's output: %r"
+                             % (path, n, line))
+    if not run["gpu"] and not any(r["rows"] for r in run["warp"]):
+        raise ParseError("%s: no gpu-bench row and no bench-warp row" % path)
+    run["machine"] = run["machine"] or run["key"][0]
+    run["date"] = run["date"] or run["file_date"]
+    return run
+
+
+def newest(runs):
+    """The newest run of each MACHINE and BENCHMARK."""
+    best = {}
+    for run in runs:
+        k = run["key"]
+        if k not in best or run["file_date"] > best[k]["file_date"]:
+            best[k] = run
+    return sorted(best.values(), key=lambda r: r["path"])
+
+
+def is_gpu(run):
+    return bool(run["gpu"]) or any(
+        "backend=cuda" in row[0] for w in run["warp"] for row in w["rows"])
+
+
+OURS, ANCHOR = "#1f5fa8", "#c0792f"
+LIBRARY_COLOURS = {"NPP": "#76b900", "torch": "#ee4c2c", "cupyx": "#8c8c8c"}
+
+
+def title(run, what):
+    return "%s\n%s" % (what, textwrap.fill("%s; %s" % (run["date"],
+                                                       run["machine"]), 120))
+
+
+def draw_gpu_bench(ax, run):
+    """Device time of each work that has an anchor: ours and theirs."""
+    works = [w for w in run["gpu"] if w in run["anchors"]]
+    y, labels, ticks = 0.0, [], []
+    drawn = set()
+    for w in works:
+        bars = [("bsplinewarp (ours)", "ours", run["gpu"][w], OURS)]
+        for a, t in run["anchors"][w].items():
+            library = a.split()[0]
+            if t is not None:
+                bars.append((a, library, t,
+                             LIBRARY_COLOURS.get(library, ANCHOR)))
+        top = y
+        for name, key, t, colour in bars:
+            ax.barh(y, t, height=0.8, color=colour,
+                    label=None if key in drawn else
+                    ("bsplinewarp (ours)" if key == "ours" else key))
+            drawn.add(key)
+            ax.text(t * 1.05, y, "%.1f  %s" % (t, name), va="center",
+                    fontsize=8)
+            y += 1
+        ticks.append((top + y - 1) / 2)
+        labels.append(w.replace(" (0.5, 0.5) reflect", ""))
+        y += 0.8
+    ax.set_xscale("log")
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlabel("device time per frame, us (log scale; shorter is faster)")
+    ax.set_xlim(right=ax.get_xlim()[1] * 8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title(title(run, "GPU device time, bench/gpu-bench and its "
+                       "anchors (median of 30 launches)"), fontsize=10)
+
+
+def draw_bench_warp(ax, run):
+    """Each element of each run heading: frames/s where every row has
+    them, else median ms per frame; rounds of the same heading and
+    element become one bar (their median) with a dot per round."""
+    rows = [(w["header"], e, fps, ms, text) for w in run["warp"]
+            for e, fps, ms, text in w["rows"]]
+    use_fps = all(fps is not None for _, _, fps, _, _ in rows)
+    groups, texts = {}, {}
+    for h, e, fps, ms, text in rows:
+        heading = "%s %s, inputs in %s" % (h["format"], h["size"],
+                                          h["inputs"])
+        groups.setdefault(heading, {}).setdefault(e, []).append(
+            fps if use_fps else ms)
+        texts[(heading, e)] = text
+    y, ticks, labels = 0.0, [], []
+    drawn = set()
+    for heading, elements in groups.items():
+        if len(groups) > 1:
+            ax.text(0.005, y, heading, fontsize=8, style="italic",
+                    transform=ax.get_yaxis_transform(), va="center")
+            y += 1
+        for e, values in elements.items():
+            ours = e.startswith("bsplinewarp")
+            label = "bsplinewarp (ours)" if ours else "anchors"
+            v = statistics.median(values)
+            ax.barh(y, v, height=0.8, color=OURS if ours else ANCHOR,
+                    label=None if label in drawn else label)
+            drawn.add(label)
+            if len(values) > 1:
+                ax.plot(values, [y] * len(values), "k.", markersize=4,
+                        label=None if "rounds" in drawn else "each round")
+                drawn.add("rounds")
+            ax.text(max(values) * 1.02, y, texts[(heading, e)]
+                    if len(values) == 1 else "%.2f (median)" % v,
+                    va="center", fontsize=8)
+            ticks.append(y)
+            labels.append(e)
+            y += 1
+        y += 0.6
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(right=ax.get_xlim()[1] * 1.15)
+    ax.set_xlabel("frames/s (longer is faster)" if use_fps else
+                  "median ms per frame (shorter is faster)")
+    ax.set_ylim(y - 0.5, -0.7)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    formats = []
+    for w in run["warp"]:
+        if w["header"]["format"] not in formats:
+            formats.append(w["header"]["format"])
+    h = run["warp"][0]["header"]
+    ax.set_title(title(run, "bench/bench-warp: %s %s (%s)"
+                       % (", ".join(formats), h["size"], h["gst"])),
+                 fontsize=10)
+
+
+def render(runs, out_dir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    for name, chosen in (("benchmarks-gpu.png", [r for r in runs
+                                                  if is_gpu(r)]),
+                         ("benchmarks-cpu.png", [r for r in runs
+                                                  if not is_gpu(r)])):
+        panels = []
+        for r in sorted(chosen, key=lambda r: not r["gpu"]):
+            if r["gpu"]:
+                panels.append((draw_gpu_bench, r, 1 + sum(
+                    1 + len(r["anchors"][w]) for w in r["gpu"]
+                    if w in r["anchors"])))
+            if any(w["rows"] for w in r["warp"]):
+                headings = {(w["header"]["format"], w["header"]["size"],
+                             w["header"]["inputs"]) for w in r["warp"]}
+                bars = {(w["header"]["format"], w["header"]["size"],
+                         w["header"]["inputs"], e)
+                        for w in r["warp"] for e, _, _, _ in w["rows"]}
+                panels.append((draw_bench_warp, r, 3 + len(bars) +
+                               (1.6 * len(headings) if len(headings) > 1
+                                else 0)))
+        if not panels:
+            continue
+        heights = [h for _, _, h in panels]
+        fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                                 figsize=(11, 1.2 + 0.3 * sum(heights)),
+                                 gridspec_kw={"height_ratios": heights})
+        for (draw, r, _), ax in zip(panels, axes[:, 0]):
+            draw(ax, r)
+            ax.grid(axis="x", alpha=0.3)
+        fig.suptitle("gst-bspline: %s, ours against the anchors "
+                     "(bench/results, bench/plot-benchmarks.py)"
+                     % ("GPU machine" if "gpu" in name else "CPU"),
+                     fontsize=11, fontweight="bold")
+        fig.tight_layout()
+        path = os.path.join(out_dir, name)
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", default=os.path.join(here, "results"))
+    ap.add_argument("--out", default=os.path.join(here, "..", "docs",
+                                                  "pictures"))
+    ap.add_argument("--check", action="store_true",
+                    help="render into a temporary directory; fail unless "
+                    "both PNGs come out")
+    args = ap.parse_args()
+
+    files = sorted(os.path.join(args.results, f)
+                   for f in os.listdir(args.results) if f.endswith(".txt"))
+    if not files:
+        print("no benchmark outputs (*.txt) in %s" % args.results)
+        return 1
+    try:
+        runs = [parse(f) for f in files]
+    except ParseError as e:
+        print(e)
+        return 1
+    for r in runs:
+        print("parsed %s: %d gpu-bench rows, %d anchors, %d bench-warp rows"
+              % (r["path"], len(r["gpu"]),
+                 sum(len(a) for a in r["anchors"].values()),
+                 sum(len(w["rows"]) for w in r["warp"])))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("matplotlib is missing (Debian: python3-matplotlib, "
+              "scripts/install-deps.sh): no charts")
+        return 77 if args.check else 1
+    chosen = newest(runs)
+    if not args.check:
+        for path in render(chosen, args.out):
+            print("wrote", path)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        written = render(chosen, tmp)
+        for name in ("benchmarks-gpu.png", "benchmarks-cpu.png"):
+            path = os.path.join(tmp, name)
+            if not os.path.exists(path):
+                print("FAIL: %s was not written" % name)
+                return 1
+            with open(path, "rb") as f:
+                if f.read(8) != b"\x89PNG\r\n\x1a\n":
+                    print("FAIL: %s is not a PNG" % name)
+                    return 1
+            print("ok: %s, %d bytes" % (name, os.path.getsize(path)))
+        print("%d charts from %d runs" % (len(written), len(chosen)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
