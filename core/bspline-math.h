@@ -544,8 +544,14 @@ BSPLINE_DEFINE_AXIS_TAPS (f, float)
 #endif
 
 /* Maps the output pixel centre (u, v) through the inverse homography m to
- * input pixel coordinates; returns 0 where there is no input point (the
- * horizon of a perspective map, or a non-finite result). */
+ * input pixel coordinates; returns 0 where there is no input point: on
+ * and beyond the horizon of a perspective map (W <= 0), or a non-finite
+ * result.  Beyond the horizon, X / W is a point of the input all the
+ * same, the one whose line of sight runs backwards (w of the forward map
+ * is 1 / W < 0): the picture would appear again, upside down, at the
+ * opposite edge.  No input point is seen there, so those pixels get the
+ * fill value whatever the boundary (docs/element.md, "Geometry").  Both
+ * engines decide on this one W, computed the same way (BSPLINE_MAP_ROW). */
 BSPLINE_HD static inline int
 bspline_map_point (const double *m, double u, double v, double *x, double *y)
 {
@@ -554,18 +560,20 @@ bspline_map_point (const double *m, double u, double v, double *x, double *y)
   double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
   *x = X / W;
   *y = Y / W;
-  return isfinite (*x) && isfinite (*y);
+  return W > 0.0 && isfinite (*x) && isfinite (*y);
 }
 
 /* Kernel widening at input point (x, y) = m(u, v) for antialiasing: the
  * rows of the Jacobian of (u, v) -> (x, y) say how far x and y move per
  * output pixel; a footprint wider than one input pixel widens the kernel
- * of that axis by its length, up to max_widen. */
+ * of that axis by its length, up to max_widen.  Only where
+ * bspline_map_point found the point: W is computed as it does, so W > 0
+ * here (a footprint that overflows near the horizon widens by max_widen). */
 BSPLINE_HD static inline void
 bspline_footprint (const double *m, double u, double v, double x, double y,
     double max_widen, double *widen_x, double *widen_y)
 {
-  double W = m[6] * u + m[7] * v + m[8];
+  double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
   double dxdu = (m[0] - x * m[6]) / W, dxdv = (m[1] - x * m[7]) / W;
   double dydu = (m[3] - y * m[6]) / W, dydv = (m[4] - y * m[7]) / W;
   double sx = sqrt (dxdu * dxdu + dxdv * dxdv);

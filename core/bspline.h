@@ -8,7 +8,9 @@
  * (i + 0.5, j + 0.5), x right, y down.  A transform is given as the 3x3
  * row-major matrix that maps OUTPUT pixel coordinates (u, v, 1) to INPUT
  * pixel coordinates (x, y, w) -> (x / w, y / w): the inverse map, which is
- * what resampling evaluates at every output pixel centre.
+ * what resampling evaluates at every output pixel centre.  Where w <= 0
+ * the pixel lies on or beyond the horizon of a perspective map: no input
+ * point is seen there, and it gets params.fill whatever the boundary.
  */
 #ifndef BSPLINE_H
 #define BSPLINE_H
@@ -131,7 +133,9 @@ const bspline_params *bspline_plan_params (const bspline_plan * plan);
 int bspline_plan_padding (const bspline_plan * plan);
 
 /* ---- the CPU engine ---- */
-/* n_threads: 0 = all online cores. */
+/* n_threads: 0 = one per online core; at most 4 per online core and 256
+ * (internal.h says why), fewer where the system cannot create them:
+ * bspline_cpu_n_threads says how many run. */
 bspline_cpu *bspline_cpu_new (int n_threads);
 void bspline_cpu_free (bspline_cpu * cpu);
 int bspline_cpu_n_threads (const bspline_cpu * cpu);

@@ -101,7 +101,15 @@ bspline_geometry_warp (const bspline_geometry * geometry, double warp[9],
 
   /* Step 3: q = P + t + A (p - P), A = zoom R or the user's matrix. */
   if (geometry->use_matrix) {
-    memcpy (transform, geometry->matrix, sizeof (transform));
+    int k;
+
+    /* M and -M are the same homography, but the sign says which side of
+     * the horizon is in front (w > 0), and the samplers fill the other
+     * (bspline_map_point): the sign that puts the pivot in front, w = M[8]
+     * there, so that the picture never vanishes for it. */
+    for (k = 0; k < 9; k++)
+      transform[k] = geometry->matrix[8] < 0.0 ? -geometry->matrix[k] :
+          geometry->matrix[k];
     geometry_translation (px, py, to_pivot);
   } else {
     double s, c;

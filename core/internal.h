@@ -13,6 +13,18 @@ typedef struct bspline_pool bspline_pool;
 typedef void (*bspline_task_fn) (void *ctx, int task, int worker);
 
 int bspline_online_cores (void);
+/* The most threads a pool starts: min (requested, 4 x online cores, 256);
+ * 0 (or less) asks for one per online core.  The bands of a frame are
+ * claimed by whichever thread is free, so threads beyond the cores only
+ * take turns, while each holds a stack of address space (8 MiB by
+ * default): n-threads=1024 once took a process's whole address space.
+ * Four per core still covers a core count that under-reports what the
+ * process may use. */
+#define BSPLINE_POOL_THREADS_PER_CORE 4
+#define BSPLINE_POOL_MAX_THREADS 256
+int bspline_pool_threads (int n_threads);
+/* A pool of bspline_pool_threads (n_threads) threads, the caller's
+ * included, or fewer where the system creates fewer. */
 bspline_pool *bspline_pool_new (int n_threads);
 int bspline_pool_size (const bspline_pool * pool);
 /* Runs fn(ctx, 0 .. n_tasks-1, worker) on the pool and the calling

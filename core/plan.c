@@ -352,8 +352,10 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
   plan->axis_x.len = src_width;
   plan->axis_y.len = src_height;
 
+  /* m[8] < 0: every output pixel is beyond the horizon (W = m[8]), which
+   * the general path fills (bspline_map_point) */
   plan->separable = m[1] == 0.0 && m[3] == 0.0 && m[6] == 0.0
-      && m[7] == 0.0;
+      && m[7] == 0.0 && m[8] > 0.0;
   if (plan->separable) {
     double sx = m[0] / m[8], ox = m[2] / m[8];
     double sy = m[4] / m[8], oy = m[5] / m[8];

@@ -517,7 +517,7 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
  * into fused multiply-adds (ISO C99), so all of them write the same bits
  * as warp_rows_f: tests/core `kernels` checks it against a copy built
  * with BSPLINE_NO_WARP_FAST (warp_rows_f only).  Measured in
- * docs/cpu-performance-notes.md (v9). */
+ * docs/notes/cpu-performance-notes.md (v9). */
 
 /* First stored index of taps origin .. origin + n - 1, or -1 where one of
  * them lies past the stored plane (where the boundary rule decides).
@@ -613,21 +613,22 @@ fast_map (const double *m, int affine, int j, int i, double *x, double *y)
   return isfinite (*x) && isfinite (*y);
 }
 
-/* The widening of an affine map, the same at every pixel (internal.h). */
+static inline int
+map_is_affine (const double *m)
+{
+  return m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0;
+}
+
+/* The widening of an affine map, the same at every pixel (internal.h);
+ * 1 for other maps, whose W at (0, 0) may be beyond the horizon. */
 void
 bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
     double *widen_y)
 {
   *widen_x = *widen_y = 1.0;
-  if (plan->widen)
+  if (plan->widen && map_is_affine (plan->inverse))
     bspline_footprint (plan->inverse, 0.0, 0.0, 0.0, 0.0,
         BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
-}
-
-static inline int
-map_is_affine (const double *m)
-{
-  return m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0;
 }
 
 /* Output rows first .. last - 1 (see above). */
@@ -1259,7 +1260,7 @@ warp_task (void *data, int task, int worker)
  * early start on the chunks (the values are those of two passes one after
  * the other).  Placing each chunk right after its blocks, so that the
  * lines it reads were written shortly before, was slower on the 16-core
- * host (docs/cpu-performance-notes.md, v8). */
+ * host (docs/notes/cpu-performance-notes.md, v8). */
 typedef struct
 {
   resample_job job;             /* the chunks */

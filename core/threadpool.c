@@ -25,6 +25,7 @@ struct bspline_pool
   pthread_t *threads;
   struct bspline_worker *workers;
   int n_workers;
+  int n_kept;                   /* workers of a higher index leave */
   int quit;
   unsigned long generation;
   bspline_task_fn fn;
@@ -64,15 +65,49 @@ worker_main (void *data)
 
   pthread_mutex_lock (&pool->lock);
   for (;;) {
-    while (!pool->quit && pool->generation == seen)
+    while (!pool->quit && self->index <= pool->n_kept
+        && pool->generation == seen)
       pthread_cond_wait (&pool->work_cond, &pool->lock);
-    if (pool->quit)
+    if (pool->quit || self->index > pool->n_kept)
       break;
     seen = pool->generation;
     run_tasks_locked (pool, self->index);
   }
   pthread_mutex_unlock (&pool->lock);
   return NULL;
+}
+
+/* A thread could not be created: the process is at its limit of threads
+ * or of address space (each thread's stack), and the threads that
+ * GStreamer and the application start next (a streaming thread) need that
+ * room as much as the pool does.  The pool keeps half of the workers it
+ * made and lets the others go: fewer threads, never a process that can
+ * start none. */
+static void
+pool_give_back_half (bspline_pool * pool)
+{
+  int i, made = pool->n_workers;
+
+  pthread_mutex_lock (&pool->lock);
+  pool->n_kept = made / 2;
+  pthread_cond_broadcast (&pool->work_cond);
+  pthread_mutex_unlock (&pool->lock);
+  for (i = pool->n_kept; i < made; i++)
+    pthread_join (pool->threads[i], NULL);
+  pool->n_workers = pool->n_kept;
+}
+
+int
+bspline_pool_threads (int n_threads)
+{
+  int cores = bspline_online_cores ();
+
+  if (n_threads <= 0)
+    return cores;
+  if (n_threads > BSPLINE_POOL_THREADS_PER_CORE * cores)
+    n_threads = BSPLINE_POOL_THREADS_PER_CORE * cores;
+  return n_threads < BSPLINE_POOL_MAX_THREADS ? n_threads :
+      BSPLINE_POOL_MAX_THREADS;
 }
 
 bspline_pool *
@@ -83,8 +118,8 @@ bspline_pool_new (int n_threads)
 
   if (!pool)
     return NULL;
-  if (n_threads <= 0)
-    n_threads = bspline_online_cores ();
+  n_threads = bspline_pool_threads (n_threads);
+  pool->n_kept = n_threads - 1;
   pthread_mutex_init (&pool->lock, NULL);
   pthread_cond_init (&pool->work_cond, NULL);
   pthread_cond_init (&pool->done_cond, NULL);
@@ -99,8 +134,10 @@ bspline_pool_new (int n_threads)
         pool->workers[i].pool = pool;
         pool->workers[i].index = i + 1;
         if (pthread_create (&pool->threads[i], NULL, worker_main,
-                &pool->workers[i]) != 0)
+                &pool->workers[i]) != 0) {
+          pool_give_back_half (pool);
           break;
+        }
         pool->n_workers++;
       }
     }

@@ -212,13 +212,14 @@ region_stride (int w)
  * 0-3 of a warp, a corner each (the block waits for it: one corner's
  * latency, where one thread took four corners one after the other).
  * box[2] = 0 when the block cannot be staged: a corner without an input
- * point, a sign change of W, a box larger than the region, or coordinates
- * that bspline_reduce_coordinate would move, except with FAR_OK (an
- * affine map and a folding boundary): there the reduction moves a
- * coordinate by whole periods, exactly, the boundary map of each staged
- * texel is periodic, and the pixels of the box (box[4] = 1) take their
- * weights from the coordinates as they are (warp_staged_pixels, not
- * fixed_weights), which gives the same taps and weights. */
+ * point (beyond the horizon, W <= 0, among them), a box larger than the
+ * region, or coordinates that bspline_reduce_coordinate would move,
+ * except with FAR_OK (an affine map and a folding boundary): there the
+ * reduction moves a coordinate by whole periods, exactly, the boundary
+ * map of each staged texel is periodic, and the pixels of the box
+ * (box[4] = 1) take their weights from the coordinates as they are
+ * (warp_staged_pixels, not fixed_weights), which gives the same taps and
+ * weights. */
 template < int C, int TAPS > __device__ __forceinline__ static void
 staged_box (const bspline_gpu_frame & f, int affine, int far_ok, int j0,
     int i0, int j1, int i1, int lane, int region_texels, int *box)
@@ -234,8 +235,8 @@ staged_box (const bspline_gpu_frame & f, int affine, int far_ok, int j0,
     y = m[3] * u + m[4] * v + m[5];
     ok = isfinite (x) && isfinite (y);
   } else {
-    const double W = m[6] * u + m[7] * v + m[8];
-    ok = W > 0.0 && bspline_map_point (m, u, v, &x, &y);
+    /* W > 0, decided as for the pixels themselves */
+    ok = bspline_map_point (m, u, v, &x, &y);
   }
   if (!ok)
     x = y = 0.0;

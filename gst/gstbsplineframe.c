@@ -143,6 +143,28 @@ gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
   }
 }
 
+/* The channel of component `component` within its plane's pixels.
+ * GstVideoFormatInfo's poffset counts bytes, but GStreamer 1.22 gives the
+ * P01x formats' chroma offsets in samples (P010_10LE: 0 and 1 where the
+ * bytes are 0 and 2), so poffset / sample bytes put Cb and Cr both in
+ * channel 0.  A sample of two bytes never starts at an odd byte: when one
+ * of the plane's offsets is not a multiple of the sample size, the plane's
+ * offsets count samples.  Offsets, not ranks among the plane's components,
+ * because padding (RGBx, xRGB) holds a channel that is no component. */
+static guint
+gst_bspline_frame_component_channel (const GstVideoInfo * info, guint component)
+{
+  guint plane = GST_VIDEO_INFO_COMP_PLANE (info, component);
+  guint bytes = gst_bspline_frame_sample_bytes (info, component);
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    if (GST_VIDEO_INFO_COMP_PLANE (info, c) == plane &&
+        GST_VIDEO_INFO_COMP_POFFSET (info, c) % bytes != 0)
+      return GST_VIDEO_INFO_COMP_POFFSET (info, component);
+  return GST_VIDEO_INFO_COMP_POFFSET (info, component) / bytes;
+}
+
 void
 gst_bspline_frame_plane_fill (const GstVideoInfo * info, guint plane,
     guint32 argb, const bspline_image * image,
@@ -157,8 +179,7 @@ gst_bspline_frame_plane_fill (const GstVideoInfo * info, guint plane,
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
     if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
       continue;
-    ch = GST_VIDEO_INFO_COMP_POFFSET (info, c) /
-        gst_bspline_frame_sample_bytes (info, c);
+    ch = gst_bspline_frame_component_channel (info, c);
     if (ch < BSPLINE_MAX_CHANNELS)
       fill[ch] = value[c];
   }

@@ -192,9 +192,12 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
       g_param_spec_uint ("n-threads", "Threads",
           defaults->threads_at_start ?
           "CPU threads of the CPU engine and of the motion estimation, 0 = "
-          "one per online core; read when the element starts (range 0-1024, "
-          "default 0)" : "CPU threads of the CPU engine, 0 = one per online "
-          "core (range 0-1024, default 0)", 0, 1024, DEFAULT_N_THREADS,
+          "one per online core; at most 4 per online core and 256, fewer "
+          "where the system cannot create them; read when the element "
+          "starts (range 0-1024, default 0)" : "CPU threads of the CPU "
+          "engine, 0 = one per online core; at most 4 per online core and "
+          "256, fewer where the system cannot create them (range 0-1024, "
+          "default 0)", 0, 1024, DEFAULT_N_THREADS,
           defaults->threads_at_start ? start_flags : flags));
   gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_BACKEND,
       FIELD (backend), g_param_spec_enum ("backend", "Backend",

@@ -1070,6 +1070,11 @@ gst_bspline_warp_geometry (const GstVideoInfo * in_info,
       borders_h = out_h - to_h;
     else
       borders_w = out_w - (gint) gst_util_uint64_scale_int (out_h, n, d);
+    /* a picture thinner than a pixel (320x240 into 1x1) still gets one
+     * row or column, as videoscale does: a rectangle of no pixel has no
+     * scaling (a singular matrix) */
+    borders_w = MIN (borders_w, out_w - 1);
+    borders_h = MIN (borders_h, out_h - 1);
   }
 
   geometry->rect_x = borders_w / 2;

@@ -514,6 +514,69 @@ GST_START_TEST (test_sizes)
 
 GST_END_TEST;
 
+/* add-borders where the picture's rectangle would round to no pixel
+ * (320x240 -> 1x1: 3/4 of a row): videoscale keeps it, and so must the
+ * element, with at least one pixel of picture.  A grey input stays grey,
+ * picture and reflected borders alike. */
+GST_START_TEST (test_add_borders_keep_one_pixel)
+{
+  const struct
+  {
+    gint in_w, in_h, out_w, out_h;
+  } cases[] = {
+    {320, 240, 1, 1}, {4000, 10, 3, 3}, {1, 1, 1, 1}, {1, 1000, 1000, 1},
+    {1000, 1, 1, 1000}, {320, 240, 2, 1},
+  };
+  const gchar *fmts[] = { "RGBA", "I420" };
+  guint i, f;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+          "height=%d,framerate=30/1,pixel-aspect-ratio=1/1", fmts[f],
+          cases[i].in_w, cases[i].in_h);
+      gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,height=%d,"
+          "pixel-aspect-ratio=1/1", cases[i].out_w, cases[i].out_h);
+      GstHarness *h = harness_new (in_caps, out_caps);
+      GstVideoInfo info;
+      GstCaps *caps = gst_caps_from_string (in_caps);
+      GstVideoFrame frame;
+      GstBuffer *out;
+      guint c;
+      gint x, y;
+
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      gst_caps_unref (caps);
+      g_object_set (h->element, "add-borders", TRUE, NULL);
+      out = push_pull_owned (h, grey_buffer (info.size));
+      caps = gst_pad_get_current_caps (h->sinkpad);
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      gst_caps_unref (caps);
+      fail_unless_equals_int (GST_VIDEO_INFO_WIDTH (&info), cases[i].out_w);
+      fail_unless_equals_int (GST_VIDEO_INFO_HEIGHT (&info), cases[i].out_h);
+      fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+      for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+        for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&frame, c); y++)
+          for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&frame, c); x++) {
+            guint8 v = GST_VIDEO_FRAME_COMP_DATA (&frame, c)[y *
+                GST_VIDEO_FRAME_COMP_STRIDE (&frame, c) + x *
+                GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, c)];
+
+            if (ABS ((gint) v - 0x80) > 1)
+              fail ("%s %dx%d -> %dx%d: component %u at (%d, %d) is %u, "
+                  "not grey", fmts[f], cases[i].in_w, cases[i].in_h,
+                  cases[i].out_w, cases[i].out_h, c, x, y, v);
+          }
+      gst_video_frame_unmap (&frame);
+      gst_buffer_unref (out);
+      gst_harness_teardown (h);
+      g_free (in_caps);
+      g_free (out_caps);
+    }
+}
+
+GST_END_TEST;
+
 /* Input planes with padded strides (GstVideoMeta) give the same output as
  * tightly packed ones. */
 GST_START_TEST (test_padded_strides)
@@ -847,6 +910,157 @@ GST_START_TEST (test_fill_color)
   gst_buffer_unref (in);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The formats of bsplinewarp's system-memory caps, from its pad template
+ * (so that a format added to the element is tested here too). */
+static GPtrArray *
+template_formats (void)
+{
+  GstElement *element = gst_element_factory_make ("bsplinewarp", NULL);
+  GstPad *pad = gst_element_get_static_pad (element, "sink");
+  GstCaps *caps = gst_pad_get_pad_template_caps (pad);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  guint i, j;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *list;
+
+    if (!gst_caps_features_contains (gst_caps_get_features (caps, i),
+            GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY))
+      continue;
+    list = gst_structure_get_value (gst_caps_get_structure (caps, i), "format");
+    for (j = 0; j < gst_value_list_get_size (list); j++)
+      g_ptr_array_add (names,
+          g_value_dup_string (gst_value_list_get_value (list, j)));
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+  gst_object_unref (element);
+  return names;
+}
+
+/* `in` (caps in_caps) converted by videoconvert to out_caps, without
+ * dithering: the same code values in give the same code values out. */
+static GstBuffer *
+videoconvert (GstBuffer * in, const gchar * in_caps, const gchar * out_caps)
+{
+  GstHarness *h = gst_harness_new_parse ("videoconvert dither=none");
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h, in_caps);
+  gst_harness_set_sink_caps_str (h, out_caps);
+  out = push_pull (h, in);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* The largest difference between two frames of one format, in the
+ * format's code values, over every component of every pixel (unpacked by
+ * GStreamer, so no layout is read here). */
+static gint
+frame_difference (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gboolean wide = GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info
+      (finfo->unpack_format), 0) > 8;
+  gint width = GST_VIDEO_INFO_WIDTH (info), y, i, k, worst = 0;
+  gint bytes = width * 4 * (wide ? 2 : 1);
+  guint8 *line[2] = { g_malloc (bytes), g_malloc (bytes) };
+  GstVideoFrame frame[2];
+
+  fail_unless (gst_video_frame_map (&frame[0], info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&frame[1], info, b, GST_MAP_READ));
+  for (y = 0; y < GST_VIDEO_INFO_HEIGHT (info); y++) {
+    for (k = 0; k < 2; k++)
+      finfo->unpack_func (finfo, GST_VIDEO_PACK_FLAG_NONE, line[k],
+          frame[k].data, frame[k].info.stride, 0, y, width);
+    for (i = 0; i < width * 4; i++) {
+      /* the unpack fills AYUV64 and ARGB64 from the top bits */
+      guint c = i % 4 == 0 ? GST_VIDEO_COMP_A : i % 4 - 1;
+      gint depth, va, vb;
+
+      /* no alpha: the padding of RGBx and its kind is undefined (and
+       * videoconvert carries ARGB's alpha through it) */
+      if (c >= GST_VIDEO_INFO_N_COMPONENTS (info))
+        continue;
+      depth = GST_VIDEO_INFO_COMP_DEPTH (info, c);
+      va = wide ? ((guint16 *) line[0])[i] >> (16 - depth) : line[0][i];
+      vb = wide ? ((guint16 *) line[1])[i] >> (16 - depth) : line[1][i];
+
+      worst = MAX (worst, ABS (va - vb));
+    }
+  }
+  gst_video_frame_unmap (&frame[0]);
+  gst_video_frame_unmap (&frame[1]);
+  g_free (line[0]);
+  g_free (line[1]);
+  return worst;
+}
+
+/* The fill colour in every format the element accepts, against
+ * videoconvert's rendering of the same ARGB: a frame translated fully
+ * outside the input (all fill) and a solid ARGB frame converted to the
+ * format by videoconvert, compared in the format's code values.  They may
+ * differ by one code value at 8 bits (more at higher depths, in
+ * proportion): videoconvert's R'G'B' -> Y'CbCr matrix is fixed point on
+ * 8-bit input, where the element rounds the exact value once (BT.601
+ * (224, 16, 32): Y'CbCr 85, 104, 218 here, 84, 104, 217 from
+ * videoconvert).  The comparison is not made after a conversion back to
+ * ARGB: that amplifies one code value of Y' and Cr to three of R', and
+ * videoconvert's own round trip of that colour is five off. */
+GST_START_TEST (test_fill_color_every_format_like_videoconvert)
+{
+  const guint32 colors[] = { 0xff3366cc, 0xff000000, 0x80e01020 };
+  const gchar *argb_caps = "video/x-raw,format=ARGB,width=16,height=8,"
+      "framerate=30/1";
+  GPtrArray *names = template_formats ();
+  GRand *rand = seeded_rand ();
+  guint i, k;
+
+  fail_unless (names->len >= 20);
+  for (i = 0; i < names->len; i++) {
+    const gchar *format = g_ptr_array_index (names, i);
+    gchar *caps_str = g_strdup_printf ("video/x-raw,format=%s,width=16,"
+        "height=8,framerate=30/1", format);
+    GstCaps *caps = gst_caps_from_string (caps_str);
+    GstVideoInfo info;
+    gint tolerance;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    gst_caps_unref (caps);
+    tolerance = 1 << (GST_VIDEO_INFO_COMP_DEPTH (&info, 0) - 8);
+    for (k = 0; k < G_N_ELEMENTS (colors); k++) {
+      GstHarness *h = harness_new (caps_str, caps_str);
+      GstBuffer *in = random_frame (&info, format_layout (format), rand);
+      GstBuffer *solid = gst_buffer_new_allocate (NULL, 16 * 8 * 4, NULL);
+      const guint8 pixel[4] = { colors[k] >> 24, colors[k] >> 16,
+        colors[k] >> 8, colors[k]
+      };
+      GstBuffer *ours, *theirs;
+      gint j, difference;
+
+      for (j = 0; j < 16 * 8; j++)
+        gst_buffer_fill (solid, j * 4, pixel, 4);
+      g_object_set (h->element, "boundary", 4, "fill-color", colors[k],
+          "translate-x", 1000.0, "translate-y", -500.0, NULL);
+      ours = push_pull_owned (h, in);
+      gst_harness_teardown (h);
+      theirs = videoconvert (solid, argb_caps, caps_str);
+      difference = frame_difference (&info, ours, theirs);
+      if (difference > tolerance)
+        fail ("%s, fill-color 0x%08x: %d code values from videoconvert's "
+            "rendering (seed %u)", format, colors[k], difference, test_seed);
+      gst_buffer_unref (ours);
+      gst_buffer_unref (solid);
+      gst_buffer_unref (theirs);
+    }
+    g_free (caps_str);
+  }
+  g_ptr_array_unref (names);
   g_rand_free (rand);
 }
 
@@ -1483,14 +1697,36 @@ GST_START_TEST (test_bad_geometry_and_properties)
   }
 
   /* a perspective whose horizon crosses the frame: the pixels beyond it
-   * map to no input point (w <= 0) */
-  h = harness_new (caps, "video/x-raw,width=16,height=12");
-  gst_util_set_object_arg (G_OBJECT (h->element), "matrix",
-      "<1.0,0.0,0.0,0.0,1.0,0.0,0.0,0.2,1.0>");
-  g_object_set (h->element, "boundary", 4, NULL);
-  out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
-  gst_buffer_unref (out);
-  gst_harness_teardown (h);
+   * map to no input point (w <= 0) and get the fill colour whatever the
+   * boundary.  About the pivot (8, 6), w = 1 - 0.2 (v - 6) at output row
+   * centre v: the last row (v = 11.5, w = -0.1) is beyond; rows 0-3 see
+   * the grey input well inside its frame.  The negated matrix is the same
+   * homography. */
+  for (b = 0; b < 10; b++) {
+    GstMapInfo map;
+    gsize i;
+
+    h = harness_new (caps, "video/x-raw,width=16,height=12");
+    gst_util_set_object_arg (G_OBJECT (h->element), "matrix", b < 5 ?
+        "<1.0,0.0,0.0,0.0,1.0,0.0,0.0,0.2,1.0>" :
+        "<-1.0,0.0,0.0,0.0,-1.0,0.0,0.0,-0.2,-1.0>");
+    g_object_set (h->element, "boundary", b % 5, "fill-color", 0xff102030,
+        NULL);
+    out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    for (i = 0; i < 12 * 16 * 4; i++) {
+      if (i / (16 * 4) == 11) {
+        fail_unless_equals_int_hex (map.data[i], fill[i % 4]);
+      } else if (i / (16 * 4) <= 3 && i % 4 != 3) {
+        fail_unless (map.data[i] >= 0x7f && map.data[i] <= 0x81,
+            "boundary %d: row %u is not the grey picture", b % 5,
+            (guint) (i / (16 * 4)));
+      }
+    }
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
 
   /* out-of-range values: refused by GLib with a warning, value kept */
   h = harness_new (caps, "video/x-raw");
@@ -1512,6 +1748,44 @@ GST_START_TEST (test_bad_geometry_and_properties)
   out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
   gst_buffer_unref (out);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* n-threads=1024, the most the property takes: the engine starts (at most
+ * 4 threads per core and 256 run, core/internal.h) and gives the output
+ * of one thread. */
+GST_START_TEST (test_n_threads_1024_runs)
+{
+  const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48,"
+      "framerate=30/1";
+  GRand *rand = seeded_rand ();
+  GstBuffer *in, *out[2];
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  const guint threads[2] = { 1024, 1 };
+  GstMapInfo map;
+  gint i;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  in = random_frame (&info, format_layout ("RGBA"), rand);
+  for (i = 0; i < 2; i++) {
+    GstHarness *h = harness_new (caps, "video/x-raw,width=50,height=40");
+
+    g_object_set (h->element, "n-threads", threads[i], "rotation", 17.0, NULL);
+    out[i] = push_pull (h, in);
+    gst_harness_teardown (h);
+  }
+  fail_unless (gst_buffer_map (out[1], &map, GST_MAP_READ));
+  fail_unless_equals_int (gst_buffer_get_size (out[0]), map.size);
+  fail_unless (gst_buffer_memcmp (out[0], 0, map.data, map.size) == 0,
+      "n-threads=1024 and n-threads=1 differ (seed %u)", test_seed);
+  gst_buffer_unmap (out[1], &map);
+  gst_buffer_unref (in);
+  gst_buffer_unref (out[0]);
+  gst_buffer_unref (out[1]);
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -1758,11 +2032,13 @@ bsplinewarp_suite (void)
   tcase_set_timeout (tc, 600);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_sizes);
+  tcase_add_test (tc, test_add_borders_keep_one_pixel);
   tcase_add_test (tc, test_padded_strides);
   tcase_add_test (tc, test_chroma_siting);
   tcase_add_test (tc, test_translation_and_borders);
   tcase_add_test (tc, test_contract_example);
   tcase_add_test (tc, test_fill_color);
+  tcase_add_test (tc, test_fill_color_every_format_like_videoconvert);
   tcase_add_test (tc, test_video_direction);
   tcase_add_test (tc, test_video_direction_auto);
   tcase_add_test (tc, test_fixation_like_videoscale);
@@ -1772,6 +2048,7 @@ bsplinewarp_suite (void)
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_bad_buffers);
   tcase_add_test (tc, test_bad_geometry_and_properties);
+  tcase_add_test (tc, test_n_threads_1024_runs);
   tcase_add_test (tc, test_stream_events);
   tcase_add_test (tc, test_very_wide);
   tcase_add_test (tc, test_shared_settings);
