@@ -37,7 +37,9 @@ bspline_matrix_is_finite (const double m[9])
  * determinant is negligible against the product of its row norms or of its
  * column norms (Hadamard's bound, so the test does not depend on the units
  * of the translation column): such a map sends the plane onto a line and
- * no resampling can undo that. */
+ * no resampling can undo that.  An affine map (last row 0, 0, c) is
+ * singular where its linear part is: a translation of any finite size
+ * (1e15 pixels) folds nothing, though it would dominate the bound. */
 int
 bspline_matrix_invert (const double m[9], double inv[9])
 {
@@ -57,9 +59,14 @@ bspline_matrix_invert (const double m[9], double inv[9])
   c[8] = m[0] * m[4] - m[1] * m[3];
   det = m[0] * c[0] + m[1] * c[3] + m[2] * c[6];
   /* hypot: no overflow for entries near DBL_MAX */
-  for (i = 0; i < 3; i++) {
-    rows *= hypot (hypot (m[3 * i], m[3 * i + 1]), m[3 * i + 2]);
-    cols *= hypot (hypot (m[i], m[3 + i]), m[6 + i]);
+  if (m[6] == 0.0 && m[7] == 0.0) {
+    rows = hypot (m[0], m[1]) * hypot (m[3], m[4]) * fabs (m[8]);
+    cols = hypot (m[0], m[3]) * hypot (m[1], m[4]) * fabs (m[8]);
+  } else {
+    for (i = 0; i < 3; i++) {
+      rows *= hypot (hypot (m[3 * i], m[3 * i + 1]), m[3 * i + 2]);
+      cols *= hypot (hypot (m[i], m[3 + i]), m[6 + i]);
+    }
   }
   if (!isfinite (det) || det == 0.0
       || fabs (det) <= 1e-15 * (rows < cols ? rows : cols))

@@ -55,6 +55,7 @@
 #include "gstbsplinestabilize.h"
 #include "gstbsplineframe.h"
 #include "gstbsplinesettings.h"
+#include "gstbsplinetransforms.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-stabilize.h"
@@ -100,7 +101,11 @@ typedef struct
 typedef struct
 {
   GstBuffer *buffer;
+  guint64 position;             /* frames before it since start or flush */
   bspline_motion_result motion;
+  /* read from the transforms file: the correction is known already */
+  gboolean have_correction;
+  bspline_stabilize_result correction;
 #ifdef HAVE_BSPLINE_CUDA
   /* its planes on the GPU (uploaded once, for the motion and the warp), or
    * NULL: plane p at device + plane_offset[p], rows plane_stride[p] apart */
@@ -138,9 +143,19 @@ struct _GstBSplineStabilize
 #endif
   GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
   GstBuffer *previous;          /* the last output frame, for keep-border */
-  guint64 n_in, n_out;          /* frames since start */
-  FILE *transforms;             /* transforms-mode=write */
-  GArray *read_motions;         /* bspline_motion_result, mode=read */
+  guint64 n_in;                 /* frames since start or flush */
+  /* the transforms file (gstbsplinetransforms.h): each caps' frames are a
+   * section, started at the caps' first frame (new_section) */
+  GstBSplineTransformsWriter writer;    /* transforms-mode=write */
+  GstBSplineTransformsFile *file;       /* transforms-mode=read */
+  guint next_section;           /* of the file, read mode */
+  gboolean new_section;         /* new caps: the next frame starts one */
+  guint64 section_frames;       /* frames of the section, read mode */
+  GArray *corrections;          /* bspline_stabilize_result of each record
+                                 * of the section, read mode */
+  guint64 qos_dropped;          /* frames not warped, too late */
+  /* behind the object lock: QoS, from the src pad's QOS events */
+  GstClockTime earliest_time;
 };
 
 /* the shared properties' defaults that are bsplinestabilize's own: the
@@ -260,6 +275,8 @@ static gboolean gst_bspline_stabilize_start (GstBaseTransform * trans);
 static gboolean gst_bspline_stabilize_stop (GstBaseTransform * trans);
 static gboolean gst_bspline_stabilize_sink_event (GstBaseTransform * trans,
     GstEvent * event);
+static gboolean gst_bspline_stabilize_src_event (GstBaseTransform * trans,
+    GstEvent * event);
 static gboolean gst_bspline_stabilize_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static GstFlowReturn gst_bspline_stabilize_submit_input_buffer (GstBaseTransform
@@ -269,9 +286,9 @@ static GstFlowReturn gst_bspline_stabilize_generate_output (GstBaseTransform *
 static gboolean gst_bspline_stabilize_set_info (GstVideoFilter * filter,
     GstCaps * incaps, GstVideoInfo * in_info, GstCaps * outcaps,
     GstVideoInfo * out_info);
-#ifdef HAVE_BSPLINE_CUDA
 static gboolean gst_bspline_stabilize_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
+#ifdef HAVE_BSPLINE_CUDA
 static gboolean gst_bspline_stabilize_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
 #endif
@@ -372,10 +389,11 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_stop);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_query);
-#ifdef HAVE_BSPLINE_CUDA
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_propose_allocation);
+#ifdef HAVE_BSPLINE_CUDA
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_decide_allocation);
 #endif
@@ -434,87 +452,6 @@ gst_bspline_stabilize_get_property (GObject * object, guint prop_id,
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-/* ---- the transforms file ----
- *
- * Text, one record per line, '#' starts a comment line:
- *   bsplinestabilize-transforms 1
- *   size WIDTH HEIGHT
- *   INDEX RELIABLE M0 M1 M2 M3 M4 M5
- * one INDEX line per frame from 0, in order: RELIABLE is 1 or 0, and
- * M0..M5 the motion from the previous frame to this one, the 2x3 affine map
- * (x, y) -> (M0 x + M1 y + M2, M3 x + M4 y + M5) in full-frame pixel
- * coordinates (pixel (i, j) covers [i, i+1) x [j, j+1), y down), printed
- * with 17 significant digits so that reading it back is exact. */
-
-static gboolean
-gst_bspline_stabilize_read_transforms (GstBSplineStabilize * self,
-    const gchar * path, gint width, gint height)
-{
-  gchar *contents = NULL, **lines = NULL;
-  GError *error = NULL;
-  gint w = -1, h = -1, version = 0;
-  guint i;
-
-  if (!g_file_get_contents (path, &contents, NULL, &error))
-    goto read_failed;
-  lines = g_strsplit (contents, "\n", -1);
-  g_free (contents);
-  self->read_motions = g_array_new (FALSE, TRUE,
-      sizeof (bspline_motion_result));
-  for (i = 0; lines[i]; i++) {
-    bspline_motion_result r;
-    guint64 index;
-    gint reliable, n;
-    gchar *line = g_strstrip (lines[i]);
-    gdouble *m = r.motion.m;
-
-    if (*line == '\0' || *line == '#')
-      continue;
-    if (sscanf (line, "bsplinestabilize-transforms %d", &version) == 1)
-      continue;
-    if (sscanf (line, "size %d %d", &w, &h) == 2)
-      continue;
-    memset (&r, 0, sizeof (r));
-    n = sscanf (line, "%" G_GUINT64_FORMAT " %d %lf %lf %lf %lf %lf %lf",
-        &index, &reliable, &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]);
-    if (n != 8 || index != self->read_motions->len || version != 1)
-      goto bad_line;
-    r.reliable = reliable != 0;
-    g_array_append_val (self->read_motions, r);
-  }
-  g_strfreev (lines);
-  if (w != width || h != height)
-    goto bad_size;
-  return TRUE;
-
-  /* ERRORS */
-read_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not read the transforms file \"%s\": %s.", path,
-            error->message), ("transforms-mode=read"));
-    g_error_free (error);
-    return FALSE;
-  }
-bad_line:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, DECODE,
-        ("Line %u of the transforms file \"%s\" is not a transform record.",
-            i + 1, path), ("expected \"%u RELIABLE M0 M1 M2 M3 M4 M5\" after "
-            "a \"bsplinestabilize-transforms 1\" line; got \"%s\"",
-            self->read_motions->len, lines[i]));
-    g_strfreev (lines);
-    return FALSE;
-  }
-bad_size:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE,
-        ("The transforms file \"%s\" is for %dx%d frames, the stream's are "
-            "%dx%d.", path, w, h, width, height), (NULL));
-    return FALSE;
-  }
-}
-
 #ifdef HAVE_BSPLINE_CUDA
 /* Frees the device frames not in use (all of them once no frame is held
  * back). */
@@ -532,6 +469,27 @@ gst_bspline_stabilize_free_device_frames (GstBSplineStabilize * self)
 }
 #endif
 
+/* A transforms file error as an element error: the message names the file
+ * (and the line and value where it is the file's content). */
+static void
+gst_bspline_stabilize_transforms_error (GstBSplineStabilize * self,
+    GError * error)
+{
+  if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_FORMAT)
+    GST_ELEMENT_ERROR (self, STREAM, DECODE, ("The transforms file cannot "
+            "be used: %s.", error->message), ("transforms-mode=read"));
+  else if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_WRITE)
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s.", error->message),
+        ("transforms-mode=write"));
+  else if (self->run.transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s.", error->message),
+        ("transforms-mode=read"));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s.", error->message),
+        ("transforms-mode=write"));
+  g_error_free (error);
+}
+
 static void
 gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
 {
@@ -544,12 +502,6 @@ gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
   self->estimator = NULL;
   bspline_stabilizer_free (self->stabilizer);
   self->stabilizer = NULL;
-  if (self->transforms)
-    fclose (self->transforms);
-  self->transforms = NULL;
-  if (self->read_motions)
-    g_array_free (self->read_motions, TRUE);
-  self->read_motions = NULL;
 }
 
 static gboolean
@@ -558,13 +510,28 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
   GstBSplineStabilizeSettings *s = &self->run;
   gchar msg[256] = "this build has no CUDA engine";
+  GError *error = NULL;
 
   GST_OBJECT_LOCK (self);
   g_free (self->run.transforms_location);
   self->run = self->settings;
   self->run.transforms_location = g_strdup (self->settings.transforms_location);
+  self->earliest_time = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
 
+  self->n_in = 0;
+  self->next_section = 0;
+  self->new_section = TRUE;
+  if (s->transforms_location
+      && s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ) {
+    self->file = gst_bspline_transforms_read (s->transforms_location, &error);
+    if (self->file == NULL)
+      goto transforms_failed;
+  } else if (s->transforms_location
+      && !gst_bspline_transforms_writer_open (&self->writer,
+          s->transforms_location, &error)) {
+    goto transforms_failed;
+  }
 #ifdef HAVE_BSPLINE_CUDA
   if (s->resample.backend != GST_BSPLINE_BACKEND_CPU) {
     if (bspline_cuda_new (s->resample.cuda_device_id, &self->cuda, msg,
@@ -581,11 +548,14 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   self->cpu = bspline_cpu_new ((int) s->resample.n_threads);
   if (self->cpu == NULL)
     goto no_cpu;
-  self->n_in = 0;
-  self->n_out = 0;
   return TRUE;
 
   /* ERRORS */
+transforms_failed:
+  {
+    gst_bspline_stabilize_transforms_error (self, error);
+    return FALSE;
+  }
 no_cuda:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
@@ -649,6 +619,7 @@ static gboolean
 gst_bspline_stabilize_stop (GstBaseTransform * trans)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GError *error = NULL;
 
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_free_engines (self);
@@ -658,6 +629,13 @@ gst_bspline_stabilize_stop (GstBaseTransform * trans)
 #endif
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
+  gst_bspline_transforms_free (self->file);
+  self->file = NULL;
+  if (self->corrections)
+    g_array_free (self->corrections, TRUE);
+  self->corrections = NULL;
+  if (!gst_bspline_transforms_writer_close (&self->writer, &error))
+    gst_bspline_stabilize_transforms_error (self, error);
   g_free (self->run.transforms_location);
   self->run.transforms_location = NULL;
   return TRUE;
@@ -735,34 +713,17 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
     }
   }
 #endif
-  if (s->transforms_location
-      && s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ) {
-    guint i;
-
-    if (!gst_bspline_stabilize_read_transforms (self, s->transforms_location,
-            w, h))
-      return FALSE;
-    /* every motion is known: no look-ahead needed */
-    for (i = 0; i < self->read_motions->len; i++)
-      bspline_stabilizer_push (self->stabilizer,
-          &g_array_index (self->read_motions, bspline_motion_result, i).motion);
+  /* the next frame starts a section of the transforms file */
+  self->new_section = TRUE;
+  /* with a transforms file read, no motion is estimated */
+  if (self->file)
     return TRUE;
-  }
 #ifdef HAVE_BSPLINE_CUDA
   if (self->gpu_motion == NULL)
 #endif
     if (bspline_motion_estimator_new (&mp, w, h, &self->estimator, msg,
             sizeof (msg)) != BSPLINE_OK)
       goto bad_settings;
-  if (s->transforms_location) {
-    self->transforms = fopen (s->transforms_location, "w");
-    if (self->transforms == NULL)
-      goto open_failed;
-    fprintf (self->transforms, "bsplinestabilize-transforms 1\n"
-        "# INDEX RELIABLE M0 M1 M2 M3 M4 M5: motion from the previous "
-        "frame, (x, y) -> (M0 x + M1 y + M2, M3 x + M4 y + M5), pixels\n"
-        "size %d %d\n", w, h);
-  }
   return TRUE;
 
   /* ERRORS */
@@ -782,13 +743,6 @@ no_gpu_motion:
     return FALSE;
   }
 #endif
-open_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not open the transforms file \"%s\" for writing: %s.",
-            s->transforms_location, g_strerror (errno)), (NULL));
-    return FALSE;
-  }
 }
 
 /* The luma (or R'G'B') of a mapped frame, for the motion estimator. */
@@ -952,6 +906,145 @@ gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
 
 /* Estimates the motion of a new frame (or reads it), holds the frame
  * back and records its motion. */
+/* The first frame of new caps starts a section of the transforms file: a
+ * size line written, or the next section read, whose corrections are all
+ * known at once (its whole path). */
+static gboolean
+gst_bspline_stabilize_start_section (GstBSplineStabilize * self)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  gint w = GST_VIDEO_INFO_WIDTH (&filter->in_info);
+  gint h = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
+  GstBSplineTransformsSection *section;
+  bspline_stabilize_result result;
+  GError *error = NULL;
+  guint i;
+
+  self->new_section = FALSE;
+  self->section_frames = 0;
+  if (self->writer.file) {
+    if (!gst_bspline_transforms_writer_section (&self->writer, w, h, &error)) {
+      gst_bspline_stabilize_transforms_error (self, error);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (self->file == NULL)
+    return TRUE;
+  if (self->next_section >= self->file->sections->len)
+    goto no_section;
+  section = g_ptr_array_index (self->file->sections, self->next_section++);
+  if (section->width != w || section->height != h)
+    goto bad_size;
+  if (self->corrections == NULL)
+    self->corrections = g_array_new (FALSE, FALSE,
+        sizeof (bspline_stabilize_result));
+  g_array_set_size (self->corrections, 0);
+  bspline_stabilizer_reset (self->stabilizer);
+  for (i = 0; i < section->records->len; i++)
+    if (bspline_stabilizer_push (self->stabilizer, &g_array_index
+            (section->records, GstBSplineTransformsRecord, i).motion)
+        != BSPLINE_OK)
+      goto no_memory;
+  while (bspline_stabilizer_ready (self->stabilizer, TRUE)) {
+    bspline_stabilizer_pop (self->stabilizer, TRUE, &result);
+    g_array_append_val (self->corrections, result);
+  }
+  return TRUE;
+
+  /* ERRORS */
+no_section:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The transforms file \"%s\" "
+            "has %u section(s), one for each caps of the first pass; this "
+            "stream has more (its caps changed more often).",
+            self->file->path, self->file->sections->len),
+        ("new caps: %dx%d", w, h));
+    return FALSE;
+  }
+bad_size:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("Section %u of the "
+            "transforms file \"%s\" (line %u) is for %dx%d frames, the "
+            "stream's are %dx%d.", self->next_section, self->file->path,
+            section->line, section->width, section->height, w, h), (NULL));
+    return FALSE;
+  }
+no_memory:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Not enough memory "
+            "for the camera path of \"%s\".", self->file->path), (NULL));
+    return FALSE;
+  }
+}
+
+/* The record of the transforms file for frame of the current section, and
+ * its correction: by the frame's PTS (within half a frame), or by its
+ * position in the section where there are no PTSs. */
+static gboolean
+gst_bspline_stabilize_read_record (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  const GstBSplineTransformsSection *section =
+      g_ptr_array_index (self->file->sections, self->next_section - 1);
+  const GstBSplineTransformsRecord *record;
+  GstClockTime pts = GST_BUFFER_PTS (frame->buffer), tolerance = 0;
+  gint fps_n = GST_VIDEO_INFO_FPS_N (&filter->in_info);
+  gint fps_d = GST_VIDEO_INFO_FPS_D (&filter->in_info);
+
+  if (fps_n > 0 && fps_d > 0)
+    tolerance = gst_util_uint64_scale_int (GST_SECOND / 2, fps_d, fps_n);
+  else if (GST_BUFFER_DURATION_IS_VALID (frame->buffer))
+    tolerance = GST_BUFFER_DURATION (frame->buffer) / 2;
+  record = gst_bspline_transforms_find (section, pts, tolerance,
+      self->section_frames);
+  if (record == NULL)
+    goto no_record;
+  frame->motion.motion = record->motion;
+  frame->motion.reliable = record->reliable;
+  frame->correction = g_array_index (self->corrections,
+      bspline_stabilize_result,
+      record - (const GstBSplineTransformsRecord *) section->records->data);
+  frame->have_correction = TRUE;
+  return TRUE;
+
+  /* ERRORS */
+no_record:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The transforms file \"%s\" "
+            "has no record for the frame at %" GST_TIME_FORMAT " (section "
+            "%u, frame %" G_GUINT64_FORMAT " of it): it was written for "
+            "another stream or another part of it.", self->file->path,
+            GST_TIME_ARGS (pts), self->next_section, self->section_frames),
+        ("%u records in the section", section->records->len));
+    return FALSE;
+  }
+}
+
+/* An upstream pool that cannot grow to the frames held back (smoothing
+ * frames ahead, the one arriving and the one leaving) would stall: such
+ * frames are copied out of it. */
+static GstBuffer *
+gst_bspline_stabilize_own_buffer (GstBSplineStabilize * self,
+    GstBuffer * buffer)
+{
+  GstStructure *config;
+  GstBuffer *copy;
+  guint max = 0;
+
+  if (buffer->pool == NULL || self->file != NULL)
+    return buffer;
+  config = gst_buffer_pool_get_config (buffer->pool);
+  gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
+  gst_structure_free (config);
+  if (max == 0 || max >= (guint) self->run.smoothing + 2)
+    return buffer;
+  copy = gst_buffer_copy_deep (buffer);
+  gst_buffer_unref (buffer);
+  return copy;
+}
+
 static GstFlowReturn
 gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -963,11 +1056,12 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   bspline_luma_frame luma;
   bspline_motion_result r;
   bspline_status status = BSPLINE_ERROR_BACKEND;
-  const gdouble *m;
+  GError *write_error = NULL;
   GstFlowReturn ret;
 
-  /* the base class renegotiates, decides the allocation and applies QoS,
-   * then leaves the buffer in queued_buf (or none, when QoS dropped it) */
+  /* the base class renegotiates and decides the allocation, then leaves
+   * the buffer in queued_buf; it never drops one for QoS here (the element
+   * takes the QOS events, gst_bspline_stabilize_src_event) */
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
@@ -976,13 +1070,21 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   trans->queued_buf = NULL;
   if (!filter->negotiated || self->stabilizer == NULL)
     goto not_negotiated;
+  if (self->new_section && !gst_bspline_stabilize_start_section (self)) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
   memset (&r, 0, sizeof (r));
   frame = g_new0 (GstBSplineStabilizeFrame, 1);
-  frame->buffer = input;
-  if (self->read_motions) {
-    if (self->n_in >= self->read_motions->len)
-      goto past_the_file;
-    r = g_array_index (self->read_motions, bspline_motion_result, self->n_in);
+  frame->buffer = gst_bspline_stabilize_own_buffer (self, input);
+  input = frame->buffer;
+  frame->position = self->n_in;
+  if (self->file) {
+    if (!gst_bspline_stabilize_read_record (self, frame)) {
+      gst_bspline_stabilize_frame_free (self, frame);
+      return GST_FLOW_ERROR;
+    }
+    r = frame->motion;
 #ifdef HAVE_BSPLINE_CUDA
     /* up to the GPU now, for the warp */
     if (self->gpu_motion) {
@@ -1049,17 +1151,15 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
     gst_video_frame_unmap (&vframe);
     if (bspline_stabilizer_push (self->stabilizer, &r.motion) != BSPLINE_OK)
       goto estimate_failed;
-    if (self->transforms) {
-      m = r.motion.m;
-      fprintf (self->transforms, "%" G_GUINT64_FORMAT " %d %.17g %.17g %.17g "
-          "%.17g %.17g %.17g\n", self->n_in, r.reliable, m[0], m[1], m[2],
-          m[3], m[4], m[5]);
-    }
+    if (self->writer.file && !gst_bspline_transforms_writer_record
+        (&self->writer, GST_BUFFER_PTS (input), &r, &write_error))
+      goto write_failed;
   }
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": reliable %d, texture "
       "%g, inliers %g, %d steps", self->n_in, r.reliable, r.texture,
       r.inliers, r.iterations);
   self->n_in++;
+  self->section_frames++;
   frame->motion = r;
   g_queue_push_tail (&self->frames, frame);
   return GST_FLOW_OK;
@@ -1086,11 +1186,9 @@ estimate_failed:
     gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
-past_the_file:
+write_failed:
   {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("The transforms file has %u frames; the stream has more.",
-            self->read_motions->len), (NULL));
+    gst_bspline_stabilize_transforms_error (self, write_error);
     gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
@@ -1274,7 +1372,7 @@ gst_bspline_stabilize_affine_value (const bspline_affine * a, GValue * array)
 static void
 gst_bspline_stabilize_post (GstBSplineStabilize * self,
     const GstBSplineStabilizeFrame * frame,
-    const bspline_stabilize_result * result)
+    const bspline_stabilize_result * result, gboolean dropped)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   gdouble cx = 0.5 * GST_VIDEO_INFO_WIDTH (&filter->in_info);
@@ -1286,7 +1384,8 @@ gst_bspline_stabilize_post (GstBSplineStabilize * self,
   bspline_affine_decompose (&frame->motion.motion, cx, cy, &mx, &my, &ma, &ms);
   bspline_affine_decompose (&result->correction, cx, cy, &cdx, &cdy, &ca, &cs);
   s = gst_structure_new ("bsplinestabilize",
-      "frame", G_TYPE_UINT64, self->n_out,
+      "frame", G_TYPE_UINT64, frame->position,
+      "dropped", G_TYPE_BOOLEAN, dropped,
       "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (frame->buffer),
       "reliable", G_TYPE_BOOLEAN, frame->motion.reliable,
       "motion-x", G_TYPE_DOUBLE, mx, "motion-y", G_TYPE_DOUBLE, my,
@@ -1303,6 +1402,41 @@ gst_bspline_stabilize_post (GstBSplineStabilize * self,
 }
 
 /* The oldest frame held back, corrected, in *outbuf. */
+/* QoS: whether the frame would reach the sink too late, from the QOS
+ * events of the src pad (gst_bspline_stabilize_src_event), as
+ * GstBaseTransform decides it for its input; a late frame is posted as a
+ * QOS message.  The base class never drops here: every frame's motion is
+ * part of the path. */
+static gboolean
+gst_bspline_stabilize_late (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * frame)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime pts = GST_BUFFER_PTS (frame->buffer), running, earliest;
+  GstMessage *qos;
+
+  if (!gst_base_transform_is_qos_enabled (trans)
+      || !GST_CLOCK_TIME_IS_VALID (pts))
+    return FALSE;
+  running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME, pts);
+  GST_OBJECT_LOCK (self);
+  earliest = self->earliest_time;
+  GST_OBJECT_UNLOCK (self);
+  if (!GST_CLOCK_TIME_IS_VALID (running) || !GST_CLOCK_TIME_IS_VALID (earliest)
+      || running > earliest)
+    return FALSE;
+  self->qos_dropped++;
+  qos = gst_message_new_qos (GST_OBJECT (self), FALSE, running,
+      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pts), pts,
+      GST_BUFFER_DURATION (frame->buffer));
+  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, self->n_in,
+      self->qos_dropped);
+  gst_element_post_message (GST_ELEMENT (self), qos);
+  GST_DEBUG_OBJECT (self, "frame %" G_GUINT64_FORMAT " late: not warped",
+      frame->position);
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     GstBuffer ** outbuf)
@@ -1317,11 +1451,23 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
   GstFlowReturn ret;
 
   *outbuf = NULL;
-  if (!bspline_stabilizer_ready (self->stabilizer, final)
-      || g_queue_is_empty (&self->frames))
-    return GST_FLOW_OK;
-  bspline_stabilizer_pop (self->stabilizer, final, &result);
-  frame = g_queue_pop_head (&self->frames);
+  for (;;) {
+    frame = g_queue_peek_head (&self->frames);
+    if (frame == NULL)
+      return GST_FLOW_OK;
+    if (frame->have_correction)
+      result = frame->correction;
+    else if (bspline_stabilizer_ready (self->stabilizer, final))
+      bspline_stabilizer_pop (self->stabilizer, final, &result);
+    else
+      return GST_FLOW_OK;
+    g_queue_pop_head (&self->frames);
+    if (!gst_bspline_stabilize_late (self, frame))
+      break;
+    /* analysed, recorded and posted, but not warped */
+    gst_bspline_stabilize_post (self, frame, &result, TRUE);
+    gst_bspline_stabilize_frame_free (self, frame);
+  }
 
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       frame->buffer, &out_buffer);
@@ -1362,8 +1508,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     gst_buffer_unref (out_buffer);
     goto done;
   }
-  gst_bspline_stabilize_post (self, frame, &result);
-  self->n_out++;
+  gst_bspline_stabilize_post (self, frame, &result, FALSE);
   gst_buffer_replace (&self->previous, out_buffer);
   *outbuf = out_buffer;
 
@@ -1388,9 +1533,7 @@ gst_bspline_stabilize_generate_output (GstBaseTransform * trans,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
 
-  /* with a transforms file read, the whole path is known */
-  return gst_bspline_stabilize_output (self, self->read_motions != NULL,
-      outbuf);
+  return gst_bspline_stabilize_output (self, FALSE, outbuf);
 }
 
 /* Every frame held back, corrected with the window cut at the last one,
@@ -1420,20 +1563,55 @@ static gboolean
 gst_bspline_stabilize_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GError *error = NULL;
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       gst_bspline_stabilize_drain (self, TRUE);
+      /* a failed write is an error, not an EOS */
+      if (!gst_bspline_transforms_writer_flush (&self->writer, &error)) {
+        gst_bspline_stabilize_transforms_error (self, error);
+        gst_event_unref (event);
+        return FALSE;
+      }
       break;
     case GST_EVENT_FLUSH_STOP:
+      /* a seek: the frames held back go; the transforms file's records go
+       * on (INDEX counts on, the frames are found by their PTS) */
       gst_bspline_stabilize_drain (self, FALSE);
       self->n_in = 0;
-      self->n_out = 0;
+      self->section_frames = 0;
+      GST_OBJECT_LOCK (self);
+      self->earliest_time = GST_CLOCK_TIME_NONE;
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* QOS events: where the sink is late, the output frames that would be late
+ * too are not warped (gst_bspline_stabilize_late); the base class, which
+ * would drop late input frames, whose motion the camera path needs, does
+ * not see them.  Its rule: a frame whose running time is at most
+ * timestamp + diff is late. */
+static gboolean
+gst_bspline_stabilize_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  GstClockTimeDiff diff;
+  GstClockTime timestamp;
+
+  if (GST_EVENT_TYPE (event) != GST_EVENT_QOS)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+  gst_event_parse_qos (event, NULL, NULL, &diff, &timestamp);
+  GST_OBJECT_LOCK (self);
+  if (GST_CLOCK_TIME_IS_VALID (timestamp) && diff > -(GstClockTimeDiff)
+      timestamp)
+    self->earliest_time = timestamp + diff;
+  GST_OBJECT_UNLOCK (self);
+  return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
 }
 
 /* The look-ahead is the latency: `smoothing` frames.  A drain query
@@ -1481,21 +1659,32 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
   return ret;
 }
 
-#ifdef HAVE_BSPLINE_CUDA
-/* Upstream gets a pool of pinned memory, which the GPU reads directly: the
- * element holds `smoothing` frames back, and one more arrives. */
+/* Upstream's pool must hold the frames held back (smoothing frames ahead,
+ * the one arriving and the one leaving; none with a transforms file read):
+ * a pinned pool of as many where the GPU warps, else that minimum. */
 static gboolean
 gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
+    G_GNUC_UNUSED GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  guint held = (self->file ? 0 : (guint) self->run.smoothing) + 2;
+  GstVideoInfo info;
+  GstCaps *caps;
 
-  if (self->cuda == NULL)
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
-  return gst_bspline_pinned_propose (query, (guint) self->run.smoothing + 2);
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->cuda)
+    return gst_bspline_pinned_propose (query, held);
+#endif
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  gst_query_add_allocation_pool (query, NULL, GST_VIDEO_INFO_SIZE (&info),
+      held, 0);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
 }
 
+#ifdef HAVE_BSPLINE_CUDA
 /* Output frames come from a pool of pinned memory, which the GPU writes
  * directly; where that pool cannot be made, the engine stages the copy. */
 static gboolean

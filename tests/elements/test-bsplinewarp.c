@@ -1696,6 +1696,20 @@ GST_START_TEST (test_bad_geometry_and_properties)
     gst_harness_teardown (h);
   }
 
+  /* any finite translation is a geometry (an affine map is singular only
+   * where its linear part is): 1e15 and 1e300 pixels away, the fill */
+  for (b = 0; b < 3; b++) {
+    const gdouble far[3] = { 1e15, 1e300, -1e300 };
+
+    h = harness_new (caps, "video/x-raw,width=20,height=10");
+    g_object_set (h->element, "boundary", 4, "fill-color", 0xff102030,
+        "translate-x", far[b], "translate-y", far[2 - b], NULL);
+    out = push_pull_owned (h, grey_buffer (16 * 12 * 4));
+    assert_all_pixels (out, fill, "translated far away");
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+
   /* a perspective whose horizon crosses the frame: the pixels beyond it
    * map to no input point (w <= 0) and get the fill colour whatever the
    * boundary.  About the pivot (8, 6), w = 1 - 0.2 (v - 6) at output row

@@ -26,6 +26,8 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/video/gstvideopool.h>
+#include <sys/stat.h>
 
 #include "clip.h"
 #ifdef HAVE_BSPLINE_CUDA
@@ -154,8 +156,7 @@ test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
   int k, n_out = 0;
 
   clip_make_maps (&spec, photo.width, photo.height, rng);
-  h = stabilize_harness ("smoothing=30 n-threads=0 crop=fill",
-      &bus);
+  h = stabilize_harness ("smoothing=30 n-threads=0 crop=fill", &bus);
   gst_harness_set_src_caps (h, rgbx_caps (W, H));
   *pixel_diff = 0.0;
   for (k = 0; k <= spec.n_frames; k++) {
@@ -705,6 +706,428 @@ test_quality_while_playing (test_rng * rng)
   free (rgb);
 }
 
+/* ---- the transforms file's stream semantics (issue 27) ---- */
+
+#define SW 320
+#define SH 180
+
+/* The frames of a short shaky clip, rendered once. */
+typedef struct
+{
+  int n;
+  GstBuffer **frames;
+} stream_clip;
+
+static void
+stream_clip_make (stream_clip * c, test_rng * rng, int n)
+{
+  clip_spec spec = { 0, SW, SH, 1.0, 0.3, 6.0, 1.0, 0.01, NULL };
+  uint8_t *rgb = malloc ((size_t) SW * SH * 3);
+  int k;
+
+  spec.n_frames = n;
+  clip_make_maps (&spec, photo.width, photo.height, rng);
+  c->n = n;
+  c->frames = calloc (n, sizeof (GstBuffer *));
+  for (k = 0; k < n; k++) {
+    clip_render (cpu, &photo, &spec, k, rgb);
+    c->frames[k] = rgbx_buffer (rgb, SW, SH, k);
+  }
+  free (spec.maps);
+  free (rgb);
+}
+
+static void
+stream_clip_free (stream_clip * c)
+{
+  int k;
+
+  for (k = 0; k < c->n; k++)
+    gst_buffer_unref (c->frames[k]);
+  free (c->frames);
+}
+
+/* Each frame's correction (by the message's timestamp: frame k at k/30 s)
+ * and whether it was dropped; returns the messages seen. */
+static int
+pop_by_timestamp (GstBus * bus, bspline_affine * corrections,
+    gboolean * dropped, int max)
+{
+  GstMessage *msg;
+  int n = 0;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    guint64 ts;
+
+    if (gst_structure_has_name (st, "bsplinestabilize")
+        && gst_structure_get_uint64 (st, "timestamp", &ts)) {
+      int k = (int) gst_util_uint64_scale_round (ts, 30, GST_SECOND);
+
+      if (k >= 0 && k < max) {
+        message_affine (msg, "correction", &corrections[k]);
+        if (dropped)
+          gst_structure_get_boolean (st, "dropped", &dropped[k]);
+      }
+      n++;
+    }
+    gst_message_unref (msg);
+  }
+  return n;
+}
+
+static void
+flush_and_segment (GstHarness * h)
+{
+  GstSegment segment;
+
+  gst_harness_push_event (h, gst_event_new_flush_start ());
+  gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_harness_push_event (h, gst_event_new_segment (&segment));
+}
+
+/* Pushes frames first .. last - 1 of the clip (copies). */
+static void
+push_frames (GstHarness * h, stream_clip * c, int first, int last)
+{
+  int k;
+
+  for (k = first; k < last; k++)
+    TEST_CHECK (gst_harness_push (h, gst_buffer_copy (c->frames[k])) ==
+        GST_FLOW_OK, "push of frame %d", k);
+}
+
+static void
+harness_done (GstHarness * h, GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+static gboolean
+affine_equal (const bspline_affine * a, const bspline_affine * b)
+{
+  return memcmp (a->m, b->m, sizeof (a->m)) == 0;
+}
+
+/* Writes the clip's transforms file (frames 0 .. n - 1, smoothing=4). */
+static void
+write_pass (stream_clip * c, const char *path)
+{
+  char props[512];
+  GstHarness *h;
+  GstBus *bus;
+
+  snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+      "transforms-mode=write", path);
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, c, 0, c->n);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  harness_done (h, bus);
+}
+
+/* Read mode and a flushing seek: the frames after it are found in the file
+ * by their PTS and get the corrections a straight read pass gives them;
+ * no frame is held back (defect 1). */
+static void
+test_read_mode_seek (test_rng * rng)
+{
+  char path[] = "/tmp/bsplinestabilize-seek-XXXXXX", props[512];
+  bspline_affine straight[40], seeked[40];
+  stream_clip c;
+  GstHarness *h;
+  GstBus *bus;
+  int k, n, fd = mkstemp (path);
+
+  close (fd);
+  stream_clip_make (&c, rng, 40);
+  write_pass (&c, path);
+  snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+      "transforms-mode=read", path);
+  /* the straight pass */
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, &c, 0, 40);
+  n = pop_by_timestamp (bus, straight, NULL, 40);
+  TEST_CHECK (n == 40, "read mode: %d of 40 frames", n);
+  harness_done (h, bus);
+  /* frames 0-9, a seek (a flush, and a segment), then frames 25-39 */
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, &c, 0, 10);
+  flush_and_segment (h);
+  for (k = 25; k < 40; k++) {
+    push_frames (h, &c, k, k + 1);
+    TEST_CHECK (gst_harness_buffers_received (h) == (guint) (10 + k - 24),
+        "read mode after a seek: %u frames out after frame %d",
+        gst_harness_buffers_received (h), k);
+  }
+  memset (seeked, 0, sizeof (seeked));
+  n = pop_by_timestamp (bus, seeked, NULL, 40);
+  TEST_CHECK (n == 25, "read mode with a seek: %d of 25 frames", n);
+  for (k = 0; k < 40; k++)
+    if (k < 10 || k >= 25)
+      TEST_CHECK (affine_equal (&seeked[k], &straight[k]), "read mode "
+          "after a seek: frame %d's correction is not its own", k);
+  harness_done (h, bus);
+  stream_clip_free (&c);
+  unlink (path);
+}
+
+/* Write mode and a flushing seek back: INDEX goes on (no record numbered
+ * twice) and the read pass takes the file (defect 5). */
+static void
+test_write_mode_seek (test_rng * rng)
+{
+  char path[] = "/tmp/bsplinestabilize-wseek-XXXXXX", props[512];
+  bspline_affine corr[30];
+  gchar *contents = NULL;
+  stream_clip c;
+  GstHarness *h;
+  GstBus *bus;
+  int n, fd = mkstemp (path);
+
+  close (fd);
+  stream_clip_make (&c, rng, 30);
+  snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+      "transforms-mode=write", path);
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, &c, 0, 20);
+  flush_and_segment (h);
+  push_frames (h, &c, 10, 30);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  harness_done (h, bus);
+  g_file_get_contents (path, &contents, NULL, NULL);
+  TEST_CHECK (contents && strstr (contents, "\n0 ") && !strstr
+      (strstr (contents, "\n0 ") + 1, "\n0 "), "write mode with a seek: "
+      "INDEX 0 written twice");
+  TEST_CHECK (contents && strstr (contents, "\n39 "), "write mode with a "
+      "seek: 40 records expected");
+  g_free (contents);
+  snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+      "transforms-mode=read", path);
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, &c, 0, 30);
+  n = pop_by_timestamp (bus, corr, NULL, 30);
+  TEST_CHECK (n == 30 && gst_harness_buffers_received (h) == 30,
+      "read pass of a file written with a seek: %d messages, %u frames", n,
+      gst_harness_buffers_received (h));
+  harness_done (h, bus);
+  stream_clip_free (&c);
+  unlink (path);
+}
+
+/* QoS: a late sink drops output frames, but every input frame is analysed
+ * and recorded: the file is the one written without QoS, byte for byte,
+ * and the dropped frames are posted as such (defect 3). */
+static void
+test_qos_records_every_frame (test_rng * rng)
+{
+  char a[] = "/tmp/bsplinestabilize-qa-XXXXXX";
+  char b[] = "/tmp/bsplinestabilize-qb-XXXXXX", props[512];
+  bspline_affine corr[40];
+  gboolean dropped[40] = { FALSE };
+  gchar *ca = NULL, *cb = NULL;
+  stream_clip c;
+  GstHarness *h;
+  GstBus *bus;
+  int k, n, n_dropped = 0;
+
+  close (mkstemp (a));
+  close (mkstemp (b));
+  stream_clip_make (&c, rng, 40);
+  write_pass (&c, a);
+  snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+      "transforms-mode=write", b);
+  h = stabilize_harness (props, &bus);
+  gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+  push_frames (h, &c, 0, 10);
+  /* the sink: everything before frame 30 would be late */
+  gst_harness_push_upstream_event (h, gst_event_new_qos
+      (GST_QOS_TYPE_UNDERFLOW, 2.0, 0, 30 * GST_SECOND / 30));
+  push_frames (h, &c, 10, 40);
+  gst_harness_push_event (h, gst_event_new_eos ());
+  n = pop_by_timestamp (bus, corr, dropped, 40);
+  for (k = 0; k < 40; k++)
+    n_dropped += dropped[k];
+  TEST_CHECK (n == 40, "QoS: %d messages for 40 frames", n);
+  TEST_CHECK (n_dropped > 10 && gst_harness_buffers_received (h) ==
+      (guint) (40 - n_dropped), "QoS: %d dropped, %u frames out",
+      n_dropped, gst_harness_buffers_received (h));
+  harness_done (h, bus);
+  g_file_get_contents (a, &ca, NULL, NULL);
+  g_file_get_contents (b, &cb, NULL, NULL);
+  TEST_CHECK (ca && cb && strcmp (ca, cb) == 0, "QoS: the transforms file "
+      "differs from the one written without drops");
+  g_free (ca);
+  g_free (cb);
+  stream_clip_free (&c);
+  unlink (a);
+  unlink (b);
+}
+
+/* New caps mid-stream: a new section in write mode, the next section in
+ * read mode, and both passes agree (defect 4). */
+static void
+test_caps_change_sections (test_rng * rng)
+{
+  char path[] = "/tmp/bsplinestabilize-caps-XXXXXX", props[512];
+  stream_clip c;
+  gchar *contents = NULL;
+  GstHarness *h;
+  GstBus *bus;
+  int pass, k, fd = mkstemp (path);
+
+  close (fd);
+  stream_clip_make (&c, rng, 30);
+  for (pass = 0; pass < 2; pass++) {
+    snprintf (props, sizeof (props), "smoothing=4 transforms-location=%s "
+        "transforms-mode=%s", path, pass ? "read" : "write");
+    h = stabilize_harness (props, &bus);
+    gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
+    push_frames (h, &c, 0, 15);
+    /* the same frames with a frame rate of 25: other caps, same size */
+    gst_harness_set_src_caps (h, gst_caps_new_simple ("video/x-raw",
+            "format", G_TYPE_STRING, "RGBx", "width", G_TYPE_INT, SW,
+            "height", G_TYPE_INT, SH, "framerate", GST_TYPE_FRACTION, 25, 1,
+            NULL));
+    for (k = 15; k < 30; k++) {
+      GstBuffer *b = gst_buffer_copy (c.frames[k]);
+
+      GST_BUFFER_PTS (b) = k * GST_SECOND / 25;
+      TEST_CHECK (gst_harness_push (h, b) == GST_FLOW_OK, "caps change, "
+          "pass %d: push of frame %d", pass, k);
+    }
+    gst_harness_push_event (h, gst_event_new_eos ());
+    TEST_CHECK (gst_harness_buffers_received (h) == 30, "caps change, pass "
+        "%d: %u frames of 30", pass, gst_harness_buffers_received (h));
+    harness_done (h, bus);
+    if (pass == 0) {
+      g_file_get_contents (path, &contents, NULL, NULL);
+      TEST_CHECK (contents && strstr (contents, "size 320 180\n") &&
+          strstr (strstr (contents, "size 320 180\n") + 1, "size 320 180\n"),
+          "caps change: no second section in the file");
+      g_free (contents);
+    }
+  }
+  stream_clip_free (&c);
+  unlink (path);
+}
+
+/* An upstream pool of 8 buffers that cannot grow, smoothing=15: the
+ * element asks for 17 in the allocation query, and copies frames out of
+ * such a pool instead of stalling it (defect 6). */
+static void
+test_fixed_upstream_pool (test_rng * rng)
+{
+  GstCaps *caps = rgbx_caps (SW, SH);
+  GstBufferPool *pool = gst_video_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstQuery *query;
+  stream_clip c;
+  GstHarness *h;
+  GstBus *bus;
+  guint min = 0, k;
+
+  stream_clip_make (&c, rng, 1);
+  h = stabilize_harness ("smoothing=15", &bus);
+  gst_harness_set_src_caps (h, gst_caps_ref (caps));
+  query = gst_query_new_allocation (caps, TRUE);
+  TEST_CHECK (gst_pad_peer_query (h->srcpad, query), "allocation query");
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
+  TEST_CHECK (min >= 17, "allocation query: a minimum of %u buffers with "
+      "smoothing=15", min);
+  gst_query_unref (query);
+
+  gst_buffer_pool_config_set_params (config, caps, SW * SH * 4, 8, 8);
+  gst_buffer_pool_set_config (pool, config);
+  gst_buffer_pool_set_active (pool, TRUE);
+  for (k = 0; k < 30; k++) {
+    GstBufferPoolAcquireParams params = { 0, };
+    GstBuffer *buf = NULL;
+    GstMapInfo dst, src;
+
+    params.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+    if (gst_buffer_pool_acquire_buffer (pool, &buf, &params) != GST_FLOW_OK) {
+      TEST_CHECK (FALSE, "fixed upstream pool: no free buffer for frame %u "
+          "(the element holds them)", k);
+      break;
+    }
+    gst_buffer_map (buf, &dst, GST_MAP_WRITE);
+    gst_buffer_map (c.frames[0], &src, GST_MAP_READ);
+    memcpy (dst.data, src.data, src.size);
+    gst_buffer_unmap (buf, &dst);
+    gst_buffer_unmap (c.frames[0], &src);
+    GST_BUFFER_PTS (buf) = k * GST_SECOND / 30;
+    gst_harness_push (h, buf);
+  }
+  TEST_CHECK (gst_harness_buffers_received (h) == 15, "fixed upstream pool: "
+      "%u frames out after 30 in", gst_harness_buffers_received (h));
+  harness_done (h, bus);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (caps);
+  stream_clip_free (&c);
+}
+
+/* A transforms-location that is a FIFO or a device: an element error at
+ * start naming it, and the pipeline goes back to NULL (defects 8, 12). */
+static void
+test_transforms_not_a_file (void)
+{
+  char dir[] = "/tmp/bsplinestabilize-fifo-XXXXXX";
+  const char *modes[3] = { "read", "write", "write" };
+  char *paths[3];
+  int i;
+
+  TEST_CHECK (mkdtemp (dir) != NULL, "mkdtemp");
+  paths[0] = g_build_filename (dir, "fifo", NULL);
+  paths[1] = g_strdup (paths[0]);
+  paths[2] = g_strdup ("/dev/full");
+  TEST_CHECK (mkfifo (paths[0], 0600) == 0, "mkfifo");
+  for (i = 0; i < 3; i++) {
+    char *desc = g_strdup_printf ("videotestsrc num-buffers=5 ! "
+        "video/x-raw,width=64,height=48 ! bsplinestabilize backend=%s "
+        "transforms-location=%s transforms-mode=%s ! fakesink", backend,
+        paths[i], modes[i]);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+        GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+    TEST_CHECK (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+        "transforms-location=%s (%s): %s", paths[i], modes[i],
+        msg ? "EOS, no error" : "no error in 10 s");
+    if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *error = NULL;
+
+      gst_message_parse_error (msg, &error, NULL);
+      TEST_CHECK (strstr (error->message, paths[i]) != NULL, "the error "
+          "does not name %s: %s", paths[i], error->message);
+      g_error_free (error);
+    }
+    if (msg)
+      gst_message_unref (msg);
+    TEST_CHECK (gst_element_set_state (pipeline, GST_STATE_NULL) ==
+        GST_STATE_CHANGE_SUCCESS, "%s: back to NULL", paths[i]);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+  unlink (paths[0]);
+  rmdir (dir);
+  for (i = 0; i < 3; i++)
+    g_free (paths[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -739,6 +1162,12 @@ main (int argc, char **argv)
   test_static_clip ();
   test_use_meta ();
   test_quality_while_playing (&rng);
+  test_read_mode_seek (&rng);
+  test_write_mode_seek (&rng);
+  test_qos_records_every_frame (&rng);
+  test_caps_change_sections (&rng);
+  test_fixed_upstream_pool (&rng);
+  test_transforms_not_a_file ();
   for (i = 0; i < G_N_ELEMENTS (formats); i++)
     test_formats (&rng, FALSE, formats[i]);
   test_formats (&rng, TRUE, "I420");

@@ -1,0 +1,137 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+/* gstbsplinetransforms.h: bsplinestabilize's transforms file, the motion
+ * of each frame written by a first pass and read by a second.
+ *
+ * Text, one item a line, '#' starts a comment line:
+ *   bsplinestabilize-transforms 2
+ *   size WIDTH HEIGHT
+ *   INDEX RELIABLE M0 M1 M2 M3 M4 M5 PTS
+ *   ...
+ *   size WIDTH HEIGHT          (a new section: the caps changed)
+ *   INDEX RELIABLE M0 M1 M2 M3 M4 M5 PTS
+ * A section is the frames of one caps: each caps the stream negotiates
+ * (after the first frame) starts the next section, in both modes.  In a
+ * section, INDEX counts the frames analysed from 0 (it goes on across a
+ * seek), RELIABLE is 1 or 0, M0..M5 the motion from the previous frame to
+ * this one, the 2x3 affine map (x, y) -> (M0 x + M1 y + M2,
+ * M3 x + M4 y + M5) in full-frame pixel coordinates (pixel (i, j) covers
+ * [i, i+1) x [j, j+1), y down) with 17 significant digits, and PTS the
+ * frame's presentation time in nanoseconds (-1: none).  A frame is found
+ * by its PTS; a PTS recorded twice (a seek back in the first pass) keeps
+ * the later record, unless the later one is unreliable and the earlier
+ * one is not.  Version 1 files (no PTS, one section, INDEX from 0 in
+ * order) are read as before.
+ *
+ * Reading refuses what is not a regular file, files over
+ * GST_BSPLINE_TRANSFORMS_MAX_BYTES, NUL bytes, and records whose values
+ * are not finite, whose scale (the square root of the linear part's
+ * determinant) is outside [GST_BSPLINE_TRANSFORMS_MIN_SCALE,
+ * GST_BSPLINE_TRANSFORMS_MAX_SCALE] or whose determinant is not positive,
+ * or whose shift is over GST_BSPLINE_TRANSFORMS_MAX_SHIFT frame sizes:
+ * the error names the file, the line and the value. */
+#ifndef __GST_BSPLINE_TRANSFORMS_H__
+#define __GST_BSPLINE_TRANSFORMS_H__
+
+#include <stdio.h>
+
+#include <gst/gst.h>
+
+#include "bspline-stabilize.h"
+
+G_BEGIN_DECLS
+
+#define GST_BSPLINE_TRANSFORMS_VERSION 2
+#define GST_BSPLINE_TRANSFORMS_MAX_BYTES (256 * 1024 * 1024)
+#define GST_BSPLINE_TRANSFORMS_MAX_SIZE 32768
+#define GST_BSPLINE_TRANSFORMS_MIN_SCALE 0.1
+#define GST_BSPLINE_TRANSFORMS_MAX_SCALE 10.0
+#define GST_BSPLINE_TRANSFORMS_MAX_SHIFT 10.0
+
+/* One frame's record. */
+typedef struct
+{
+  guint64 index;
+  GstClockTime pts;             /* GST_CLOCK_TIME_NONE: none recorded */
+  gboolean reliable;
+  bspline_affine motion;        /* previous frame -> this one */
+} GstBSplineTransformsRecord;
+
+/* The records of one caps, in presentation order. */
+typedef struct
+{
+  gint width, height;
+  guint line;                   /* of its size line, for messages */
+  GArray *records;              /* GstBSplineTransformsRecord */
+} GstBSplineTransformsSection;
+
+/* A file read whole. */
+typedef struct
+{
+  gchar *path;
+  GPtrArray *sections;          /* GstBSplineTransformsSection */
+} GstBSplineTransformsFile;
+
+/* A file being written. */
+typedef struct
+{
+  gchar *path;
+  FILE *file;
+  guint sections;
+  guint64 index;                /* of the next record in the section */
+} GstBSplineTransformsWriter;
+
+/* What went wrong, in the GError of the calls below. */
+typedef enum
+{
+  GST_BSPLINE_TRANSFORMS_ERROR_OPEN,    /* cannot be opened or read */
+  GST_BSPLINE_TRANSFORMS_ERROR_FORMAT,  /* not a transforms file we take */
+  GST_BSPLINE_TRANSFORMS_ERROR_WRITE    /* a write failed */
+} GstBSplineTransformsError;
+
+#define GST_BSPLINE_TRANSFORMS_ERROR (gst_bspline_transforms_error_quark ())
+GQuark gst_bspline_transforms_error_quark (void);
+
+/* Reads and checks the file at path; NULL and error (its message names the
+ * file, the line and the value) where it cannot be used. */
+GstBSplineTransformsFile *gst_bspline_transforms_read (const gchar * path,
+    GError ** error);
+void gst_bspline_transforms_free (GstBSplineTransformsFile * file);
+
+/* The record of section s for a frame: by pts where the section has PTSs
+ * and pts is valid (the nearest within tolerance), else by position (the
+ * frame's count in the section); NULL where there is none. */
+const GstBSplineTransformsRecord
+    * gst_bspline_transforms_find (const GstBSplineTransformsSection * s,
+    GstClockTime pts, GstClockTime tolerance, guint64 position);
+
+/* Opens path for writing: a regular file, created or truncated (a FIFO or
+ * a device is refused); FALSE and error otherwise. */
+gboolean gst_bspline_transforms_writer_open (GstBSplineTransformsWriter *
+    writer, const gchar * path, GError ** error);
+/* Starts a section of frames of width x height (the header first). */
+gboolean gst_bspline_transforms_writer_section (GstBSplineTransformsWriter *
+    writer, gint width, gint height, GError ** error);
+gboolean gst_bspline_transforms_writer_record (GstBSplineTransformsWriter *
+    writer, GstClockTime pts, const bspline_motion_result * result,
+    GError ** error);
+/* Writes out what is buffered. */
+gboolean gst_bspline_transforms_writer_flush (GstBSplineTransformsWriter *
+    writer, GError ** error);
+/* Flushes and closes (a writer never opened is fine). */
+gboolean gst_bspline_transforms_writer_close (GstBSplineTransformsWriter *
+    writer, GError ** error);
+
+G_END_DECLS
+#endif /* __GST_BSPLINE_TRANSFORMS_H__ */
