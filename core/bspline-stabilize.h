@@ -109,7 +109,11 @@ typedef struct
 typedef struct bspline_motion_estimator bspline_motion_estimator;
 
 void bspline_motion_params_init (bspline_motion_params * params);
-/* An estimator for frames of width x height luma pixels. */
+/* The smallest side of a frame whose motion can be estimated. */
+#define BSPLINE_MOTION_MIN_SIDE 16
+
+/* An estimator for frames of width x height luma pixels, each side
+ * BSPLINE_MOTION_MIN_SIDE to BSPLINE_MAX_SIDE. */
 bspline_status bspline_motion_estimator_new (const bspline_motion_params *
     params, int width, int height, bspline_motion_estimator ** estimator,
     char *msg, size_t msg_len);

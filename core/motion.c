@@ -214,10 +214,11 @@ bspline_motion_estimator_new (const bspline_motion_params * params,
     snprintf (msg, msg_len, "unknown motion model %d", (int) params->model);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
-  if (width < 16 || height < 16 || width > BSPLINE_MAX_SIDE
-      || height > BSPLINE_MAX_SIDE) {
+  if (width < BSPLINE_MOTION_MIN_SIDE || height < BSPLINE_MOTION_MIN_SIDE
+      || width > BSPLINE_MAX_SIDE || height > BSPLINE_MAX_SIDE) {
     snprintf (msg, msg_len, "frames of %dx%d cannot be analysed: each side "
-        "must be 16 to %d pixels", width, height, BSPLINE_MAX_SIDE);
+        "must be %d to %d pixels", width, height, BSPLINE_MOTION_MIN_SIDE,
+        BSPLINE_MAX_SIDE);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   if (!(params->search_range >= 0.0) || params->analysis_width < 16

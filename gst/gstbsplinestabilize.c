@@ -154,6 +154,7 @@ struct _GstBSplineStabilize
   GArray *corrections;          /* bspline_stabilize_result of each record
                                  * of the section, read mode */
   guint64 qos_dropped;          /* frames not warped, too late */
+  gboolean too_small;           /* frames pass unchanged (passthrough) */
   /* behind the object lock: QoS, from the src pad's QOS events */
   GstClockTime earliest_time;
 };
@@ -663,6 +664,18 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_free_engines (self);
 
+  /* no motion can be measured on frames this small: they pass unchanged
+   * (not an error: a pipeline that scales down to a thumbnail runs on) */
+  self->too_small = w < BSPLINE_MOTION_MIN_SIDE || h < BSPLINE_MOTION_MIN_SIDE;
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (filter),
+      self->too_small);
+  if (self->too_small) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Frames of %dx%d are too "
+            "small to measure camera motion (each side must be at least %d "
+            "pixels): they pass unchanged.", w, h, BSPLINE_MOTION_MIN_SIDE),
+        (NULL));
+    return TRUE;
+  }
   self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
 
   bspline_stabilize_params_init (&sp, w, h);
@@ -1064,7 +1077,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
    * takes the QOS events, gst_bspline_stabilize_src_event) */
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
-  if (ret != GST_FLOW_OK || trans->queued_buf == NULL)
+  if (ret != GST_FLOW_OK || trans->queued_buf == NULL || self->too_small)
     return ret;
   input = trans->queued_buf;
   trans->queued_buf = NULL;
@@ -1533,6 +1546,9 @@ gst_bspline_stabilize_generate_output (GstBaseTransform * trans,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
 
+  if (self->too_small)
+    return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+        outbuf);
   return gst_bspline_stabilize_output (self, FALSE, outbuf);
 }
 
