@@ -390,14 +390,13 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_stop);
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_sink_event);
-  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_query);
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_propose_allocation);
 #ifdef HAVE_BSPLINE_CUDA
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_decide_allocation);
 #endif
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_propose_allocation);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_submit_input_buffer);
   trans_class->generate_output =
@@ -406,6 +405,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   /* every frame gets a new output buffer: the base class would otherwise
    * write in place into the input, which is held back and read later */
   trans_class->transform_ip = NULL;
+  /* QoS on the output frames, never on the analysis */
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_src_event);
 
   gst_bspline_settings_mark_plugin_api ();
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_STABILIZE_CROP, 0);
