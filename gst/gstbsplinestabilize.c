@@ -429,6 +429,8 @@ gst_bspline_stabilize_finalize (GObject * object)
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
 
   g_free (self->settings.transforms_location);
+  /* a start that failed left its snapshot (stop frees it otherwise) */
+  g_free (self->run.transforms_location);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -563,6 +565,7 @@ no_cuda:
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
         ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
             msg), ("Set backend=auto to use the GPU where there is one."));
+    gst_bspline_stabilize_stop (trans);
     return FALSE;
   }
 no_cpu:
@@ -570,6 +573,7 @@ no_cpu:
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not start the CPU engine with n-threads=%u.",
             s->resample.n_threads), (NULL));
+    gst_bspline_stabilize_stop (trans);
     return FALSE;
   }
 }
