@@ -234,15 +234,8 @@ G_STATIC_ASSERT (sizeof (GstBSplineBackend) == sizeof (gint));
 
 /* Where a property's value lives: its offset in the element's settings
  * struct, plus one, in the GParamSpec's qdata. */
-static GQuark
-gst_bspline_settings_offset_quark (void)
-{
-  static GQuark quark = 0;
-
-  if (quark == 0)
-    quark = g_quark_from_static_string ("gst-bspline-settings-offset");
-  return quark;
-}
+static G_DEFINE_QUARK (gst - bspline - settings - offset,
+    gst_bspline_settings_offset);
 
 void
 gst_bspline_settings_install_field (GObjectClass * klass, guint prop_id,

@@ -19,7 +19,8 @@
  * the settings struct it guards with its object lock and snapshots.
  *
  * A new resampling property lands here: a field, a property id, its
- * GParamSpec, get/set, and its way into bspline_params. */
+ * GParamSpec (installed with the field's offset, which gives it get, set
+ * and its default), and its way into bspline_params. */
 #ifndef __GST_BSPLINE_SETTINGS_H__
 #define __GST_BSPLINE_SETTINGS_H__
 

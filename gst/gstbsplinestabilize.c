@@ -524,6 +524,7 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   self->n_in = 0;
+  self->qos_dropped = 0;
   self->next_section = 0;
   self->new_section = TRUE;
   if (s->transforms_location

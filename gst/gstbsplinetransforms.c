@@ -417,8 +417,11 @@ gst_bspline_transforms_writer_open (GstBSplineTransformsWriter * writer,
   if (fprintf (writer->file, HEADER " %d\n# INDEX RELIABLE M0 M1 M2 M3 M4 "
           "M5 PTS: motion from the previous frame, (x, y) -> (M0 x + M1 y "
           "+ M2, M3 x + M4 y + M5), pixels; PTS in ns\n",
-          GST_BSPLINE_TRANSFORMS_VERSION) < 0)
-    return gst_bspline_transforms_write_failed (writer, error);
+          GST_BSPLINE_TRANSFORMS_VERSION) < 0) {
+    gst_bspline_transforms_write_failed (writer, error);
+    gst_bspline_transforms_writer_close (writer, NULL);
+    return FALSE;
+  }
   return TRUE;
 
 failed:
