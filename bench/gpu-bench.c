@@ -218,7 +218,7 @@ time_copy (size_t bytes, int repeat)
 static void
 time_host_copies (int repeat, double t[3])
 {
-  const size_t up = (size_t) 1920 * 1080 * 4, down = (size_t) 3840 * 2160 * 4;
+  const size_t up = (size_t) 1920 * 1080 * 4, down = (size_t) 3840 *2160 * 4;
   void *host_up, *host_down, *dev_up, *dev_down;
   cudaStream_t s[2];
   cudaEvent_t start, stop, joined;
@@ -317,7 +317,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[12];
+  bench_case cases[16];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -362,6 +362,13 @@ main (int argc, char **argv)
   RGBA_CASE ("1080p -> 4K RGBA8, order 3", 1920, 1080, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
   scale (1920, 1080, 3840, 2160, cases[n++].m);
+  /* the least-squares reduction (issue 21: at most the upscale's time) */
+  RGBA_CASE ("4K -> 1080p RGBA8, order 3 (least squares)", 3840, 2160,
+      1920, 1080, 3, BSPLINE_PRECISION_FLOAT);
+  scale (3840, 2160, 1920, 1080, cases[n++].m);
+  RGBA_CASE ("4K -> 1080p RGBA8, order 5 (least squares)", 3840, 2160,
+      1920, 1080, 5, BSPLINE_PRECISION_FLOAT);
+  scale (3840, 2160, 1920, 1080, cases[n++].m);
   for (i = 0; i < 3; i++) {
     static const int orders[] = { 3, 5, 11 };
     static const char *names[] = {
@@ -383,8 +390,7 @@ main (int argc, char **argv)
   printf ("device: %s; median of %d launches after %d warm-up, %d input "
       "frames in rotation\n", bspline_cuda_device_name (cuda), repeat,
       WARMUP, N_INPUTS);
-  printf ("%-52s %10s %10s  %s\n", "work", "time (us)", "x 4K copy",
-      "path");
+  printf ("%-52s %10s %10s  %s\n", "work", "time (us)", "x 4K copy", "path");
   printf ("%-52s %10.1f %10.2f\n", "4K RGBA8 device-to-device copy (floor)",
       floor_4k, 1.0);
   for (i = 0; i < n; i++) {
@@ -393,8 +399,7 @@ main (int argc, char **argv)
     if (only && !strstr (cases[i].name, only))
       continue;
     t = time_case (cuda, &cases[i], repeat, &path);
-    printf ("%-52s %10.1f %10.2f  %s\n", cases[i].name, t, t / floor_4k,
-        path);
+    printf ("%-52s %10.1f %10.2f  %s\n", cases[i].name, t, t / floor_4k, path);
   }
   if (!only || strstr ("host copies", only)) {
     static const char *what[3] = {

@@ -10,7 +10,9 @@ docs/pictures):
   benchmarks-gpu.png  gpu-bench's device times beside NPP, torch and cupyx
                       (scripts/run-gpu-bench.sh's output), and bench-warp
                       runs with a `backend=cuda` element;
-  benchmarks-cpu.png  the other bench-warp runs (CPU engines).
+  benchmarks-cpu.png  the other bench-warp runs (CPU engines), and
+                      bench/reduce-vs-zimg.sh's runs (bench-reduce beside
+                      zimg's spline36 through ffmpeg's zscale).
 
 A file is named MACHINE-YYYY-MM-DD-BENCHMARK.txt; of the files with the
 same MACHINE and BENCHMARK only the newest is drawn, so a new run's output
@@ -18,8 +20,9 @@ is dropped in beside the old one.  Lines starting with '#' are comments;
 '# machine: ...' and '# date: ...' name the machine and the time for the
 chart (else the nvidia-smi and `date -u` lines, else the file name).
 Every other line must be one the programs print (bench/gpu-bench.c,
-bench/npp-anchor.c, bench/gpu-anchors.py, bench/bench-warp.c): a line the
-parser does not know is an error.  Columns may be missing where a run was
+bench/npp-anchor.c, bench/gpu-anchors.py, bench/bench-warp.c,
+bench/bench-reduce.c, bench/reduce-vs-zimg.sh): a line the parser does
+not know is an error.  Columns may be missing where a run was
 recorded without them ('-', or bench-warp's frames/s or ms/frame alone).
 
 --check parses every file, renders into a temporary directory and fails
@@ -63,6 +66,14 @@ WARP_ROW = re.compile(r"^(?P<element>.+?)\s+"
                       r"(?:(?P<fps>[0-9.]+) frames/s)?\s*"
                       r"(?:median\s+(?P<ms>[0-9.]+) ms/frame)?\s*"
                       r"(?:best\s+(?P<best>[0-9.]+))?$")
+# bench/bench-reduce.c and bench/reduce-vs-zimg.sh (the zscale anchor)
+REDUCE_HEADER = re.compile(r"^(?:bench-reduce (?P<format>\w+) |zscale \w+ )"
+                           r"(?P<size>\d+x\d+ -> \d+x\d+), .+$")
+REDUCE_ROW = re.compile(r"^(?P<who>ours|anchor) (?P<what>.+?)\s+"
+                        r"threads (?P<threads>\d+)\s+"
+                        r"(?:median|mean)\s+(?P<ms>[0-9.]+) ms/frame\s+"
+                        r"(?:best\s+(?P<best>[0-9.]+)\s+)?"
+                        r"cpu\s+(?P<cpu>[0-9.]+)(?:\s+plan\s+[0-9.]+)?$")
 WARP_FAILED = re.compile(r"^(?P<element>.+?)\s+(failed to run|proposes no "
                          r"pool)$")
 
@@ -106,7 +117,7 @@ def parse(path):
                          % path)
     run = {"path": path, "key": (m.group("machine"), m.group("bench")),
            "file_date": m.group("date"), "machine": None, "date": None,
-           "gpu": {}, "anchors": {}, "warp": []}
+           "gpu": {}, "anchors": {}, "warp": [], "reduce": []}
     section = None
     with open(path, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
@@ -148,6 +159,18 @@ def parse(path):
                     anchor_name(m.group("what"))] = number(m.group(2))
                 section = None
                 continue
+            m = REDUCE_HEADER.match(line)
+            if m:
+                section = "reduce"
+                run["reduce_size"] = m.group("size")
+                continue
+            m = REDUCE_ROW.match(line)
+            if section == "reduce" and m:
+                run["reduce"].append(
+                    (m.group("who"), m.group("what"),
+                     int(m.group("threads")), float(m.group("ms")),
+                     float(m.group("cpu"))))
+                continue
             m = WARP_HEADER.match(line)
             if m:
                 section = "warp"
@@ -170,8 +193,10 @@ def parse(path):
                 continue
             raise ParseError("%s:%d: not a line of a benchmark's output: %r"
                              % (path, n, line))
-    if not run["gpu"] and not any(r["rows"] for r in run["warp"]):
-        raise ParseError("%s: no gpu-bench row and no bench-warp row" % path)
+    if not run["gpu"] and not any(r["rows"] for r in run["warp"]) \
+            and not run["reduce"]:
+        raise ParseError("%s: no gpu-bench, bench-warp or bench-reduce row"
+                         % path)
     run["machine"] = run["machine"] or run["key"][0]
     run["date"] = run["date"] or run["file_date"]
     return run
@@ -293,6 +318,51 @@ def draw_bench_warp(ax, run):
                  fontsize=10)
 
 
+def draw_reduce(ax, run):
+    """bench-reduce's whole frames (not its stages) beside the zscale
+    anchor, per thread count: the median over the rounds of each row's
+    wall time per frame, a dot per round, and the CPU time in the label."""
+    groups = {}
+    for who, what, threads, ms, cpu in run["reduce"]:
+        if " / " in what:
+            continue
+        groups.setdefault((threads, who, what), []).append((ms, cpu))
+    y, ticks, labels = 0.0, [], []
+    drawn = set()
+    for threads in sorted({k[0] for k in groups}):
+        for key in [k for k in groups if k[0] == threads]:
+            _, who, what = key
+            values = [v for v, _ in groups[key]]
+            ms = statistics.median(values)
+            cpu = statistics.median(c for _, c in groups[key])
+            label = "bsplinewarp core (ours)" if who == "ours" else \
+                "zimg spline36 (ffmpeg zscale)"
+            ax.barh(y, ms, height=0.8, color=OURS if who == "ours"
+                    else ANCHOR, label=None if label in drawn else label)
+            drawn.add(label)
+            if len(values) > 1:
+                ax.plot(values, [y] * len(values), "k.", markersize=4,
+                        label=None if "rounds" in drawn else "each round")
+                drawn.add("rounds")
+            ax.text(max(values) * 1.02, y, "%.1f ms (cpu %.1f)" % (ms, cpu),
+                    va="center", fontsize=8)
+            ticks.append(y)
+            labels.append("%s, %d thread%s" % (what, threads,
+                                               "s" if threads > 1 else ""))
+            y += 1
+        y += 0.6
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(right=ax.get_xlim()[1] * 1.2)
+    ax.set_xlabel("wall ms per frame, median of the rounds "
+                  "(shorter is faster)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+    ax.set_title(title(run, "bench/reduce-vs-zimg.sh: RGBA %s on the CPU, "
+                       "the core beside zimg" % run.get("reduce_size", "")),
+                 fontsize=10)
+
+
 def render(runs, out_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -309,6 +379,10 @@ def render(runs, out_dir):
                 panels.append((draw_gpu_bench, r, 1 + sum(
                     1 + len(r["anchors"][w]) for w in r["gpu"]
                     if w in r["anchors"])))
+            if r["reduce"]:
+                panels.append((draw_reduce, r, 3 + len({
+                    (t, who, what) for who, what, t, _, _ in r["reduce"]
+                    if " / " not in what}) + 1.6))
             if any(w["rows"] for w in r["warp"]):
                 headings = {(w["header"]["format"], w["header"]["size"],
                              w["header"]["inputs"]) for w in r["warp"]}
@@ -361,10 +435,11 @@ def main():
         print(e)
         return 1
     for r in runs:
-        print("parsed %s: %d gpu-bench rows, %d anchors, %d bench-warp rows"
+        print("parsed %s: %d gpu-bench rows, %d anchors, %d bench-warp "
+              "rows, %d bench-reduce rows"
               % (r["path"], len(r["gpu"]),
                  sum(len(a) for a in r["anchors"].values()),
-                 sum(len(w["rows"]) for w in r["warp"])))
+                 sum(len(w["rows"]) for w in r["warp"]), len(r["reduce"])))
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -67,6 +67,16 @@ typedef struct
   int shift;                    /* U16 only: 0 .. 16 - bits */
 } bspline_image;
 
+/* What a map that shrinks does against aliasing. */
+typedef enum
+{
+  BSPLINE_ANTIALIAS_NONE = 0,   /* plain interpolation at the centres */
+  /* axis-aligned maps: the least-squares projection onto the spline of the
+   * output grid (core/reduce.c); warps: as WIDEN */
+  BSPLINE_ANTIALIAS_LEAST_SQUARES = 1,
+  BSPLINE_ANTIALIAS_WIDEN = 2   /* the kernel widened by the shrink */
+} bspline_antialias;
+
 typedef struct
 {
   bspline_method method;
@@ -75,7 +85,7 @@ typedef struct
   bspline_boundary boundary;
   double fill[BSPLINE_MAX_CHANNELS];    /* constant boundary, code values */
   bspline_precision precision;
-  int antialias;                /* widen the kernel where the map shrinks */
+  bspline_antialias antialias;
 } bspline_params;
 
 /* The largest kernel widening used by the general (warp) sampler: a
@@ -90,7 +100,8 @@ typedef struct
 typedef struct bspline_plan bspline_plan;
 typedef struct bspline_cpu bspline_cpu;
 
-/* Defaults: bspline order 3, a = -0.5, reflect, fill 0, float, antialias. */
+/* Defaults: bspline order 3, a = -0.5, reflect, fill 0, float,
+ * least-squares antialiasing. */
 void bspline_params_init (bspline_params * params);
 
 /* Checks params; on error writes a message into msg (may be NULL). */

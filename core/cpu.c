@@ -15,6 +15,10 @@ struct bspline_cpu
   size_t coef_size;
   void *scratch;
   size_t scratch_size;
+  void *inter;                  /* a reduction's intermediate plane */
+  size_t inter_size;
+  void *shrunk;                 /* a shrinking warp's fine grid */
+  size_t shrunk_size;
   char error[256];
 };
 
@@ -40,6 +44,8 @@ bspline_cpu_free (bspline_cpu * cpu)
   bspline_pool_free (cpu->pool);
   free (cpu->coef);
   free (cpu->scratch);
+  free (cpu->inter);
+  free (cpu->shrunk);
   free (cpu);
 }
 
@@ -62,7 +68,7 @@ physical_memory (void)
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
   long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
   if (pages > 0 && page > 0)
-    return (uint64_t) pages * (uint64_t) page;
+    return (uint64_t) pages *(uint64_t) page;
 #endif
   return 0;
 }
@@ -74,7 +80,7 @@ physical_memory (void)
  * asked for: where the system overcommits, the allocation would succeed
  * and zeroing it would bring the out-of-memory killer. */
 static int
-ensure (void **buf, size_t * have, size_t size)
+ensure (void **buf, size_t *have, size_t size)
 {
   uint64_t memory;
   void *p;
@@ -107,8 +113,7 @@ prepare_coefficients (bspline_cpu * cpu, const bspline_plan * plan,
           &cpu->coef_size, (size_t) bytes)) {
     snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %llu MiB "
         "of coefficients for a %dx%d frame",
-        (unsigned long long) (bytes >> 20), plan->src_width,
-        plan->src_height);
+        (unsigned long long) (bytes >> 20), plan->src_width, plan->src_height);
     return BSPLINE_ERROR_NO_MEMORY;
   }
   coef->data = cpu->coef;
@@ -116,7 +121,7 @@ prepare_coefficients (bspline_cpu * cpu, const bspline_plan * plan,
   coef->height = plan->src_height;
   coef->pad = plan->pad;
   coef->channels = plan->channels;
-  coef->row_len = (ptrdiff_t) w * plan->channels;
+  coef->row_len = (ptrdiff_t) w *plan->channels;
   *last_line = (char *) cpu->coef + plane;
   return BSPLINE_OK;
 }
@@ -150,8 +155,7 @@ check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
     snprintf (cpu->error, sizeof (cpu->error), "%s: %s", what, msg);
     return status;
   }
-  if (img->width != width || img->height != height
-      || img->channels != channels) {
+  if (img->width != width || img->height != height || img->channels != channels) {
     snprintf (cpu->error, sizeof (cpu->error), "%s is %dx%d with %d "
         "channels, the plan expects %dx%d with %d", what, img->width,
         img->height, img->channels, width, height, channels);
@@ -160,13 +164,88 @@ check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
   return BSPLINE_OK;
 }
 
-bspline_status
-bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
+/* Runs one plan (not a reduction) on checked images. */
+static bspline_status
+execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
 {
   bspline_coefficients coef;
   bspline_status status;
   void *last_line, *prefilter_scratch, *resample_scratch;
+
+  status = prepare_coefficients (cpu, plan, &coef, &last_line);
+  if (status == BSPLINE_OK)
+    status = prepare_scratch (cpu, plan, &prefilter_scratch, &resample_scratch);
+  if (status != BSPLINE_OK)
+    return status;
+  if (bspline_separable_streams (plan)) {
+    bspline_resample_streaming (cpu->pool, plan, src, &coef, last_line, dst,
+        prefilter_scratch, resample_scratch);
+  } else {
+    bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
+    bspline_resample_image (cpu->pool, plan, &coef, dst, resample_scratch);
+  }
+  return BSPLINE_OK;
+}
+
+/* A plane of width x height values of the real type in *buf (grown to
+ * fit), described as an image. */
+static bspline_status
+plane_image (bspline_cpu * cpu, void **buf, size_t *have, int use_double,
+    int width, int height, int channels, bspline_image * img)
+{
+  uint64_t bytes = bspline_plane_image (use_double, width, height, channels,
+      img);
+  if (bytes > (uint64_t) PTRDIFF_MAX / 2 || !ensure (buf, have,
+          (size_t) bytes)) {
+    snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %llu MiB "
+        "for an intermediate %dx%d plane", (unsigned long long) (bytes >> 20),
+        width, height);
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  img->data = *buf;
+  return BSPLINE_OK;
+}
+
+/* Runs any plan on checked images: a least-squares reduction
+ * (reduce.c) runs its two plans through the intermediate plane, a
+ * shrinking warp its warp onto the fine grid and then its reduction from
+ * there. */
+static bspline_status
+execute_any (bspline_cpu * cpu, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst)
+{
+  bspline_image inter;
+  bspline_status status;
+
+  if (plan->warp) {
+    status = plane_image (cpu, &cpu->shrunk, &cpu->shrunk_size,
+        plan->warp->use_double, plan->warp->dst_width,
+        plan->warp->dst_height, plan->channels, &inter);
+    if (status == BSPLINE_OK)
+      status = execute_plan (cpu, plan->warp, src, &inter);
+    if (status == BSPLINE_OK)
+      status = execute_any (cpu, plan->shrink, &inter, dst);
+    return status;
+  }
+  if (plan->reduce) {
+    const bspline_reduction *r = plan->reduce;
+    status = plane_image (cpu, &cpu->inter, &cpu->inter_size,
+        r->project->use_double, r->width, r->height, plan->channels, &inter);
+    if (status == BSPLINE_OK)
+      status = execute_plan (cpu, r->project, src, &inter);
+    if (status == BSPLINE_OK)
+      status = execute_plan (cpu, r->sample, &inter, dst);
+    return status;
+  }
+  return execute_plan (cpu, plan, src, dst);
+}
+
+bspline_status
+bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst)
+{
+  bspline_status status;
 
   if (!cpu)
     return BSPLINE_ERROR_INVALID_ARGUMENT;
@@ -182,26 +261,12 @@ bspline_cpu_execute (bspline_cpu * cpu, const bspline_plan * plan,
         plan->dst_height, plan->channels);
   if (status != BSPLINE_OK)
     return status;
-  status = prepare_coefficients (cpu, plan, &coef, &last_line);
-  if (status == BSPLINE_OK)
-    status = prepare_scratch (cpu, plan, &prefilter_scratch,
-        &resample_scratch);
-  if (status != BSPLINE_OK)
-    return status;
-  if (bspline_separable_streams (plan)) {
-    bspline_resample_streaming (cpu->pool, plan, src, &coef, last_line, dst,
-        prefilter_scratch, resample_scratch);
-  } else {
-    bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
-    bspline_resample_image (cpu->pool, plan, &coef, dst, resample_scratch);
-  }
-  return BSPLINE_OK;
+  return execute_any (cpu, plan, src, dst);
 }
 
 bspline_status
 bspline_cpu_sample_points (bspline_cpu * cpu, const bspline_params * params,
-    const bspline_image * src, const double *xy, size_t n_points,
-    double *out)
+    const bspline_image * src, const double *xy, size_t n_points, double *out)
 {
   static const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
   bspline_coefficients coef;
@@ -228,8 +293,7 @@ bspline_cpu_sample_points (bspline_cpu * cpu, const bspline_params * params,
   }
   status = prepare_coefficients (cpu, plan, &coef, &last_line);
   if (status == BSPLINE_OK)
-    status = prepare_scratch (cpu, plan, &prefilter_scratch,
-        &resample_scratch);
+    status = prepare_scratch (cpu, plan, &prefilter_scratch, &resample_scratch);
   if (status == BSPLINE_OK) {
     bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
     bspline_sample_points_coef (plan, &coef, xy, n_points, out);

@@ -226,6 +226,22 @@ typedef struct
   int boundary;
 } bspline_prefilter_setup;
 
+/* The least-squares reduction of an axis-aligned map (reduce.c): two
+ * plans that the engines run in turn through an intermediate plane of
+ * width x height values of the plan's real type. */
+typedef struct
+{
+  int reduce_x, reduce_y;       /* axes reduced */
+  int margin_x, margin_y;       /* output samples of margin on each side */
+  int width, height;            /* the intermediate plane */
+  bspline_plan *project;        /* source -> inner products y */
+  bspline_plan *sample;         /* y -> Gram prefilter -> b^n -> output */
+} bspline_reduction;
+
+/* Largest separable weight table (entries per axis): an extreme shrink of
+ * a large output would otherwise ask for gigabytes of taps. */
+#define BSPLINE_MAX_TABLE_ENTRIES (1 << 24)
+
 struct bspline_plan
 {
   unsigned long serial;         /* unique per plan, for engines' caches */
@@ -234,14 +250,61 @@ struct bspline_plan
   int src_width, src_height, dst_width, dst_height, channels;
   int use_double;               /* double arithmetic and storage */
   int prefilter;                /* 1 when the method needs the prefilter */
+  int filter_x, filter_y;       /* axes the prefilter runs along (both but
+                                 * for a reduction's sample plan) */
   double gain;                  /* prefilter gain of one axis, gamma^(n) */
+  double gain2;                 /* of the filtered axes together */
   int pad;                      /* stored padding, clamp/constant only */
   bspline_prefilter_setup setup;
   int separable;
   bspline_axis axis_x, axis_y;  /* what evaluating each axis needs */
   bspline_axis_table x, y;      /* separable path only */
   int widen;                    /* general path: widen where it shrinks */
+  bspline_reduction *reduce;    /* separable least-squares reduction: the
+                                 * engines run its two plans instead */
+  /* A warp that shrinks, under least squares (reduce.c): the engines run
+   * `warp` onto a grid finer than the output's by the map's least
+   * footprint, into a plane of the real type, then `shrink` (a separable
+   * least-squares reduction) from it to the output. */
+  bspline_plan *warp, *shrink;
 };
+
+/* A plan's fields but the tables (plan.c): the prefilter is that of
+ * B-splines of degree `degree` (the order, or 2 n + 1 for a Gram filter),
+ * along both axes; separable 0. */
+bspline_status bspline_plan_alloc (const bspline_params * params,
+    const double inverse[9], int src_width, int src_height, int dst_width,
+    int dst_height, int channels, int degree, bspline_plan ** out);
+/* Restricts the prefilter to the axes given (1 = filtered). */
+void bspline_plan_filter_axes (bspline_plan * plan, int x, int y);
+/* The interpolation table of one axis of the separable path (plan.c):
+ * output j at sample coordinate scale (j + 0.5) + offset - 0.5, the
+ * kernel widened by |scale| where it shrinks and params.antialias is
+ * BSPLINE_ANTIALIAS_WIDEN. */
+bspline_status bspline_build_axis_table (const bspline_plan * plan,
+    const bspline_axis * axis, bspline_axis_table * t, int n_out,
+    double scale, double offset);
+
+/* ---- reduce.c ---- */
+/* 1 when an axis of scale `scale` (input samples per output sample) is
+ * reduced by least squares under params. */
+int bspline_reduction_axis (const bspline_params * params, double scale);
+/* Builds plan->reduce for the axis-aligned map x = sx (u + 0.5) + ox -
+ * 0.5 (likewise y); on failure plan->reduce may hold a part, which
+ * bspline_plan_free frees. */
+bspline_status bspline_reduction_new (bspline_plan * plan, double sx,
+    double ox, double sy, double oy);
+void bspline_reduction_free (bspline_reduction * reduction);
+/* Describes (data NULL) a plane of width x height pixels of `channels`
+ * values of the real type, rows contiguous, as the engines keep a
+ * reduction's intermediate planes; returns its size in bytes. */
+size_t bspline_plane_image (int use_double, int width, int height,
+    int channels, bspline_image * img);
+/* For a warp under least squares: where the map shrinks everywhere in the
+ * frame, plan->shrink and plan->warp (see above); nothing where it does
+ * not. */
+bspline_status bspline_warp_reduction_new (bspline_plan * plan, char *msg,
+    size_t msg_len);
 
 /* Coefficient storage of a plane: (width + 2 pad) x (height + 2 pad)
  * pixels of `channels` values, rows contiguous. */

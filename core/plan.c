@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest separable weight table (entries per axis): an extreme shrink of
- * a large output would otherwise ask for gigabytes of taps. */
-#define MAX_TABLE_ENTRIES (1 << 24)
-
 static unsigned long plan_serial;
 
 void
@@ -56,7 +52,7 @@ bspline_params_init (bspline_params * params)
   params->bicubic_a = -0.5;
   params->boundary = BSPLINE_BOUNDARY_REFLECT;
   params->precision = BSPLINE_PRECISION_FLOAT;
-  params->antialias = 1;
+  params->antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES;
 }
 
 bspline_status
@@ -96,6 +92,12 @@ bspline_params_validate (const bspline_params * p, char *msg, size_t msg_len)
         (int) p->precision);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  if ((int) p->antialias < BSPLINE_ANTIALIAS_NONE
+      || (int) p->antialias > BSPLINE_ANTIALIAS_WIDEN) {
+    bspline_set_error (msg, msg_len, "unknown antialias method %d",
+        (int) p->antialias);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
   for (c = 0; c < BSPLINE_MAX_CHANNELS; c++)
     if (!isfinite (p->fill[c])) {
       bspline_set_error (msg, msg_len, "fill value of channel %d is not "
@@ -132,8 +134,7 @@ bspline_image_validate (const bspline_image * img, int need_data, char *msg,
   }
   size = bspline_sample_size (img->type);
   if (size == 0) {
-    bspline_set_error (msg, msg_len, "unknown sample type %d",
-        (int) img->type);
+    bspline_set_error (msg, msg_len, "unknown sample type %d", (int) img->type);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   if (img->width < 1 || img->height < 1 || img->width > BSPLINE_MAX_SIDE
@@ -181,24 +182,27 @@ bspline_image_validate (const bspline_image * img, int need_data, char *msg,
   return BSPLINE_OK;
 }
 
-/* The prefilter of the plan: poles and truncation indices for the plan's
- * precision, with eps' = eps rho / 2 for a 2-D image ([BD19] Theorem 2). */
+/* The prefilter of the plan, that of B-splines of degree `degree` (the
+ * order, or the Gram filter's 2 n + 1): poles and truncation indices for
+ * the plan's precision, with eps' = eps rho / 2 for a 2-D image
+ * ([BD19] Theorem 2). */
 static void
-setup_prefilter (bspline_plan * plan)
+setup_prefilter (bspline_plan * plan, int degree)
 {
   const bspline_params *p = &plan->params;
   double eps = plan->use_double ? BSPLINE_EPSILON_DOUBLE :
       BSPLINE_EPSILON_FLOAT;
   int i, largest = 0;
 
-  plan->prefilter = p->method == BSPLINE_METHOD_BSPLINE && p->order >= 2;
+  plan->prefilter = p->method == BSPLINE_METHOD_BSPLINE && degree >= 2;
   plan->setup.boundary = p->boundary;
-  plan->setup.n_poles = plan->prefilter ? bspline_n_poles (p->order) : 0;
-  plan->gain = plan->prefilter ? bspline_prefilter_gain (p->order) : 1.0;
-  eps *= bspline_prefilter_rho (p->order) / 2.0;
+  plan->setup.n_poles = plan->prefilter ? bspline_n_poles (degree) : 0;
+  plan->gain = plan->prefilter ? bspline_prefilter_gain (degree) : 1.0;
+  bspline_plan_filter_axes (plan, 1, 1);
+  eps *= bspline_prefilter_rho (degree) / 2.0;
   for (i = 0; i < plan->setup.n_poles; i++) {
-    plan->setup.poles[i] = bspline_pole (p->order, i);
-    plan->setup.truncation[i] = bspline_truncation_index (p->order, i, eps);
+    plan->setup.poles[i] = bspline_pole (degree, i);
+    plan->setup.truncation[i] = bspline_truncation_index (degree, i, eps);
     if (plan->setup.truncation[i] < 1)
       plan->setup.truncation[i] = 1;
     if (plan->setup.truncation[i] > largest)
@@ -213,10 +217,18 @@ setup_prefilter (bspline_plan * plan)
   if (p->boundary == BSPLINE_BOUNDARY_CLAMP
       || p->boundary == BSPLINE_BOUNDARY_CONSTANT) {
     if (plan->prefilter)
-      plan->pad = largest + p->order + 1;
+      plan->pad = largest + degree + 1;
     else if (p->boundary == BSPLINE_BOUNDARY_CONSTANT)
       plan->pad = 1;
   }
+}
+
+void
+bspline_plan_filter_axes (bspline_plan * plan, int x, int y)
+{
+  plan->filter_x = x;
+  plan->filter_y = y;
+  plan->gain2 = (x ? plan->gain : 1.0) * (y ? plan->gain : 1.0);
 }
 
 static void
@@ -231,12 +243,15 @@ axis_table_clear (bspline_axis_table * t)
 
 /* Taps and weights of output samples j = 0 .. n_out - 1 of one axis whose
  * input sample coordinate is scale * (j + 0.5) + offset - 0.5.  Where the
- * map shrinks (|scale| > 1) and antialiasing is on, the kernel is widened
- * by |scale| and its weights renormalised to sum to one, as zimg and
- * videoscale do for downscaling. */
-static bspline_status
-build_axis_table (const bspline_plan * plan, const bspline_axis * axis,
-    bspline_axis_table * t, int n_out, double scale, double offset)
+ * map shrinks (|scale| > 1) and antialiasing is on but not by least
+ * squares (antialias=widen, or the Keys kernel, or a reduction whose
+ * tables would be too large), the kernel is widened by |scale| and its
+ * weights renormalised to sum to one, as zimg and videoscale do for
+ * downscaling. */
+bspline_status
+bspline_build_axis_table (const bspline_plan * plan,
+    const bspline_axis * axis, bspline_axis_table * t, int n_out,
+    double scale, double offset)
 {
   const bspline_params *p = &plan->params;
   const int len = axis->len;
@@ -244,10 +259,11 @@ build_axis_table (const bspline_plan * plan, const bspline_axis * axis,
   double widen = 1.0;
   int j, k;
 
-  if (p->antialias && fabs (scale) > 1.0 + 1e-9)
+  if (p->antialias != BSPLINE_ANTIALIAS_NONE && fabs (scale) > 1.0 + 1e-9
+      && !bspline_reduction_axis (p, scale))
     widen = fabs (scale);
   if (widen > 1.0) {
-    double most = (double) MAX_TABLE_ENTRIES / n_out;
+    double most = (double) BSPLINE_MAX_TABLE_ENTRIES / n_out;
     /* Past the whole source there is nothing more to average; past the
      * table limit the kernel is kept at the largest affordable width. */
     if (widen > len + 2.0)
@@ -275,8 +291,7 @@ build_axis_table (const bspline_plan * plan, const bspline_axis * axis,
     int n;
     t->first[j] = bspline_axis_origin (axis, &reduced, widen, &n, &frac)
         + axis->pad;
-    bspline_axis_taps_d (axis, x, widen, t->index + (size_t) j * t->n_taps,
-        w);
+    bspline_axis_taps_d (axis, x, widen, t->index + (size_t) j * t->n_taps, w);
     for (k = 0; k < t->n_taps; k++)
       t->weight_f[(size_t) j * t->n_taps + k] = (float) w[k];
   }
@@ -327,30 +342,11 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
     }
   }
 
-  plan = calloc (1, sizeof (*plan));
-  if (!plan) {
+  if (bspline_plan_alloc (params, inverse, src_width, src_height, dst_width,
+          dst_height, channels, params->order, &plan) != BSPLINE_OK) {
     bspline_set_error (msg, msg_len, "out of memory for a plan");
     return BSPLINE_ERROR_NO_MEMORY;
   }
-  /* engines cache per-plan device state by serial, not by address,
-   * since a freed plan's address can come back */
-  plan->serial = __atomic_add_fetch (&plan_serial, 1, __ATOMIC_RELAXED);
-  plan->params = *params;
-  memcpy (plan->inverse, inverse, sizeof (plan->inverse));
-  plan->src_width = src_width;
-  plan->src_height = src_height;
-  plan->dst_width = dst_width;
-  plan->dst_height = dst_height;
-  plan->channels = channels;
-  plan->use_double = params->precision == BSPLINE_PRECISION_DOUBLE;
-  setup_prefilter (plan);
-  plan->axis_x.method = plan->axis_y.method = params->method;
-  plan->axis_x.order = plan->axis_y.order = params->order;
-  plan->axis_x.boundary = plan->axis_y.boundary = params->boundary;
-  plan->axis_x.bicubic_a = plan->axis_y.bicubic_a = params->bicubic_a;
-  plan->axis_x.pad = plan->axis_y.pad = plan->pad;
-  plan->axis_x.len = src_width;
-  plan->axis_y.len = src_height;
 
   /* m[8] < 0: every output pixel is beyond the horizon (W = m[8]), which
    * the general path fills (bspline_map_point) */
@@ -367,11 +363,28 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
           "of the range of representable coordinates");
       return BSPLINE_ERROR_INVALID_TRANSFORM;
     }
-    status = build_axis_table (plan, &plan->axis_x, &plan->x, dst_width, sx,
-        ox);
-    if (status == BSPLINE_OK)
-      status = build_axis_table (plan, &plan->axis_y, &plan->y, dst_height,
-          sy, oy);
+    status = BSPLINE_ERROR_NO_MEMORY;
+    if (bspline_reduction_axis (params, sx)
+        || bspline_reduction_axis (params, sy)) {
+      status = bspline_reduction_new (plan, sx, ox, sy, oy);
+      if (status != BSPLINE_OK) {
+        /* tables past BSPLINE_MAX_TABLE_ENTRIES (a shrink by thousands)
+         * or no memory for them: the widened kernel, whose tables are
+         * bounded */
+        bspline_reduction_free (plan->reduce);
+        bspline_plan_free (plan->shrink);
+        bspline_plan_free (plan->warp);
+        plan->reduce = NULL;
+        plan->params.antialias = BSPLINE_ANTIALIAS_WIDEN;
+      }
+    }
+    if (!plan->reduce) {
+      status = bspline_build_axis_table (plan, &plan->axis_x, &plan->x,
+          dst_width, sx, ox);
+      if (status == BSPLINE_OK)
+        status = bspline_build_axis_table (plan, &plan->axis_y, &plan->y,
+            dst_height, sy, oy);
+    }
     if (status != BSPLINE_OK) {
       bspline_plan_free (plan);
       bspline_set_error (msg, msg_len, "out of memory for the weight tables "
@@ -379,9 +392,45 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
       return status;
     }
   } else {
-    plan->widen = params->antialias;
+    plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE;
+    status = bspline_warp_reduction_new (plan, msg, msg_len);
+    if (status != BSPLINE_OK) {
+      bspline_plan_free (plan);
+      return status;
+    }
   }
   *out = plan;
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_plan_alloc (const bspline_params * params, const double inverse[9],
+    int src_width, int src_height, int dst_width, int dst_height,
+    int channels, int degree, bspline_plan ** out)
+{
+  bspline_plan *plan = calloc (1, sizeof (*plan));
+  *out = plan;
+  if (!plan)
+    return BSPLINE_ERROR_NO_MEMORY;
+  /* engines cache per-plan device state by serial, not by address,
+   * since a freed plan's address can come back */
+  plan->serial = __atomic_add_fetch (&plan_serial, 1, __ATOMIC_RELAXED);
+  plan->params = *params;
+  memcpy (plan->inverse, inverse, sizeof (plan->inverse));
+  plan->src_width = src_width;
+  plan->src_height = src_height;
+  plan->dst_width = dst_width;
+  plan->dst_height = dst_height;
+  plan->channels = channels;
+  plan->use_double = params->precision == BSPLINE_PRECISION_DOUBLE;
+  setup_prefilter (plan, degree);
+  plan->axis_x.method = plan->axis_y.method = params->method;
+  plan->axis_x.order = plan->axis_y.order = params->order;
+  plan->axis_x.boundary = plan->axis_y.boundary = params->boundary;
+  plan->axis_x.bicubic_a = plan->axis_y.bicubic_a = params->bicubic_a;
+  plan->axis_x.pad = plan->axis_y.pad = plan->pad;
+  plan->axis_x.len = src_width;
+  plan->axis_y.len = src_height;
   return BSPLINE_OK;
 }
 
@@ -390,6 +439,9 @@ bspline_plan_free (bspline_plan * plan)
 {
   if (!plan)
     return;
+  bspline_reduction_free (plan->reduce);
+  bspline_plan_free (plan->shrink);
+  bspline_plan_free (plan->warp);
   axis_table_clear (&plan->x);
   axis_table_clear (&plan->y);
   free (plan);

@@ -151,7 +151,7 @@ SUFFIX (load_line) (const bspline_plan * plan, const bspline_image * src,
   const int C = plan->channels, pad = plan->pad, W = plan->src_width;
   const int y = bspline_source_row (plan, line);
   const int constant = plan->params.boundary == BSPLINE_BOUNDARY_CONSTANT;
-  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  const REAL gain2 = (REAL) plan->gain2;
   REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES + lane;
   int i, c;
 
@@ -232,7 +232,7 @@ static int
 SUFFIX (load_group) (const bspline_plan * plan, const bspline_image * src,
     int first, int count, REAL * buf)
 {
-  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  const REAL gain2 = (REAL) plan->gain2;
   const uint8_t *row[8];
 
   if (!SUFFIX (group_rows) (plan, src, first, count, row)
@@ -259,7 +259,7 @@ SUFFIX (load_causal_group) (const bspline_plan * plan,
   const int truncation = plan->setup.truncation[0];
   const int head = W < truncation + 2 ? W : truncation + 2;
   const int boundary = plan->setup.boundary;
-  const REAL gain2 = (REAL) (plan->gain * plan->gain);
+  const REAL gain2 = (REAL) plan->gain2;
   const REAL z = (REAL) plan->setup.poles[0];
   REAL *body = buf + (ptrdiff_t) pad * BSPLINE_GROUP_LANES;
   REAL last[BSPLINE_GROUP_LANES];
@@ -310,7 +310,7 @@ SUFFIX (filter_group) (const bspline_plan * plan, const bspline_image * src,
     for (i = 0; i < n; i++)
       for (l = count * C; l < BSPLINE_GROUP_LANES; l++)
         buf[i * BSPLINE_GROUP_LANES + l] = (REAL) 0;
-  if (plan->prefilter)
+  if (plan->prefilter && plan->filter_x)
     SUFFIX (prefilter_lines) (plan, buf, BSPLINE_GROUP_LANES, (int) n,
         BSPLINE_GROUP_LANES);
   for (q = 0; q < count; q++) {

@@ -615,7 +615,7 @@ bspline_prefilter_image (bspline_pool * pool, const bspline_plan * plan,
   job_init (&job, plan, src, coef, scratch);
   job.n_bands = job.n_lines < bands ? job.n_lines : bands;
   bspline_pool_run (pool, job.n_bands, row_task, &job);
-  if (plan->prefilter)
+  if (plan->prefilter && plan->filter_y)
     bspline_pool_run (pool,
         (int) ((job.n_values + PREFILTER_MAX_LANES - 1) /
             PREFILTER_MAX_LANES), column_task, &job);

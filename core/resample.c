@@ -1032,6 +1032,7 @@ int
 bspline_separable_streams (const bspline_plan * plan)
 {
   return plan->separable && plan->setup.n_poles == 1
+      && plan->filter_x && plan->filter_y
       && plan->params.boundary != BSPLINE_BOUNDARY_WRAP;
 }
 

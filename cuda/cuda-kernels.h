@@ -21,7 +21,11 @@ typedef struct
   int n_poles;
   double poles[BSPLINE_MAX_POLES];
   int truncation[BSPLINE_MAX_POLES];
-  double gain;
+  double gain;                  /* of one axis (constant's fill lines) */
+  double gain2;                 /* of the filtered axes together */
+  int filter_x, filter_y;       /* axes the prefilter runs along (a
+                                 * reduction's sample plan: the reduced
+                                 * ones only) */
   double fill[BSPLINE_MAX_CHANNELS];
   int src_type, src_shift;
   int dst_type, dst_bits, dst_shift;

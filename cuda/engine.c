@@ -26,19 +26,31 @@ typedef struct
   size_t size;
 } host_buffer;
 
-/* One frame in flight: its stream, device buffers, the device copy of the
- * separable tables of the plan it last ran, and the texture of
- * precision=fast. */
+/* The device copy of a plan's separable tables. */
+typedef struct
+{
+  device_buffer x_index, y_index, x_weight, y_weight, x_first, y_first;
+  unsigned long serial;         /* plan whose tables these are, 0: none */
+  unsigned long used;           /* the slot's clock when last used */
+  int x_dir, y_dir, x_margin, y_margin, y_most; /* of those tables
+                                                 * (fused_axis) */
+} table_copy;
+
+/* Tables kept per slot: a least-squares reduction runs two plans a
+ * frame (core/reduce.c). */
+#define SLOT_TABLES 2
+
+/* One frame in flight: its stream, device buffers, the device copies of
+ * the separable tables of the plans it last ran, a reduction's
+ * intermediate plane and the texture of precision=fast. */
 typedef struct
 {
   cudaStream_t stream;
   cudaEvent_t done;
   int busy;
-  device_buffer src, coef, scratch, tmp, out;
-  device_buffer x_index, y_index, x_weight, y_weight, x_first, y_first;
-  unsigned long tables_serial;  /* plan whose tables are on the device */
-  int x_dir, y_dir, x_margin, y_margin, y_most; /* of those tables
-                                                 * (fused_axis) */
+  device_buffer src, coef, scratch, tmp, out, inter, fine;
+  table_copy tables[SLOT_TABLES];
+  unsigned long clock;
   cudaArray_t texture_array;
   cudaTextureObject_t texture;
   int texture_width, texture_height, texture_channels, texture_boundary;
@@ -194,6 +206,7 @@ texture_free (slot * sl)
 static void
 slot_free (slot * sl)
 {
+  int i;
   if (sl->stream)
     cudaStreamSynchronize (sl->stream);
   texture_free (sl);
@@ -202,12 +215,17 @@ slot_free (slot * sl)
   buffer_free (&sl->scratch);
   buffer_free (&sl->tmp);
   buffer_free (&sl->out);
-  buffer_free (&sl->x_index);
-  buffer_free (&sl->y_index);
-  buffer_free (&sl->x_weight);
-  buffer_free (&sl->y_weight);
-  buffer_free (&sl->x_first);
-  buffer_free (&sl->y_first);
+  buffer_free (&sl->inter);
+  buffer_free (&sl->fine);
+  for (i = 0; i < SLOT_TABLES; i++) {
+    table_copy *tc = &sl->tables[i];
+    buffer_free (&tc->x_index);
+    buffer_free (&tc->y_index);
+    buffer_free (&tc->x_weight);
+    buffer_free (&tc->y_weight);
+    buffer_free (&tc->x_first);
+    buffer_free (&tc->y_first);
+  }
   host_free (&sl->staging_in);
   host_free (&sl->staging_out);
   if (sl->done)
@@ -442,6 +460,9 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
     f->truncation[i] = plan->setup.truncation[i];
   }
   f->gain = plan->gain;
+  f->gain2 = plan->gain2;
+  f->filter_x = plan->filter_x;
+  f->filter_y = plan->filter_y;
   for (i = 0; i < BSPLINE_MAX_CHANNELS; i++)
     f->fill[i] = plan->params.fill[i];
   f->src_type = src->type;
@@ -452,8 +473,7 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
   memcpy (f->inverse, plan->inverse, sizeof (f->inverse));
   f->widen = plan->widen;
   f->max_widen = BSPLINE_MAX_WARP_WIDENING;
-  bspline_plan_affine_widening (plan, &f->affine_widen[0],
-      &f->affine_widen[1]);
+  bspline_plan_affine_widening (plan, &f->affine_widen[0], &f->affine_widen[1]);
   f->axis_x = plan->axis_x;
   f->axis_y = plan->axis_y;
 }
@@ -494,7 +514,8 @@ fused_axis (const bspline_axis_table * t, int len, int *dir, int *margin,
   *margin = rising || falling ? m : -1;
 }
 
-/* Uploads the separable tables of plan unless the slot has them. */
+/* Uploads the separable tables of plan unless the slot has them, into
+ * the least recently used of its copies. */
 static bspline_status
 upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     bspline_gpu_tables * t)
@@ -502,57 +523,67 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   size_t nx = (size_t) plan->x.n_out * plan->x.n_taps;
   size_t ny = (size_t) plan->y.n_out * plan->y.n_taps;
-  int most;
+  int most, i;
   const void *xw = plan->use_double ? (const void *) plan->x.weight_d :
       (const void *) plan->x.weight_f;
   const void *yw = plan->use_double ? (const void *) plan->y.weight_d :
       (const void *) plan->y.weight_f;
+  table_copy *tc = &sl->tables[0];
 
-  if (sl->tables_serial != plan->serial) {
-    sl->tables_serial = 0;
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_index,
+  for (i = 0; i < SLOT_TABLES; i++) {
+    if (sl->tables[i].serial == plan->serial) {
+      tc = &sl->tables[i];
+      break;
+    }
+    if (sl->tables[i].used < tc->used)
+      tc = &sl->tables[i];
+  }
+  tc->used = ++sl->clock;
+  if (tc->serial != plan->serial) {
+    tc->serial = 0;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->x_index,
             nx * sizeof (int)));
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_index,
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->y_index,
             ny * sizeof (int)));
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_weight, nx * real));
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_weight, ny * real));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->x_weight, nx * real));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->y_weight, ny * real));
     /* plain (synchronous) copies: the plan's tables are pageable and the
      * plan may be freed once submit returns */
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_index.ptr, plan->x.index,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->x_index.ptr, plan->x.index,
             nx * sizeof (int), cudaMemcpyHostToDevice));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_index.ptr, plan->y.index,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->y_index.ptr, plan->y.index,
             ny * sizeof (int), cudaMemcpyHostToDevice));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_weight.ptr, xw, nx * real,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->x_weight.ptr, xw, nx * real,
             cudaMemcpyHostToDevice));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_weight.ptr, yw, ny * real,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->y_weight.ptr, yw, ny * real,
             cudaMemcpyHostToDevice));
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->x_first,
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->x_first,
             (size_t) plan->x.n_out * sizeof (int)));
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->y_first,
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&tc->y_first,
             (size_t) plan->y.n_out * sizeof (int)));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->x_first.ptr, plan->x.first,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->x_first.ptr, plan->x.first,
             (size_t) plan->x.n_out * sizeof (int), cudaMemcpyHostToDevice));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->y_first.ptr, plan->y.first,
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->y_first.ptr, plan->y.first,
             (size_t) plan->y.n_out * sizeof (int), cudaMemcpyHostToDevice));
-    fused_axis (&plan->x, plan->src_width + 2 * plan->pad, &sl->x_dir,
-        &sl->x_margin, &most);
-    fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &sl->y_dir,
-        &sl->y_margin, &sl->y_most);
-    sl->tables_serial = plan->serial;
+    fused_axis (&plan->x, plan->src_width + 2 * plan->pad, &tc->x_dir,
+        &tc->x_margin, &most);
+    fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &tc->y_dir,
+        &tc->y_margin, &tc->y_most);
+    tc->serial = plan->serial;
   }
-  t->x_index = sl->x_index.ptr;
-  t->y_index = sl->y_index.ptr;
-  t->x_weight = sl->x_weight.ptr;
-  t->y_weight = sl->y_weight.ptr;
+  t->x_index = tc->x_index.ptr;
+  t->y_index = tc->y_index.ptr;
+  t->x_weight = tc->x_weight.ptr;
+  t->y_weight = tc->y_weight.ptr;
   t->x_taps = plan->x.n_taps;
   t->y_taps = plan->y.n_taps;
-  t->x_first = sl->x_first.ptr;
-  t->y_first = sl->y_first.ptr;
-  t->x_dir = sl->x_dir;
-  t->y_dir = sl->y_dir;
-  t->x_margin = sl->x_margin;
-  t->y_margin = sl->y_margin;
-  t->y_most = sl->y_most;
+  t->x_first = tc->x_first.ptr;
+  t->y_first = tc->y_first.ptr;
+  t->x_dir = tc->x_dir;
+  t->y_dir = tc->y_dir;
+  t->x_margin = tc->x_margin;
+  t->y_margin = tc->y_margin;
+  t->y_most = tc->y_most;
   return BSPLINE_OK;
 
 fail:
@@ -630,14 +661,68 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+static bspline_status resample_plan (bspline_cuda * cuda, slot * sl,
+    const bspline_plan * plan, const bspline_image * src,
+    const void *src_dev, size_t src_pitch, const bspline_image * dst,
+    void *dst_dev, size_t dst_pitch, cudaStream_t stream);
+
+/* A plane of width x height values of the real type in buffer b (grown
+ * to fit), described as an image. */
+static bspline_status
+plane_on_device (bspline_cuda * cuda, device_buffer * b, int use_double,
+    int width, int height, int channels, bspline_image * img)
+{
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (b,
+          bspline_plane_image (use_double, width, height, channels, img)));
+  img->data = b->ptr;
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
 /* Prefilter and resample, from samples at src_dev to samples at dst_dev
  * (device memory, described by src and dst), queued on stream with the
- * coefficient, scratch, table and texture buffers of slot sl. */
+ * buffers of slot sl.  A least-squares reduction (core/reduce.c) runs its
+ * two plans through the slot's intermediate plane; a shrinking warp under
+ * least squares its warp onto the fine grid, then its reduction. */
 static bspline_status
 resample_on_device (bspline_cuda * cuda, slot * sl,
     const bspline_plan * plan, const bspline_image * src, const void *src_dev,
     size_t src_pitch, const bspline_image * dst, void *dst_dev,
     size_t dst_pitch, cudaStream_t stream)
+{
+  const bspline_reduction *r = plan->reduce;
+  bspline_image inter;
+
+  if (plan->warp) {
+    if (plane_on_device (cuda, &sl->fine, plan->warp->use_double,
+            plan->warp->dst_width, plan->warp->dst_height, plan->channels,
+            &inter) != BSPLINE_OK
+        || resample_plan (cuda, sl, plan->warp, src, src_dev, src_pitch,
+            &inter, inter.data, (size_t) inter.stride, stream) != BSPLINE_OK)
+      return BSPLINE_ERROR_BACKEND;
+    return resample_on_device (cuda, sl, plan->shrink, &inter, inter.data,
+        (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
+  }
+  if (!r)
+    return resample_plan (cuda, sl, plan, src, src_dev, src_pitch, dst,
+        dst_dev, dst_pitch, stream);
+  if (plane_on_device (cuda, &sl->inter, r->project->use_double, r->width,
+          r->height, plan->channels, &inter) != BSPLINE_OK
+      || resample_plan (cuda, sl, r->project, src, src_dev, src_pitch,
+          &inter, inter.data, (size_t) inter.stride, stream) != BSPLINE_OK)
+    return BSPLINE_ERROR_BACKEND;
+  return resample_plan (cuda, sl, r->sample, &inter, inter.data,
+      (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
+}
+
+/* resample_on_device for one plan. */
+static bspline_status
+resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    const bspline_image * src, const void *src_dev, size_t src_pitch,
+    const bspline_image * dst, void *dst_dev, size_t dst_pitch,
+    cudaStream_t stream)
 {
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   size_t coef_bytes = (size_t) (plan->src_width + 2 * plan->pad)
@@ -690,8 +775,8 @@ bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan)
   bspline_gpu_tables t;
   int most;
 
-  if (!cuda || !plan || !plan->separable || select_device (cuda)
-      != cudaSuccess)
+  if (!cuda || !plan || !plan->separable || plan->reduce || plan->warp
+      || select_device (cuda) != cudaSuccess)
     return 0;
   memset (&none, 0, sizeof (none));
   memset (&t, 0, sizeof (t));

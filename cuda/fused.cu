@@ -292,7 +292,8 @@ bspline_gpu_fused_usable (const bspline_gpu_frame * f,
    * orders 8-11 (a block fills an SM) 1.5 times (docs/notes/gpu-performance-
    * notes.md, v7); halos with the margins up to 64 (strong antialiased
    * shrinks and far translations take the planes) */
-  if (f->use_double || f->n_poles != 1 || t->x_margin < 0 || t->y_margin < 0)
+  if (f->use_double || f->n_poles != 1 || !f->filter_x || !f->filter_y
+      || t->x_margin < 0 || t->y_margin < 0)
     return 0;
   halo = tiled_halo (f);
   if (halo > FUSED_TAIL)

@@ -324,7 +324,7 @@ scan_window (const bspline_gpu_frame & f, const unsigned char *src,
 {
   const int pad = f.pad;
   const int lane = (int) threadIdx.x % 32;
-  const float gain2 = (float) (f.gain * f.gain);
+  const float gain2 = (float) f.gain2;
   int k, c;
   const int sy = extended_index (row - pad, f.src_height, f.boundary);
   const unsigned char *srow = src + (size_t) (sy < 0 ? 0 : sy) * src_pitch;

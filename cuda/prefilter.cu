@@ -80,7 +80,7 @@ convert_kernel (bspline_gpu_frame f, const unsigned char *src,
     value = (T) read_sample (src + sy * src_pitch, f.src_type, f.src_shift,
         sx * C + c);
   }
-  coef[(size_t) r * wc * C + v] = value * (T) (f.gain * f.gain);
+  coef[(size_t) r * wc * C + v] = value * (T) f.gain2;
 }
 
 /* The prefilter runs on segments of lines so that every SM has work: a
@@ -233,6 +233,8 @@ run_prefilter (const bspline_gpu_frame * f, const void *src,
       (*f, (const unsigned char *) src, src_pitch, coef);
   for (axis = 0; axis < 2 && f->n_poles > 0; axis++) {
     line_set ls = axis_lines (f, axis == 0);
+    if (!(axis == 0 ? f->filter_x : f->filter_y))
+      continue;
     dim3 grid ((ls.n_lines + 127) / 128, ls.n_segs);
     for (pole = 0; pole < f->n_poles; pole++) {
       causal_kernel < T > <<<grid, 128, 0, stream >>> (*f, ls, coef, scratch,
@@ -366,7 +368,7 @@ filter_window (const bspline_gpu_frame & f, float *line, int stride, int len)
       filter_cascade < 4 > (f, line, stride, len);
       break;
     default:
-      filter_cascade < BSPLINE_MAX_POLES > (f, line, stride, len);
+      filter_cascade < BSPLINE_MAX_INTERP_POLES > (f, line, stride, len);
       break;
   }
 }
@@ -387,7 +389,7 @@ x_window (const bspline_gpu_frame & f, const unsigned char *src,
 {
   const int pad = f.pad;
   const int hc = f.src_height + 2 * pad;
-  const float gain2 = (float) (f.gain * f.gain);
+  const float gain2 = (float) f.gain2;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int e0, r, q, c;
 
@@ -589,7 +591,7 @@ prefilter_y_tiled_kernel (bspline_gpu_frame f, const float *in, int halo,
             plane_row, (size_t) v, line, out, row0);
         break;
       default:
-        y_stream < BSPLINE_MAX_POLES, LOADS > (f, in, (size_t) n, len, halo,
+        y_stream < BSPLINE_MAX_INTERP_POLES, LOADS > (f, in, (size_t) n, len, halo,
             interior, plane_row, (size_t) v, line, out, row0);
         break;
     }
@@ -658,7 +660,11 @@ tiled_span (const bspline_gpu_frame * f, int halo)
   const int limit = device_shared_limit ();
   int span;
 
-  if (f->n_poles <= 0 || halo > TILE_MAX_HALO || limit <= 0)
+  /* the tiled passes filter both axes with the poles of an interpolation
+   * prefilter (kernels up to BSPLINE_MAX_INTERP_POLES); a Gram filter of
+   * more poles, or one axis alone, takes the segmented path */
+  if (f->n_poles <= 0 || f->n_poles > BSPLINE_MAX_INTERP_POLES
+      || !f->filter_x || !f->filter_y || halo > TILE_MAX_HALO || limit <= 0)
     return 0;
   for (span = halo <= TILE_SMALL_HALO ? TILE_SPAN : TILE_SPAN_WIDE;
       span >= TILE_SPAN; span -= TILE_SPAN_WIDE - TILE_SPAN)
@@ -959,7 +965,7 @@ __device__ static inline float
 line_scale (const bspline_gpu_frame & f)
 {
   const float z = (float) f.poles[0];
-  return z * z * (float) (f.gain * f.gain);
+  return z * z * (float) f.gain2;
 }
 
 __device__ static inline void
@@ -1085,7 +1091,7 @@ static int
 prefilter_tile_usable (const bspline_gpu_frame * f)
 {
   const int halo = f->n_poles == 1 ? f->truncation[0] : 0;
-  return !f->use_double && f->n_poles == 1
+  return !f->use_double && f->n_poles == 1 && f->filter_x && f->filter_y
       && (halo == REG_HALO_ORDER2 || halo == REG_HALO_ORDER3)
       && prefilter_tile_bytes (f->channels) + sizeof (reg_window)
       <= (size_t) device_shared_limit ();

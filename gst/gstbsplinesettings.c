@@ -110,11 +110,46 @@ gst_bspline_backend_get_type (void)
   return type;
 }
 
-static const gchar *
-gst_bspline_settings_boundary_nick (bspline_boundary boundary)
+/* What a map that shrinks does against aliasing (issue 21; a newer type,
+ * under the plugin's prefix rather than bsplinewarp's).  The property was
+ * a boolean: "false" and "true" stay as aliases of none and
+ * least-squares, listed after the canonical values so that
+ * g_enum_get_value (and so serialisation and gst-inspect's default) gives
+ * the canonical nick; g_object_set (element, "antialias", TRUE, NULL)
+ * passes 1, least-squares, and FALSE 0, none. */
+#define GST_TYPE_BSPLINE_ANTIALIAS (gst_bspline_antialias_get_type ())
+static GType
+gst_bspline_antialias_get_type (void)
 {
-  GEnumClass *klass = g_type_class_ref (GST_TYPE_BSPLINE_BOUNDARY);
-  const gchar *nick = g_enum_get_value (klass, boundary)->value_nick;
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_ANTIALIAS_NONE, "Plain interpolation at the output pixel "
+          "centres (aliases where the picture shrinks)", "none"},
+    {BSPLINE_ANTIALIAS_LEAST_SQUARES, "Least-squares projection onto the "
+          "spline of the output grid where the map shrinks (Unser, Aldroubi "
+          "& Eden 1995), warps through a finer grid; as widen for "
+          "method=bicubic and a horizon in the frame", "least-squares"},
+    {BSPLINE_ANTIALIAS_WIDEN, "Kernel widened by the shrink factor and "
+          "renormalised, as videoscale does", "widen"},
+    {BSPLINE_ANTIALIAS_NONE, "Same as none (the boolean false of earlier "
+          "versions)", "false"},
+    {BSPLINE_ANTIALIAS_LEAST_SQUARES, "Same as least-squares (the boolean "
+          "true of earlier versions)", "true"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineAntialias", values));
+  return type;
+}
+
+/* The canonical nick of value in the enum type: the first entry of it. */
+static const gchar *
+gst_bspline_settings_enum_nick (GType type, gint value)
+{
+  GEnumClass *klass = g_type_class_ref (type);
+  const gchar *nick = g_enum_get_value (klass, value)->value_nick;
 
   g_type_class_unref (klass);
   return nick;
@@ -159,7 +194,8 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
   blurb =
       g_strdup_printf ("How the picture extends beyond its edges, for "
       "the prefilter and for samples outside the input (default %s)",
-      gst_bspline_settings_boundary_nick (defaults->boundary));
+      gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_BOUNDARY,
+          defaults->boundary));
   gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_BOUNDARY,
       FIELD (boundary), g_param_spec_enum ("boundary", "Boundary", blurb,
           GST_TYPE_BSPLINE_BOUNDARY, defaults->boundary, built_blurb_flags));
@@ -179,13 +215,19 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
           "the CPU) (default float)", GST_TYPE_BSPLINE_PRECISION,
           DEFAULT_PRECISION, flags));
   blurb =
-      g_strdup_printf ("Widen the kernel where the transform shrinks "
-      "the picture, so that downscaling does not alias (default %s)",
-      defaults->antialias ? "true" : "false");
+      g_strdup_printf ("What the resampling does against aliasing where "
+      "the transform shrinks the picture: none (plain interpolation), "
+      "least-squares (the least-squares projection onto the output grid's "
+      "spline; rotations and perspective warp onto a finer grid first; as "
+      "widen for method=bicubic and a horizon in the frame) or widen (the "
+      "kernel widened by the shrink factor); true and false, as before, "
+      "mean least-squares and none (default %s)",
+      gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_ANTIALIAS,
+          defaults->antialias));
   gst_bspline_settings_install_field (klass,
       GST_BSPLINE_SETTINGS_PROP_ANTIALIAS, FIELD (antialias),
-      g_param_spec_boolean ("antialias", "Antialias", blurb,
-          defaults->antialias, built_blurb_flags));
+      g_param_spec_enum ("antialias", "Antialias", blurb,
+          GST_TYPE_BSPLINE_ANTIALIAS, defaults->antialias, built_blurb_flags));
   g_free (blurb);
   gst_bspline_settings_install_field (klass,
       GST_BSPLINE_SETTINGS_PROP_N_THREADS, FIELD (n_threads),
@@ -223,6 +265,7 @@ gst_bspline_settings_mark_plugin_api (void)
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BOUNDARY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PRECISION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_ANTIALIAS, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BACKEND, 0);
 }
 
@@ -230,6 +273,7 @@ gst_bspline_settings_mark_plugin_api (void)
 G_STATIC_ASSERT (sizeof (bspline_method) == sizeof (gint));
 G_STATIC_ASSERT (sizeof (bspline_boundary) == sizeof (gint));
 G_STATIC_ASSERT (sizeof (bspline_precision) == sizeof (gint));
+G_STATIC_ASSERT (sizeof (bspline_antialias) == sizeof (gint));
 G_STATIC_ASSERT (sizeof (GstBSplineBackend) == sizeof (gint));
 
 /* Where a property's value lives: its offset in the element's settings

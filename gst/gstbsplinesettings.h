@@ -48,7 +48,7 @@ typedef struct
   bspline_boundary boundary;
   guint32 fill_color;           /* 0xAARRGGBB */
   bspline_precision precision;
-  gboolean antialias;
+  bspline_antialias antialias;
   guint n_threads;
   GstBSplineBackend backend;
   gint cuda_device_id;
@@ -58,7 +58,7 @@ typedef struct
 typedef struct
 {
   bspline_boundary boundary;    /* default of `boundary` */
-  gboolean antialias;           /* default of `antialias` */
+  bspline_antialias antialias;  /* default of `antialias` */
   gboolean threads_at_start;    /* n-threads read only when it starts */
 } GstBSplineSettingsDefaults;
 

@@ -160,11 +160,11 @@ struct _GstBSplineStabilize
 };
 
 /* the shared properties' defaults that are bsplinestabilize's own: the
- * borders in fill-color, no widening (the corrections hardly scale) and
+ * borders in fill-color, no antialiasing (the corrections hardly scale) and
  * the threads of the motion estimation fixed when it starts */
 static const GstBSplineSettingsDefaults gst_bspline_stabilize_defaults = {
   .boundary = BSPLINE_BOUNDARY_CONSTANT,
-  .antialias = FALSE,
+  .antialias = BSPLINE_ANTIALIAS_NONE,
   .threads_at_start = TRUE,
 };
 

@@ -177,7 +177,7 @@ enum
 /* the shared properties' defaults that are bsplinewarp's own */
 static const GstBSplineSettingsDefaults gst_bspline_warp_defaults = {
   .boundary = BSPLINE_BOUNDARY_REFLECT,
-  .antialias = TRUE,
+  .antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES,
   .threads_at_start = FALSE,
 };
 

@@ -8,7 +8,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  python3 python3-numpy python3-scipy python3-matplotlib
+  python3 python3-numpy python3-scipy python3-matplotlib python3-skimage
   valgrind clang libclang-rt-14-dev
   ffmpeg
 )

@@ -142,7 +142,7 @@ main (int argc, char **argv)
     p.boundary = test_rng_int (&rng, 0, 4);
     p.precision = test_rng_int (&rng, 0, 4) ? BSPLINE_PRECISION_FLOAT :
         BSPLINE_PRECISION_DOUBLE;
-    p.antialias = test_rng_int (&rng, 0, 1);
+    p.antialias = (bspline_antialias) test_rng_int (&rng, 0, 2);
     p.fill[0] = 30;
     p.fill[1] = 200;
     p.fill[2] = -5;

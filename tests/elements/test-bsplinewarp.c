@@ -2003,19 +2003,20 @@ GST_START_TEST (test_shared_settings)
   }
 
   /* the documented defaults that differ: bsplinewarp reflects and
-   * antialiases, bsplinestabilize fills its borders and does not widen */
+   * antialiases by least squares, bsplinestabilize fills its borders and
+   * does not antialias */
   fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
           (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[0]),
                   "boundary"))), 0 /* reflect */ );
   fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
           (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[1]),
                   "boundary"))), 4 /* constant */ );
-  fail_unless (g_value_get_boolean (g_param_spec_get_default_value
+  fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
           (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[0]),
-                  "antialias"))));
-  fail_unless (!g_value_get_boolean (g_param_spec_get_default_value
+                  "antialias"))), BSPLINE_ANTIALIAS_LEAST_SQUARES);
+  fail_unless_equals_int (g_value_get_enum (g_param_spec_get_default_value
           (g_object_class_find_property (G_OBJECT_GET_CLASS (elements[1]),
-                  "antialias"))));
+                  "antialias"))), BSPLINE_ANTIALIAS_NONE);
 
   /* gst-inspect shows every property of either element with its default */
   for (e = 0; e < 2; e++) {
@@ -2032,6 +2033,265 @@ GST_START_TEST (test_shared_settings)
   }
   gst_object_unref (elements[0]);
   gst_object_unref (elements[1]);
+}
+
+GST_END_TEST;
+
+/* ---- antialias (issue 21) ---- */
+
+/* The antialias property on both elements: an enum GstBSplineAntialias
+ * with the canonical nicks none, least-squares, widen at 0, 1, 2 (the
+ * values of bspline_antialias) and the old boolean's "false" and "true"
+ * as aliases of none and least-squares, which set the same values from a
+ * launch line and from C (g_object_set with FALSE, TRUE); the canonical
+ * nick comes back out; each element's default in its blurb. */
+GST_START_TEST (test_antialias_property)
+{
+  static const struct
+  {
+    const gchar *nick;
+    gint value;
+  } nicks[] = {
+    {"none", BSPLINE_ANTIALIAS_NONE},
+    {"least-squares", BSPLINE_ANTIALIAS_LEAST_SQUARES},
+    {"widen", BSPLINE_ANTIALIAS_WIDEN},
+    {"false", BSPLINE_ANTIALIAS_NONE},
+    {"true", BSPLINE_ANTIALIAS_LEAST_SQUARES},
+  };
+  static const gchar *factories[] = { "bsplinewarp", "bsplinestabilize" };
+  static const gchar *default_nick[] = { "least-squares", "none" };
+  guint e, i;
+
+  /* the core's values, which the property passes on unchanged */
+  fail_unless_equals_int (BSPLINE_ANTIALIAS_NONE, 0);
+  fail_unless_equals_int (BSPLINE_ANTIALIAS_LEAST_SQUARES, 1);
+  fail_unless_equals_int (BSPLINE_ANTIALIAS_WIDEN, 2);
+
+  for (e = 0; e < G_N_ELEMENTS (factories); e++) {
+    GstElement *element = gst_element_factory_make (factories[e], NULL);
+    GParamSpec *pspec;
+    GEnumClass *klass;
+    GValue v = G_VALUE_INIT;
+    gchar *text;
+    gint value;
+
+    fail_unless (element != NULL);
+    pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+        "antialias");
+    fail_unless (G_IS_PARAM_SPEC_ENUM (pspec), "%s: antialias is a %s",
+        factories[e], G_PARAM_SPEC_TYPE_NAME (pspec));
+    fail_unless_equals_string (g_type_name (pspec->value_type),
+        "GstBSplineAntialias");
+    klass = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+
+    /* the nicks and what they stand for; the value's own nick first */
+    fail_unless_equals_int (klass->n_values, G_N_ELEMENTS (nicks));
+    for (i = 0; i < G_N_ELEMENTS (nicks); i++) {
+      GEnumValue *by_nick = g_enum_get_value_by_nick (klass, nicks[i].nick);
+
+      fail_unless (by_nick != NULL, "no nick %s", nicks[i].nick);
+      fail_unless_equals_int (by_nick->value, nicks[i].value);
+    }
+    for (i = 0; i < 3; i++)
+      fail_unless_equals_string (g_enum_get_value (klass,
+              nicks[i].value)->value_nick, nicks[i].nick);
+
+    /* the default, in the pspec, on a new element and in the blurb */
+    fail_unless_equals_string (g_enum_get_value (klass,
+            G_PARAM_SPEC_ENUM (pspec)->default_value)->value_nick,
+        default_nick[e]);
+    g_object_get (element, "antialias", &value, NULL);
+    fail_unless_equals_string (g_enum_get_value (klass, value)->value_nick,
+        default_nick[e]);
+    text = g_strdup_printf ("(default %s)", default_nick[e]);
+    fail_unless (g_str_has_suffix (g_param_spec_get_blurb (pspec), text),
+        "%s: blurb \"%s\"", factories[e], g_param_spec_get_blurb (pspec));
+    g_free (text);
+    for (i = 0; i < 3; i++)
+      fail_unless (strstr (g_param_spec_get_blurb (pspec), nicks[i].nick),
+          "%s: the blurb does not name %s", factories[e], nicks[i].nick);
+
+    /* as a launch line sets it: every nick, and the number */
+    for (i = 0; i < G_N_ELEMENTS (nicks); i++) {
+      /* from another value first, so that a set that does nothing fails */
+      g_object_set (element, "antialias", nicks[i].value ==
+          BSPLINE_ANTIALIAS_WIDEN ? BSPLINE_ANTIALIAS_NONE :
+          BSPLINE_ANTIALIAS_WIDEN, NULL);
+      gst_util_set_object_arg (G_OBJECT (element), "antialias", nicks[i].nick);
+      g_object_get (element, "antialias", &value, NULL);
+      fail_unless (value == nicks[i].value, "%s antialias=%s: %d",
+          factories[e], nicks[i].nick, value);
+    }
+    gst_util_set_object_arg (G_OBJECT (element), "antialias", "2");
+    g_object_get (element, "antialias", &value, NULL);
+    fail_unless_equals_int (value, BSPLINE_ANTIALIAS_WIDEN);
+
+    /* as C code that set the boolean sets it */
+    g_object_set (element, "antialias", TRUE, NULL);
+    g_object_get (element, "antialias", &value, NULL);
+    fail_unless_equals_int (value, BSPLINE_ANTIALIAS_LEAST_SQUARES);
+    g_object_set (element, "antialias", FALSE, NULL);
+    g_object_get (element, "antialias", &value, NULL);
+    fail_unless_equals_int (value, BSPLINE_ANTIALIAS_NONE);
+
+    /* read back (and serialised, as gst-inspect and launch lines show
+     * it) by its canonical nick, not the alias */
+    gst_util_set_object_arg (G_OBJECT (element), "antialias", "true");
+    g_value_init (&v, pspec->value_type);
+    g_object_get_property (G_OBJECT (element), "antialias", &v);
+    text = gst_value_serialize (&v);
+    fail_unless_equals_string (text, "least-squares");
+    g_free (text);
+    gst_util_set_object_arg (G_OBJECT (element), "antialias", "false");
+    g_object_get_property (G_OBJECT (element), "antialias", &v);
+    text = gst_value_serialize (&v);
+    fail_unless_equals_string (text, "none");
+    g_free (text);
+    g_value_unset (&v);
+
+    /* a value outside the enum is refused with a warning */
+    ASSERT_WARNING (g_object_set (element, "antialias", 3, NULL));
+    g_object_get (element, "antialias", &value, NULL);
+    fail_unless_equals_int (value, BSPLINE_ANTIALIAS_NONE);
+    gst_object_unref (element);
+  }
+}
+
+GST_END_TEST;
+
+/* One frame through bsplinewarp with antialias set as a launch line sets
+ * it, and translate-x (NULL: none); add-borders off, so that the input
+ * covers the whole output. */
+static GstBuffer *
+antialias_run (const gchar * in_caps, const gchar * out_caps, GstBuffer * in,
+    const gchar * antialias, const gchar * translate)
+{
+  GstHarness *h = harness_new (in_caps, out_caps);
+  GstBuffer *out;
+
+  g_object_set (h->element, "add-borders", FALSE, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "antialias", antialias);
+  if (translate)
+    gst_util_set_object_arg (G_OBJECT (h->element), "translate-x", translate);
+  out = push_pull (h, in);
+  fail_unless (out != in, "antialias=%s: passthrough", antialias);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* The samples of a and b (frames of the same caps, without padding) that
+ * differ by more than one code value: the element's tolerance against the
+ * reference. */
+static gint
+antialias_samples_apart (GstBuffer * a, GstBuffer * b, gint * worst)
+{
+  GstMapInfo ma, mb;
+  gsize k;
+  gint n = 0;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_int (ma.size, mb.size);
+  *worst = 0;
+  for (k = 0; k < ma.size; k++) {
+    gint d = ABS ((gint) ma.data[k] - (gint) mb.data[k]);
+
+    *worst = MAX (*worst, d);
+    n += d > 1;
+  }
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  return n;
+}
+
+/* What the three values do to the picture: on a 2x shrink of random
+ * frames (GRAY8 and I420, whose chroma planes shrink too) each value gives
+ * the core's double reference of its own bspline_antialias (within one
+ * code value), the three differ from each other in most samples, "true"
+ * gives the bytes of least-squares and "false" those of none; on a 1:1 map
+ * (a subpixel shift, so that the element resamples and does not pass
+ * through) nothing shrinks and the three give the same bytes. */
+GST_START_TEST (test_antialias_values)
+{
+  static const gchar *names[] = { "none", "least-squares", "widen" };
+  static const gchar *formats_here[] = { "GRAY8", "I420" };
+  GRand *rand = seeded_rand ();
+  guint f, i, j;
+
+  for (f = 0; f < G_N_ELEMENTS (formats_here); f++) {
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=64,"
+        "height=48,framerate=30/1,pixel-aspect-ratio=1/1", formats_here[f]);
+    const gchar *half = "video/x-raw,width=32,height=24,"
+        "pixel-aspect-ratio=1/1";
+    const gchar *same = "video/x-raw,width=64,height=48,"
+        "pixel-aspect-ratio=1/1";
+    GstVideoInfo in_info, out_info;
+    GstBuffer *in, *out[3], *alias;
+    gdouble forward[9];
+    GstCaps *caps;
+    gint worst;
+
+    caps = gst_caps_from_string (in_caps);
+    fail_unless (gst_video_info_from_caps (&in_info, caps));
+    gst_caps_unref (caps);
+    gst_video_info_set_format (&out_info, GST_VIDEO_INFO_FORMAT (&in_info),
+        32, 24);
+    in = random_frame (&in_info, format_layout (formats_here[f]), rand);
+
+    /* 2x shrink */
+    matrix_set (forward, 0.5, 0, 0, 0, 0.5, 0, 0, 0, 1);
+    for (i = 0; i < 3; i++) {
+      bspline_params params;
+      gchar *what = g_strdup_printf ("antialias=%s", names[i]);
+
+      out[i] = antialias_run (in_caps, half, in, names[i], NULL);
+      default_params (&params);
+      params.antialias = (bspline_antialias) i;
+      check_against_reference (what, in, &in_info, NULL, out[i], &out_info,
+          forward, &params);
+      g_free (what);
+    }
+    for (i = 0; i < 3; i++)
+      for (j = i + 1; j < 3; j++) {
+        gint apart = antialias_samples_apart (out[i], out[j], &worst);
+
+        GST_INFO ("%s 2x shrink: %s and %s: %d of %" G_GSIZE_FORMAT
+            " samples apart, largest difference %d", formats_here[f],
+            names[i], names[j], apart, gst_buffer_get_size (out[i]), worst);
+        fail_unless (apart > (gint) gst_buffer_get_size (out[i]) / 4,
+            "%s 2x shrink: antialias=%s and %s differ in %d samples only "
+            "(largest difference %d; seed %u)", formats_here[f], names[i],
+            names[j], apart, worst, test_seed);
+      }
+    alias = antialias_run (in_caps, half, in, "true", NULL);
+    fail_unless (antialias_samples_apart (alias, out[1], &worst) == 0
+        && worst == 0, "%s: antialias=true is not least-squares",
+        formats_here[f]);
+    gst_buffer_unref (alias);
+    alias = antialias_run (in_caps, half, in, "false", NULL);
+    fail_unless (antialias_samples_apart (alias, out[0], &worst) == 0
+        && worst == 0, "%s: antialias=false is not none", formats_here[f]);
+    gst_buffer_unref (alias);
+    for (i = 0; i < 3; i++)
+      gst_buffer_unref (out[i]);
+
+    /* 1:1, shifted by 0.37 pixels */
+    for (i = 0; i < 3; i++)
+      out[i] = antialias_run (in_caps, same, in, names[i], "0.37");
+    fail_unless (antialias_samples_apart (in, out[0], &worst) > 0,
+        "%s: the shift did not resample", formats_here[f]);
+    for (i = 1; i < 3; i++) {
+      antialias_samples_apart (out[0], out[i], &worst);
+      fail_unless (worst == 0, "%s 1:1: antialias=%s differs from none "
+          "by %d (seed %u)", formats_here[f], names[i], worst, test_seed);
+    }
+    for (i = 0; i < 3; i++)
+      gst_buffer_unref (out[i]);
+
+    gst_buffer_unref (in);
+    g_free (in_caps);
+  }
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -2066,6 +2326,8 @@ bsplinewarp_suite (void)
   tcase_add_test (tc, test_stream_events);
   tcase_add_test (tc, test_very_wide);
   tcase_add_test (tc, test_shared_settings);
+  tcase_add_test (tc, test_antialias_property);
+  tcase_add_test (tc, test_antialias_values);
   return s;
 }
 

@@ -98,7 +98,8 @@ property_changer_run (gpointer data)
         g_object_set (e, "precision", g_rand_int_range (c->rand, 0, 3), NULL);
         break;
       case 8:
-        g_object_set (e, "antialias", g_rand_boolean (c->rand), NULL);
+        /* none, least-squares, widen */
+        g_object_set (e, "antialias", g_rand_int_range (c->rand, 0, 3), NULL);
         break;
       case 9:
         g_object_set (e, "fill-color", g_rand_int (c->rand), NULL);

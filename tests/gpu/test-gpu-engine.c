@@ -349,6 +349,9 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         bspline_params_init (&p);
         p.order = orders[o];
         p.boundary = (bspline_boundary) boundary;
+        /* the widened kernels: the least-squares reduction runs two plans
+         * (test_reduction) */
+        p.antialias = BSPLINE_ANTIALIAS_WIDEN;
         for (c = 0; c < 4; c++)
           p.fill[c] = test_rng_range (rng, 0.0, u8 ? 255.0 : 1.0);
         test_image_alloc (&src, w, h, channels, u8 ? BSPLINE_SAMPLE_U8 :
@@ -419,6 +422,141 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "antialiased shrinks, flips, shifts), orders 2-11, every boundary, "
       "%d of them fused: GPU float at most %.2f of its tolerance, U8 within "
       "%d code value(s) of the CPU\n", runs, fused, worst, worst_int);
+}
+
+/* The least-squares reduction (core/reduce.c: two plans through an
+ * intermediate plane, the Gram prefilter of degree 2n + 1 along the
+ * reduced axes only): orders 0-11, every boundary, both axes reduced,
+ * x alone (y enlarged, flipped) or y alone, ratios 1.2-3.5, and the
+ * warps that shrink (a rotation with zoom 0.3-0.8, a perspective: the
+ * warp onto the fine grid, then the reduction), 1-4 channels.  GPU double equals CPU double within 1e-9 of the range, GPU
+ * float within the float path's tolerance of it (or 1.5 x the CPU float
+ * path's own error), 8-bit outputs within one code value of the CPU. */
+static void
+test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  double worst_d = 0.0, worst_f = 0.0;
+  int order, boundary, kind, runs = 0, worst_int = 0;
+
+  for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
+    for (boundary = 0; boundary < 5; boundary++)
+      for (kind = 0; kind < 5; kind++) {
+        int w = test_rng_int (rng, 20, 300), h = test_rng_int (rng, 20, 200);
+        int channels = test_rng_int (rng, 1, 4), dw, dh, c, d_int;
+        double rx = test_rng_range (rng, 1.2, 3.5);
+        double ry = test_rng_range (rng, 1.2, 3.5);
+        bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
+        bspline_params p;
+        bspline_plan *plan_d = NULL, *plan_f = NULL;
+        double m[9], range[2], err_d, err, err_cpu, tol;
+        char msg[256];
+
+        bspline_matrix_identity (m);
+        dw = (int) (w / rx) + 1;
+        dh = (int) (h / ry) + 1;
+        if (kind == 1) {        /* x reduced, y enlarged and flipped */
+          dh = (int) (h * test_rng_range (rng, 1.0, 1.5));
+          m[4] = -(double) h / dh;
+          m[5] = h;
+        } else if (kind == 2) { /* y reduced, x shifted */
+          dw = w;
+          m[2] = test_rng_range (rng, -2.0, 2.0);
+        }
+        if (kind != 2)
+          m[0] = (double) w / dw;
+        if (kind != 1)
+          m[4] = (double) h / dh;
+        if (kind == 3) {        /* rotation with zoom < 1: a warp onto the
+                                 * fine grid, then the reduction */
+          dw = w;
+          dh = h;
+          test_rotation_zoom (test_rng_range (rng, -3.0, 3.0),
+              test_rng_range (rng, 0.3, 0.8), w, h, dw, dh, m);
+        } else if (kind == 4) { /* a shrinking perspective, no horizon */
+          test_rotation_zoom (test_rng_range (rng, -0.5, 0.5),
+              test_rng_range (rng, 0.4, 0.7), w, h, dw, dh, m);
+          m[6] = test_rng_range (rng, -0.3, 0.3) / w;
+          m[7] = test_rng_range (rng, -0.3, 0.3) / h;
+          m[8] = 1.0 - 0.5 * (m[6] * dw + m[7] * dh);
+        }
+        bspline_params_init (&p);
+        p.order = order;
+        p.boundary = (bspline_boundary) boundary;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_alloc (&ref, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&cpu_f, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&gpu, dw, dh, channels, BSPLINE_SAMPLE_F64, 3);
+        test_image_alloc (&cpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 0);
+        test_image_alloc (&gpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 5);
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        p.precision = BSPLINE_PRECISION_DOUBLE;
+        bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
+            sizeof (msg));
+        p.precision = BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
+                sizeof (msg)) != BSPLINE_OK || !plan_d) {
+          TEST_CHECK (0, "reduction: plan: %s", msg);
+          goto next;
+        }
+        bspline_cpu_execute (cpu, plan_d, &src, &ref);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
+        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+        if (bspline_cuda_execute (cuda, plan_d, &src, &gpu) != BSPLINE_OK) {
+          TEST_CHECK (0, "reduction: cuda double: %s",
+              bspline_cuda_last_error (cuda));
+          goto next;
+        }
+        err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
+        TEST_CHECK (err_d <= 1e-9, "reduction: order %d %s kind %d %dx%dx%d "
+            "-> %dx%d: GPU double differs from CPU double by %.3g of the "
+            "range", order, test_boundary_name (boundary), kind, w, h,
+            channels, dw, dh, err_d);
+        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
+          TEST_CHECK (0, "reduction: cuda float: %s",
+              bspline_cuda_last_error (cuda));
+          goto next;
+        }
+        err = max_difference (&gpu, &ref) / test_signal_scale (range);
+        err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
+        tol = fmax (float_tolerance (0, order), 1.5 * err_cpu);
+        if (err > tol)
+          print_differences ("reduction: GPU float vs CPU double", &gpu,
+              &ref, tol * test_signal_scale (range));
+        TEST_CHECK (err <= tol, "reduction: order %d %s kind %d %dx%dx%d -> "
+            "%dx%d: GPU float differs from CPU double by %.3g of the range "
+            "(tolerance %.3g)", order, test_boundary_name (boundary), kind, w,
+            h, channels, dw, dh, err, tol);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
+          TEST_CHECK (0, "reduction: cuda u8: %s",
+              bspline_cuda_last_error (cuda));
+        d_int = (int) max_difference (&gpu_int, &cpu_int);
+        TEST_CHECK (d_int <= 1, "reduction: order %d %s kind %d: U8 output "
+            "differs from the CPU engine by %d code values", order,
+            test_boundary_name (boundary), kind, d_int);
+        worst_d = fmax (worst_d, err_d);
+        worst_f = fmax (worst_f, err / tol);
+        worst_int = d_int > worst_int ? d_int : worst_int;
+        runs++;
+      next:
+        bspline_plan_free (plan_d);
+        bspline_plan_free (plan_f);
+        test_image_free (&src);
+        test_image_free (&ref);
+        test_image_free (&cpu_f);
+        test_image_free (&gpu);
+        test_image_free (&cpu_int);
+        test_image_free (&gpu_int);
+      }
+  printf ("least-squares reduction: %d frames (orders 0-11, every boundary, "
+      "both axes / x / y reduced, rotations with zoom < 1, perspective "
+      "shrinks): GPU double within %.3g of the range, GPU "
+      "float at most %.2f of its tolerance, U8 within %d code value(s)\n",
+      runs, worst_d, worst_f, worst_int);
 }
 
 /* The rounding of 8-bit outputs (u8_bits in cuda/kernels-common.cuh: an
@@ -778,6 +916,7 @@ main (void)
   test_segments (cuda, cpu, &rng);
   test_tiled (cuda, cpu, &rng);
   test_fused (cuda, cpu, &rng);
+  test_reduction (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "
