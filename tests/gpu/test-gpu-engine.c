@@ -429,9 +429,10 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
  * reduced axes only): orders 0-11, every boundary, both axes reduced,
  * x alone (y enlarged, flipped) or y alone, ratios 1.2-3.5, and the
  * warps that shrink (a rotation with zoom 0.3-0.8, a perspective: the
- * warp onto the fine grid, then the reduction), 1-4 channels.  GPU double equals CPU double within 1e-9 of the range, GPU
- * float within the float path's tolerance of it (or 1.5 x the CPU float
- * path's own error), 8-bit outputs within one code value of the CPU. */
+ * warp onto the fine grid, then the reduction), 1-4 channels.  GPU
+ * double equals CPU double within 1e-9 of the range, GPU float within
+ * the float path's tolerance of it (or 2 x the CPU float path's own
+ * error), 8-bit outputs within one code value of the CPU. */
 static void
 test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 {
@@ -522,7 +523,10 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         }
         err = max_difference (&gpu, &ref) / test_signal_scale (range);
         err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
-        tol = fmax (float_tolerance (0, order), 1.5 * err_cpu);
+        /* the chain b^n / b^(2n+1) amplifies rounding near the Nyquist
+         * frequency (tests/core/test-float-vs-double.c): twice the CPU
+         * float path's own error */
+        tol = fmax (float_tolerance (0, order), 2.0 * err_cpu);
         if (err > tol)
           print_differences ("reduction: GPU float vs CPU double", &gpu,
               &ref, tol * test_signal_scale (range));
