@@ -277,6 +277,10 @@ bspline_status bspline_plan_alloc (const bspline_params * params,
     int dst_height, int channels, int degree, bspline_plan ** out);
 /* Restricts the prefilter to the axes given (1 = filtered). */
 void bspline_plan_filter_axes (bspline_plan * plan, int x, int y);
+/* Allocates a table's arrays for n_out outputs of n_taps taps (weight_d
+ * zeroed); the plan's free releases them. */
+bspline_status bspline_axis_table_alloc (bspline_axis_table * t, int n_out,
+    int n_taps);
 /* The interpolation table of one axis of the separable path (plan.c):
  * output j at sample coordinate scale (j + 0.5) + offset - 0.5, the
  * kernel widened by |scale| where it shrinks and params.antialias is

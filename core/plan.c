@@ -231,6 +231,19 @@ bspline_plan_filter_axes (bspline_plan * plan, int x, int y)
   plan->gain2 = (x ? plan->gain : 1.0) * (y ? plan->gain : 1.0);
 }
 
+bspline_status
+bspline_axis_table_alloc (bspline_axis_table * t, int n_out, int n_taps)
+{
+  t->n_out = n_out;
+  t->n_taps = n_taps;
+  t->index = malloc (sizeof (int) * (size_t) n_out * n_taps);
+  t->weight_d = calloc ((size_t) n_out * n_taps, sizeof (double));
+  t->weight_f = malloc (sizeof (float) * (size_t) n_out * n_taps);
+  t->first = malloc (sizeof (int) * (size_t) n_out);
+  return t->index && t->weight_d && t->weight_f && t->first ? BSPLINE_OK :
+      BSPLINE_ERROR_NO_MEMORY;
+}
+
 static void
 axis_table_clear (bspline_axis_table * t)
 {
@@ -273,16 +286,10 @@ bspline_build_axis_table (const bspline_plan * plan,
     if (widen < 1.0)
       widen = 1.0;
   }
-  t->n_out = n_out;
-  if (widen > 1.0)
-    t->n_taps = (int) ceil (2.0 * radius * widen) + 1;
-  else
-    t->n_taps = p->method == BSPLINE_METHOD_BICUBIC ? 4 : p->order + 1;
-  t->index = malloc (sizeof (int) * (size_t) n_out * t->n_taps);
-  t->weight_d = malloc (sizeof (double) * (size_t) n_out * t->n_taps);
-  t->weight_f = malloc (sizeof (float) * (size_t) n_out * t->n_taps);
-  t->first = malloc (sizeof (int) * (size_t) n_out);
-  if (!t->index || !t->weight_d || !t->weight_f || !t->first)
+  if (bspline_axis_table_alloc (t, n_out, widen > 1.0 ?
+          (int) ceil (2.0 * radius * widen) + 1 :
+          p->method == BSPLINE_METHOD_BICUBIC ? 4 : p->order + 1)
+      != BSPLINE_OK)
     return BSPLINE_ERROR_NO_MEMORY;
 
   for (j = 0; j < n_out; j++) {

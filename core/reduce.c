@@ -171,13 +171,8 @@ build_project_table (const bspline_axis * axis, int analysis,
   int i, k;
 
   gauss_legendre (n_nodes, node, gw);
-  t->n_out = n_out;
-  t->n_taps = (int) ceil (2.0 * ha * T + 2.0 * h) + 1;
-  t->index = malloc (sizeof (int) * (size_t) n_out * t->n_taps);
-  t->weight_d = calloc ((size_t) n_out * t->n_taps, sizeof (double));
-  t->weight_f = malloc (sizeof (float) * (size_t) n_out * t->n_taps);
-  t->first = malloc (sizeof (int) * (size_t) n_out);
-  if (!t->index || !t->weight_d || !t->weight_f || !t->first)
+  if (bspline_axis_table_alloc (t, n_out,
+          (int) ceil (2.0 * ha * T + 2.0 * h) + 1) != BSPLINE_OK)
     return BSPLINE_ERROR_NO_MEMORY;
   for (i = 0; i < n_out; i++) {
     double x = scale * (i - margin + 0.5) + offset - 0.5;
@@ -214,13 +209,7 @@ build_sample_table (int order, int len, double gain, bspline_axis_table * t,
   axis.order = order;
   axis.boundary = BSPLINE_BOUNDARY_MIRROR;
   axis.len = len;
-  t->n_out = n_out;
-  t->n_taps = order + 1;
-  t->index = malloc (sizeof (int) * (size_t) n_out * t->n_taps);
-  t->weight_d = malloc (sizeof (double) * (size_t) n_out * t->n_taps);
-  t->weight_f = malloc (sizeof (float) * (size_t) n_out * t->n_taps);
-  t->first = malloc (sizeof (int) * (size_t) n_out);
-  if (!t->index || !t->weight_d || !t->weight_f || !t->first)
+  if (bspline_axis_table_alloc (t, n_out, order + 1) != BSPLINE_OK)
     return BSPLINE_ERROR_NO_MEMORY;
   for (j = 0; j < n_out; j++) {
     double x = j + margin, reduced = x, frac;
