@@ -294,10 +294,19 @@ bspline_reduction_new (bspline_plan * plan, double sx, double ox, double sy,
   r->margin_y = r->reduce_y ? gram_margin (n, n + na + 1, eps) : 0;
   r->width = plan->dst_width + 2 * r->margin_x;
   r->height = plan->dst_height + 2 * r->margin_y;
-  if ((r->reduce_x && project_entries (n, na, sx, plan->dst_width,
-              r->margin_x) > BSPLINE_MAX_TABLE_ENTRIES)
-      || (r->reduce_y && project_entries (n, na, sy, plan->dst_height,
-              r->margin_y) > BSPLINE_MAX_TABLE_ENTRIES))
+  /* Too large, or a tiny output of a huge shrink, whose margin would
+   * multiply the table (a 4000-sample line into 1 sample: 67 outputs of
+   * 16000 taps; the fuzzer's 60 s under ASan): the widened kernel. */
+  if ((r->reduce_x && (project_entries (n, na, sx, plan->dst_width,
+                  r->margin_x) > BSPLINE_MAX_TABLE_ENTRIES
+              || (project_entries (n, na, sx, plan->dst_width,
+                      r->margin_x) > (1 << 20)
+                  && r->width > 4 * plan->dst_width)))
+      || (r->reduce_y && (project_entries (n, na, sy, plan->dst_height,
+                  r->margin_y) > BSPLINE_MAX_TABLE_ENTRIES
+              || (project_entries (n, na, sy, plan->dst_height,
+                      r->margin_y) > (1 << 20)
+                  && r->height > 4 * plan->dst_height))))
     return BSPLINE_ERROR_NO_MEMORY;
 
   /* project: source -> y on the widened output grid */
