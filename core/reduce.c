@@ -259,6 +259,15 @@ project_entries (int order, int analysis, double scale, int n_out, int margin)
   return (2.0 * ha * fabs (scale) + 2.0 * h + 1.0) * (n_out + 2.0 * margin);
 }
 
+/* Whether a reduced axis's project table of `entries` is worth building
+ * (see bspline_reduction_new). */
+static int
+table_affordable (int reduced, double entries, int widened, int n_out)
+{
+  return !reduced || (entries <= BSPLINE_MAX_TABLE_ENTRIES
+      && (entries <= (1 << 20) || widened <= 4 * n_out));
+}
+
 bspline_status
 bspline_reduction_new (bspline_plan * plan, double sx, double ox, double sy,
     double oy)
@@ -297,16 +306,10 @@ bspline_reduction_new (bspline_plan * plan, double sx, double ox, double sy,
   /* Too large, or a tiny output of a huge shrink, whose margin would
    * multiply the table (a 4000-sample line into 1 sample: 67 outputs of
    * 16000 taps; the fuzzer's 60 s under ASan): the widened kernel. */
-  if ((r->reduce_x && (project_entries (n, na, sx, plan->dst_width,
-                  r->margin_x) > BSPLINE_MAX_TABLE_ENTRIES
-              || (project_entries (n, na, sx, plan->dst_width,
-                      r->margin_x) > (1 << 20)
-                  && r->width > 4 * plan->dst_width)))
-      || (r->reduce_y && (project_entries (n, na, sy, plan->dst_height,
-                  r->margin_y) > BSPLINE_MAX_TABLE_ENTRIES
-              || (project_entries (n, na, sy, plan->dst_height,
-                      r->margin_y) > (1 << 20)
-                  && r->height > 4 * plan->dst_height))))
+  if (!table_affordable (r->reduce_x, project_entries (n, na, sx,
+              plan->dst_width, r->margin_x), r->width, plan->dst_width)
+      || !table_affordable (r->reduce_y, project_entries (n, na, sy,
+              plan->dst_height, r->margin_y), r->height, plan->dst_height))
     return BSPLINE_ERROR_NO_MEMORY;
 
   /* project: source -> y on the widened output grid */
