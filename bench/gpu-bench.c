@@ -106,6 +106,7 @@ typedef struct
   bspline_sample_type type;
   int order;
   bspline_precision precision;
+  int antialias;                /* a bspline_antialias; -1: the default */
   double m[9];                  /* inverse map */
 } bench_case;
 
@@ -133,6 +134,8 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   bspline_params_init (&p);
   p.order = bc->order;
   p.precision = bc->precision;
+  if (bc->antialias >= 0)
+    p.antialias = (bspline_antialias) bc->antialias;
   if (bspline_plan_new (&p, bc->m, bc->src_w, bc->src_h, bc->dst_w,
           bc->dst_h, bc->channels, &plan, msg, sizeof (msg)) != BSPLINE_OK) {
     fprintf (stderr, "%s: %s\n", bc->name, msg);
@@ -317,7 +320,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[16];
+  bench_case cases[24];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -338,7 +341,7 @@ main (int argc, char **argv)
   cases[n].name = NAME; cases[n].src_w = SW; cases[n].src_h = SH; \
   cases[n].dst_w = DW; cases[n].dst_h = DH; cases[n].channels = 4; \
   cases[n].type = BSPLINE_SAMPLE_U8; cases[n].order = ORDER; \
-  cases[n].precision = PREC
+  cases[n].precision = PREC; cases[n].antialias = -1
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3", 3840, 2160, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
@@ -369,6 +372,16 @@ main (int argc, char **argv)
   RGBA_CASE ("4K -> 1080p RGBA8, order 5 (least squares)", 3840, 2160,
       1920, 1080, 5, BSPLINE_PRECISION_FLOAT);
   scale (3840, 2160, 1920, 1080, cases[n++].m);
+  /* the same shrink by the engine's one-plan paths: the floor of any
+   * reduction built on them (antialias none samples the interpolant) */
+  RGBA_CASE ("4K -> 1080p RGBA8, order 3 (antialias none)", 3840, 2160,
+      1920, 1080, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].antialias = BSPLINE_ANTIALIAS_NONE;
+  scale (3840, 2160, 1920, 1080, cases[n++].m);
+  RGBA_CASE ("4K -> 1080p RGBA8, order 3 (widen)", 3840, 2160,
+      1920, 1080, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].antialias = BSPLINE_ANTIALIAS_WIDEN;
+  scale (3840, 2160, 1920, 1080, cases[n++].m);
   for (i = 0; i < 3; i++) {
     static const int orders[] = { 3, 5, 11 };
     static const char *names[] = {
@@ -383,6 +396,7 @@ main (int argc, char **argv)
     cases[n].type = BSPLINE_SAMPLE_F32;
     cases[n].order = orders[i];
     cases[n].precision = BSPLINE_PRECISION_FLOAT;
+    cases[n].antialias = -1;
     shift (0.5, 0.5, cases[n++].m);
   }
 
