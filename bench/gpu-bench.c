@@ -13,6 +13,7 @@
  * alone and overlapped: the frame rate they allow from system memory.
  */
 #include "bspline-cuda.h"
+#include "bspline-geometry.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -108,6 +109,9 @@ typedef struct
   bspline_precision precision;
   int antialias;                /* a bspline_antialias; -1: the default */
   double m[9];                  /* inverse map */
+  int fisheye;                  /* a fisheye undistortion (m unused): 1
+                                 * onto the camera's own focal length, 2
+                                 * onto 0.6 of it */
 } bench_case;
 
 /* Median device time of one launch, in microseconds. */
@@ -123,6 +127,8 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   void *output;
   bspline_params p;
   bspline_plan *plan;
+  bspline_lens lens;
+  double m[9];
   bspline_image src, dst;
   cudaEvent_t start, stop;
   float *times = malloc (sizeof (float) * repeat);
@@ -136,8 +142,41 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   p.precision = bc->precision;
   if (bc->antialias >= 0)
     p.antialias = (bspline_antialias) bc->antialias;
-  if (bspline_plan_new (&p, bc->m, bc->src_w, bc->src_h, bc->dst_w,
-          bc->dst_h, bc->channels, &plan, msg, sizeof (msg)) != BSPLINE_OK) {
+  if (bc->fisheye) {
+    /* OpenCV's fisheye test camera (modules/calib3d/test/test_fisheye.cpp,
+     * 1280x800) scaled to the frame, undistorted to a pinhole view at its
+     * own focal length (the element's default) or at 0.6 of it (the
+     * corners 70 degrees off axis, every pixel shrunk 1.7 to 3 times) */
+    bspline_geometry g;
+    bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+    static const double k[4] = { -0.0014613319981768, -0.00329861110580401,
+      0.00605760088590183, -0.00374209380722371
+    };
+    double sx = bc->src_w / 1280.0, sy = bc->src_h / 800.0;
+    bspline_geometry_init (&g, bc->src_w, bc->src_h, bc->dst_w, bc->dst_h);
+    g.lens_model = BSPLINE_LENS_FISHEYE;
+    g.camera[0] = 558.478087865323 * sx;
+    g.camera[1] = 560.506767351568 * sy;
+    g.camera[2] = (620.458515360843 + 0.5) * sx - 0.5;
+    g.camera[3] = (381.939424848348 + 0.5) * sy - 0.5;
+    memcpy (g.distortion, k, sizeof (k));
+    g.n_distortion = 4;
+    g.new_camera_set = 1;
+    memcpy (g.new_camera, g.camera, sizeof (g.camera));
+    if (bc->fisheye == 2) {
+      g.new_camera[0] *= 0.6;
+      g.new_camera[1] *= 0.6;
+    }
+    if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+            sizeof (msg)) != BSPLINE_OK) {
+      fprintf (stderr, "%s: %s\n", bc->name, msg);
+      exit (1);
+    }
+  } else
+    memcpy (m, bc->m, sizeof (m));
+  if (bspline_plan_new_lens (&p, m, bc->fisheye ? &lens : NULL, bc->src_w,
+          bc->src_h, bc->dst_w, bc->dst_h, bc->channels, &plan, msg,
+          sizeof (msg)) != BSPLINE_OK) {
     fprintf (stderr, "%s: %s\n", bc->name, msg);
     exit (1);
   }
@@ -320,7 +359,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[24];
+  bench_case cases[28];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -341,7 +380,7 @@ main (int argc, char **argv)
   cases[n].name = NAME; cases[n].src_w = SW; cases[n].src_h = SH; \
   cases[n].dst_w = DW; cases[n].dst_h = DH; cases[n].channels = 4; \
   cases[n].type = BSPLINE_SAMPLE_U8; cases[n].order = ORDER; \
-  cases[n].precision = PREC; cases[n].antialias = -1
+  cases[n].precision = PREC; cases[n].antialias = -1; cases[n].fisheye = 0
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3", 3840, 2160, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
@@ -356,6 +395,17 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 5", 3840, 2160, 3840, 2160, 5,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
+  /* issue 22: at most 1.3 x the rotation's time */
+  RGBA_CASE ("4K RGBA8 fisheye undistortion, order 3", 3840, 2160, 3840,
+      2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n++].fisheye = 1;
+  RGBA_CASE ("4K RGBA8 fisheye to 0.6 f, order 3 (antialiased)", 3840,
+      2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n++].fisheye = 2;
+  RGBA_CASE ("4K RGBA8 fisheye to 0.6 f, order 3 (antialias none)", 3840,
+      2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].antialias = BSPLINE_ANTIALIAS_NONE;
+  cases[n++].fisheye = 2;
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3", 3840, 2160, 3840,
       2160, 3, BSPLINE_PRECISION_FLOAT);
   keystone (cases[n++].m);
@@ -397,6 +447,7 @@ main (int argc, char **argv)
     cases[n].order = orders[i];
     cases[n].precision = BSPLINE_PRECISION_FLOAT;
     cases[n].antialias = -1;
+    cases[n].fisheye = 0;
     shift (0.5, 0.5, cases[n++].m);
   }
 

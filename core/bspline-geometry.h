@@ -24,6 +24,18 @@
  * at (u + 0.5, v + 0.5) is the input sampled at the inverse image of that
  * centre.
  *
+ * Before step 1, an optional lens stage (bspline-stage.h) turns the input
+ * frame into the view of a pinhole camera without distortion
+ * (lens_distort 0: the input is distorted, the output is not) or the
+ * reverse (lens_distort 1).  Its camera matrices follow OpenCV: (fx, fy,
+ * cx, cy) with the centre of the first pixel at 0, on the frames' own
+ * axes before step 1 (the camera's sensor axes); `camera` is that of the
+ * distorted frame in its pixels, `new_camera` that of the undistorted
+ * frame in its pixels.  Unset, the new camera is `camera` carried through
+ * steps 1 and 2 (the caps' scaling), or fitted (lens_fit, as
+ * cv::getOptimalNewCameraMatrix).  Step 3 then applies to the output as
+ * it does without a lens.
+ *
  * Planes with subsampled chroma have their own pixel grid.  A plane pixel
  * coordinate c maps to the luma pixel coordinate s * c + o on each axis,
  * with s the subsampling factor and o the siting offset below; a plane's
@@ -51,6 +63,16 @@ typedef struct
   double pivot_x, pivot_y;      /* fractions of the output frame */
   int use_matrix;
   double matrix[9];             /* forward, row-major, about the pivot */
+  /* the lens stage (above) */
+  int lens_model;               /* bspline_lens_model; NONE: no stage */
+  int lens_distort;             /* 0: undistort the input; 1: distort */
+  double camera[4];             /* fx, fy, cx, cy of the distorted frame */
+  double distortion[BSPLINE_LENS_MAX_COEFFS];   /* OpenCV's order */
+  int n_distortion;             /* coefficients given (the rest are 0) */
+  int new_camera_set;
+  double new_camera[4];         /* of the undistorted frame */
+  int lens_fit;                 /* unset new camera: 0 scaled; 1 fitted */
+  double lens_fit_alpha;        /* 0: no border shows; 1: all input */
 } bspline_geometry;
 
 /* How the samples of one plane sit on the luma grid: plane pixel coordinate
@@ -108,6 +130,17 @@ int bspline_geometry_plane_orients_exactly (const bspline_geometry *
 bspline_status bspline_geometry_plane_inverse (const bspline_geometry *
     geometry, const bspline_plane_grid * grid, double inverse[9], char *msg,
     size_t msg_len);
+
+/* The map of one plane with the lens stage: `inverse` takes output plane
+ * pixel coordinates to the lens's normalised coordinates, and `lens` (its
+ * model, direction, coefficients and `post` onto input plane pixels) is
+ * ready for bspline_plan_new_lens.  Without a lens stage, lens->model is
+ * BSPLINE_LENS_NONE and inverse is bspline_geometry_plane_inverse's.
+ * Fails on camera matrices that are not finite or have fx or fy <= 0,
+ * coefficients that are not finite or absurd, and a fit that fails. */
+bspline_status bspline_geometry_plane_map (const bspline_geometry *
+    geometry, const bspline_plane_grid * grid, double inverse[9],
+    bspline_lens * lens, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

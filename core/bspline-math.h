@@ -619,6 +619,20 @@ bspline_map_point (const double *m, double u, double v, double *x, double *y)
   return W > 0.0 && isfinite (*x) && isfinite (*y);
 }
 
+/* The kernel widening for a footprint of s input pixels per output pixel:
+ * 1 up to 1 + 1e-6 (a unit-scale map computed with rounding, a rotation
+ * by 90 degrees, keeps the plain kernel and its fast paths), then s less
+ * that dead zone, so that the widening is continuous in s (two engines
+ * whose roundings put s on either side of the threshold give kernels that
+ * differ by their rounding, not by 1e-6), at most max_widen. */
+BSPLINE_HD static inline double
+bspline_widening (double s, double max_widen)
+{
+  const double dead = 1e-6;
+  return s > 1.0 + dead ? (s - dead < max_widen ? s - dead : max_widen) :
+      1.0;
+}
+
 /* Kernel widening at input point (x, y) = m(u, v) for antialiasing: the
  * rows of the Jacobian of (u, v) -> (x, y) say how far x and y move per
  * output pixel; a footprint wider than one input pixel widens the kernel
@@ -634,8 +648,8 @@ bspline_footprint (const double *m, double u, double v, double x, double y,
   double dydu = (m[3] - y * m[6]) / W, dydv = (m[4] - y * m[7]) / W;
   double sx = sqrt (dxdu * dxdu + dxdv * dxdv);
   double sy = sqrt (dydu * dydu + dydv * dydv);
-  *widen_x = sx > 1.0 + 1e-6 ? (sx < max_widen ? sx : max_widen) : 1.0;
-  *widen_y = sy > 1.0 + 1e-6 ? (sy < max_widen ? sy : max_widen) : 1.0;
+  *widen_x = bspline_widening (sx, max_widen);
+  *widen_y = bspline_widening (sy, max_widen);
 }
 
 #ifdef __cplusplus

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "bspline-math.h"
+#include "bspline-stage.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,12 +137,37 @@ bspline_status bspline_plan_new (const bspline_params * params,
     const double inverse[9], int src_width, int src_height,
     int dst_width, int dst_height, int channels, bspline_plan ** plan,
     char *msg, size_t msg_len);
+/* As bspline_plan_new, with a lens stage after the homography (lens NULL
+ * or its model BSPLINE_LENS_NONE: none): `inverse` then maps output pixel
+ * coordinates to the lens's normalised coordinates, and the lens's `post`
+ * takes its result to input pixel coordinates (bspline-stage.h; `fold` is
+ * computed here).  Fails with BSPLINE_ERROR_INVALID_TRANSFORM where the
+ * output frame needs the model beyond the radius where it folds over. */
+bspline_status bspline_plan_new_lens (const bspline_params * params,
+    const double inverse[9], const bspline_lens * lens, int src_width,
+    int src_height, int dst_width, int dst_height, int channels,
+    bspline_plan ** plan, char *msg, size_t msg_len);
 void bspline_plan_free (bspline_plan * plan);
 /* 1 when the plan uses the separable (axis-aligned) path. */
 int bspline_plan_is_separable (const bspline_plan * plan);
 const bspline_params *bspline_plan_params (const bspline_plan * plan);
 /* Padding of the coefficient planes for clamp/constant, 0 otherwise. */
 int bspline_plan_padding (const bspline_plan * plan);
+
+/* ---- lens models (lens.c; the maths in bspline-stage.h) ---- */
+/* "none", "brown", "fisheye". */
+const char *bspline_lens_model_name (int model);
+/* How many distortion coefficients the model takes (brown 12, fisheye 4). */
+int bspline_lens_n_coeffs (int model);
+/* Checks n coefficients of a model: finite, not absurdly large, at most
+ * bspline_lens_n_coeffs. */
+bspline_status bspline_lens_validate_coeffs (int model, const double *k,
+    int n, char *msg, size_t msg_len);
+/* The input point that output pixel centre (u, v) samples under the plan
+ * (its homography and lens stage, as both engines evaluate it); returns 0
+ * where it samples none (the fill). */
+int bspline_plan_map_point (const bspline_plan * plan, double u, double v,
+    double *x, double *y);
 
 /* ---- the CPU engine ---- */
 /* n_threads: 0 = one per online core; at most 4 per online core and 256

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bspline-geometry.h"
+#include "bspline-lens-fit.h"
 
 #define GEOMETRY_PI 3.14159265358979323846
 
@@ -72,25 +73,21 @@ geometry_translation (double tx, double ty, double m[9])
   m[5] = ty;
 }
 
-bspline_status
-bspline_geometry_warp (const bspline_geometry * geometry, double warp[9],
-    char *msg, size_t msg_len)
+/* Steps 2 (scaling) and 3 (about_pivot) of the contract, apart; 0 where
+ * the frame sizes are not positive. */
+static int
+geometry_steps (const bspline_geometry * geometry, double scaling[9],
+    double about_pivot[9])
 {
-  double scaling[9], transform[9], to_pivot[9], from_pivot[9], tmp[9];
-  double about_pivot[9], warp_inv[9];
+  double transform[9], to_pivot[9], from_pivot[9], tmp[9];
   double px = geometry->pivot_x * geometry->dst_width;
   double py = geometry->pivot_y * geometry->dst_height;
   int ow, oh;
 
   bspline_geometry_oriented_size (geometry, &ow, &oh);
   if (ow <= 0 || oh <= 0 || geometry->dst_width <= 0
-      || geometry->dst_height <= 0) {
-    if (msg)
-      snprintf (msg, msg_len, "frame sizes must be positive (%dx%d -> %dx%d)",
-          geometry->src_width, geometry->src_height, geometry->dst_width,
-          geometry->dst_height);
-    return BSPLINE_ERROR_INVALID_ARGUMENT;
-  }
+      || geometry->dst_height <= 0)
+    return 0;
 
   /* Step 2: the reoriented extent [0, ow] x [0, oh] onto the rectangle. */
   bspline_matrix_identity (scaling);
@@ -128,6 +125,22 @@ bspline_geometry_warp (const bspline_geometry * geometry, double warp[9],
 
   bspline_matrix_multiply (transform, from_pivot, tmp);
   bspline_matrix_multiply (to_pivot, tmp, about_pivot);
+  return 1;
+}
+
+bspline_status
+bspline_geometry_warp (const bspline_geometry * geometry, double warp[9],
+    char *msg, size_t msg_len)
+{
+  double scaling[9], about_pivot[9], warp_inv[9];
+
+  if (!geometry_steps (geometry, scaling, about_pivot)) {
+    if (msg)
+      snprintf (msg, msg_len, "frame sizes must be positive (%dx%d -> %dx%d)",
+          geometry->src_width, geometry->src_height, geometry->dst_width,
+          geometry->dst_height);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
   bspline_matrix_multiply (about_pivot, scaling, warp);
 
   if (!bspline_matrix_is_finite (warp)) {
@@ -152,7 +165,8 @@ bspline_geometry_is_pure_orientation (const bspline_geometry * geometry)
   int ow, oh;
 
   bspline_geometry_oriented_size (geometry, &ow, &oh);
-  if (ow != geometry->dst_width || oh != geometry->dst_height)
+  if (ow != geometry->dst_width || oh != geometry->dst_height
+      || geometry->lens_model != BSPLINE_LENS_NONE)
     return 0;
   if (bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
     return 0;
@@ -226,6 +240,146 @@ bspline_geometry_plane_inverse (const bspline_geometry * geometry,
     bspline_matrix_invert (orient, orient_inv);
     bspline_matrix_multiply (orient_inv, tmp, tmp2);
     bspline_matrix_multiply (to_plane, tmp2, inverse);
+  }
+  return BSPLINE_OK;
+}
+
+/* OpenCV's camera matrix (fx, fy, cx, cy; first pixel centre at 0) as the
+ * map from normalised coordinates to our pixel coordinates (first pixel
+ * centre at 0.5). */
+static void
+geometry_camera_matrix (const double c[4], double m[9])
+{
+  bspline_matrix_identity (m);
+  m[0] = c[0];
+  m[2] = c[2] + 0.5;
+  m[4] = c[1];
+  m[5] = c[3] + 0.5;
+}
+
+static bspline_status
+geometry_check_camera (const double c[4], const char *name, char *msg,
+    size_t msg_len)
+{
+  if (!isfinite (c[0]) || !isfinite (c[1]) || !isfinite (c[2])
+      || !isfinite (c[3]) || !(c[0] > 0.0) || !(c[1] > 0.0)) {
+    if (msg)
+      snprintf (msg, msg_len, "%s (%g, %g, %g, %g) must be finite with fx "
+          "and fy > 0", name, c[0], c[1], c[2], c[3]);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  return BSPLINE_OK;
+}
+
+bspline_status
+bspline_geometry_plane_map (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
+    char *msg, size_t msg_len)
+{
+  double scaling[9], about_pivot[9], about_inv[9], orient[9], orient_out[9];
+  double so[9], so_inv[9], cam[9], out_cam[9], out_cam_inv[9], in_cam[9];
+  double to_luma[9], to_plane[9], tmp[9], tmp2[9], fit[4];
+  int swap = bspline_orientation_swaps_axes (geometry->orientation);
+  /* the output frame on the sensor's axes, before step 1 */
+  int uw = swap ? geometry->dst_height : geometry->dst_width;
+  int uh = swap ? geometry->dst_width : geometry->dst_height;
+  int distort = geometry->lens_distort;
+  bspline_status status;
+  int k;
+
+  memset (lens, 0, sizeof (*lens));
+  lens->model = BSPLINE_LENS_NONE;
+  if (geometry->lens_model == BSPLINE_LENS_NONE)
+    return bspline_geometry_plane_inverse (geometry, grid, inverse, msg,
+        msg_len);
+  if (grid->sub_x <= 0 || grid->sub_y <= 0) {
+    if (msg)
+      snprintf (msg, msg_len, "plane subsampling factors must be positive");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  status = bspline_lens_validate_coeffs (geometry->lens_model,
+      geometry->distortion, geometry->n_distortion, msg, msg_len);
+  if (status == BSPLINE_OK)
+    status = geometry_check_camera (geometry->camera, "the camera matrix",
+        msg, msg_len);
+  if (status == BSPLINE_OK && geometry->new_camera_set)
+    status = geometry_check_camera (geometry->new_camera,
+        "the new camera matrix", msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  /* the forward matrices are checked there */
+  status = bspline_geometry_warp (geometry, tmp, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  geometry_steps (geometry, scaling, about_pivot);
+  bspline_matrix_invert (about_pivot, about_inv);
+  bspline_orientation_matrix (geometry->orientation, geometry->src_width,
+      geometry->src_height, orient);
+  bspline_orientation_matrix (geometry->orientation, uw, uh, orient_out);
+  /* steps 1 and 2: input pixels -> output pixels before step 3 */
+  bspline_matrix_multiply (scaling, orient, so);
+  if (!bspline_matrix_invert (so, so_inv)) {
+    if (msg)
+      snprintf (msg, msg_len, "the caps' scaling is singular");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+
+  /* the undistorted frame's camera where it is not given */
+  if (!geometry->new_camera_set && geometry->lens_fit) {
+    status = bspline_lens_fit (geometry->lens_model, geometry->camera,
+        geometry->distortion, geometry->n_distortion,
+        distort ? uw : geometry->src_width,
+        distort ? uh : geometry->src_height,
+        distort ? geometry->src_width : uw,
+        distort ? geometry->src_height : uh, geometry->lens_fit_alpha, fit,
+        msg, msg_len);
+    if (status != BSPLINE_OK)
+      return status;
+  }
+
+  geometry_camera_matrix (geometry->camera, cam);
+  if (!distort) {
+    /* out: the undistorted camera in output pixels (before step 3) */
+    if (geometry->new_camera_set || geometry->lens_fit) {
+      geometry_camera_matrix (geometry->new_camera_set ?
+          geometry->new_camera : fit, tmp);
+      bspline_matrix_multiply (orient_out, tmp, out_cam);
+    } else
+      bspline_matrix_multiply (so, cam, out_cam);
+    memcpy (in_cam, cam, sizeof (cam));
+  } else {
+    /* out: the distorted camera; in: the undistorted one, input pixels */
+    bspline_matrix_multiply (orient_out, cam, out_cam);
+    if (geometry->new_camera_set || geometry->lens_fit)
+      geometry_camera_matrix (geometry->new_camera_set ?
+          geometry->new_camera : fit, in_cam);
+    else
+      bspline_matrix_multiply (so_inv, out_cam, in_cam);
+  }
+  if (!bspline_matrix_invert (out_cam, out_cam_inv)) {
+    if (msg)
+      snprintf (msg, msg_len, "the output's camera matrix is singular");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+
+  geometry_grid_matrix (grid, to_luma);
+  bspline_matrix_invert (to_luma, to_plane);
+  /* output plane -> output luma -> before step 3 -> normalised */
+  bspline_matrix_multiply (about_inv, to_luma, tmp);
+  bspline_matrix_multiply (out_cam_inv, tmp, inverse);
+  /* normalised -> input luma -> input plane */
+  bspline_matrix_multiply (to_plane, in_cam, tmp2);
+  lens->model = geometry->lens_model;
+  lens->solve = distort;
+  for (k = 0; k < geometry->n_distortion; k++)
+    lens->k[k] = geometry->distortion[k];
+  for (k = 0; k < 6; k++)
+    lens->post[k] = tmp2[k];
+  if (!bspline_matrix_is_finite (inverse)) {
+    if (msg)
+      snprintf (msg, msg_len, "the lens geometry gives a matrix with an "
+          "infinite or NaN entry");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
   }
   return BSPLINE_OK;
 }

@@ -267,7 +267,18 @@ struct bspline_plan
    * footprint, into a plane of the real type, then `shrink` (a separable
    * least-squares reduction) from it to the output. */
   bspline_plan *warp, *shrink;
+  /* A lens stage after the homography (bspline-stage.h): the general path
+   * only, `inverse` ending at the lens's normalised coordinates. */
+  int has_lens;
+  bspline_lens lens;
 };
+
+/* ---- lens.c ---- */
+/* Checks the lens's coefficients and finds its fold radius (lens->fold);
+ * fails where the output frame, through the homography m, needs a point
+ * at or beyond it (the message says where). */
+bspline_status bspline_lens_prepare (bspline_lens * lens, const double m[9],
+    int dst_width, int dst_height, char *msg, size_t msg_len);
 
 /* A plan's fields but the tables (plan.c): the prefilter is that of
  * B-splines of degree `degree` (the order, or 2 n + 1 for a Gram filter),

@@ -310,9 +310,20 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
     int src_width, int src_height, int dst_width, int dst_height,
     int channels, bspline_plan ** out, char *msg, size_t msg_len)
 {
+  return bspline_plan_new_lens (params, inverse, NULL, src_width, src_height,
+      dst_width, dst_height, channels, out, msg, msg_len);
+}
+
+bspline_status
+bspline_plan_new_lens (const bspline_params * params,
+    const double inverse[9], const bspline_lens * lens, int src_width,
+    int src_height, int dst_width, int dst_height, int channels,
+    bspline_plan ** out, char *msg, size_t msg_len)
+{
   bspline_plan *plan;
   bspline_status status;
   const double *m = inverse;
+  bspline_lens stage;
 
   if (!out) {
     bspline_set_error (msg, msg_len, "no plan pointer given");
@@ -349,10 +360,41 @@ bspline_plan_new (const bspline_params * params, const double inverse[9],
     }
   }
 
+  if (lens && lens->model != BSPLINE_LENS_NONE) {
+    int k;
+    stage = *lens;
+    for (k = 0; k < 6; k++)
+      if (!isfinite (stage.post[k])) {
+        bspline_set_error (msg, msg_len, "the lens stage's camera matrix "
+            "has NaN or infinite entries");
+        return BSPLINE_ERROR_INVALID_TRANSFORM;
+      }
+    if (!(stage.post[0] * stage.post[4] - stage.post[1] * stage.post[3]
+            != 0.0)) {
+      bspline_set_error (msg, msg_len, "the lens stage's camera matrix is "
+          "singular");
+      return BSPLINE_ERROR_INVALID_TRANSFORM;
+    }
+    status = bspline_lens_prepare (&stage, inverse, dst_width, dst_height,
+        msg, msg_len);
+    if (status != BSPLINE_OK)
+      return status;
+  } else
+    lens = NULL;
+
   if (bspline_plan_alloc (params, inverse, src_width, src_height, dst_width,
           dst_height, channels, params->order, &plan) != BSPLINE_OK) {
     bspline_set_error (msg, msg_len, "out of memory for a plan");
     return BSPLINE_ERROR_NO_MEMORY;
+  }
+  if (lens) {
+    /* a lens stage: the general path, its kernel widened per pixel by the
+     * whole geometry's Jacobian wherever antialiasing is on */
+    plan->has_lens = 1;
+    plan->lens = stage;
+    plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE;
+    *out = plan;
+    return BSPLINE_OK;
   }
 
   /* m[8] < 0: every output pixel is beyond the horizon (W = m[8]), which
@@ -470,4 +512,12 @@ int
 bspline_plan_padding (const bspline_plan * plan)
 {
   return plan->pad;
+}
+
+int
+bspline_plan_map_point (const bspline_plan * plan, double u, double v,
+    double *x, double *y)
+{
+  return bspline_stage_map_point (plan->inverse,
+      plan->has_lens ? &plan->lens : NULL, u, v, x, y);
 }

@@ -560,6 +560,7 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
     int first, int last)
 {
   const double *m = plan->inverse;
+  const bspline_lens *lens = plan->has_lens ? &plan->lens : NULL;
   const int C = plan->channels;
   int i, j, c;
 
@@ -568,12 +569,15 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
     for (j = 0; j < plan->dst_width; j++) {
       double u = j + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
       REAL *px = acc + (ptrdiff_t) j * C;
-      if (!bspline_map_point (m, u, v, &x, &y)) {
+      int found = lens && plan->widen ? bspline_stage_footprint (m, lens, u,
+          v, BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
+          bspline_stage_map_point (m, lens, u, v, &x, &y);
+      if (!found) {
         for (c = 0; c < C; c++)
           px[c] = (REAL) plan->params.fill[c];
         continue;
       }
-      if (plan->widen)
+      if (!lens && plan->widen)
         bspline_footprint (m, u, v, x, y, BSPLINE_MAX_WARP_WIDENING,
             &widen_x, &widen_y);
       SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y,

@@ -626,7 +626,7 @@ bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
     double *widen_y)
 {
   *widen_x = *widen_y = 1.0;
-  if (plan->widen && map_is_affine (plan->inverse))
+  if (plan->widen && !plan->has_lens && map_is_affine (plan->inverse))
     bspline_footprint (plan->inverse, 0.0, 0.0, 0.0, 0.0,
         BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
 }
@@ -641,7 +641,8 @@ warp_rows_fast_body (const bspline_plan * plan,
     int first, int last, const int ORDER, const int C)
 {
   const double *m = plan->inverse;
-  const int affine = map_is_affine (m);
+  const bspline_lens *lens = plan->has_lens ? &plan->lens : NULL;
+  const int affine = !lens && map_is_affine (m);
   double affine_widen_x, affine_widen_y;
   int i, j, c;
 
@@ -650,12 +651,16 @@ warp_rows_fast_body (const bspline_plan * plan,
     for (j = 0; j < plan->dst_width; j++) {
       double x, y, widen_x = affine_widen_x, widen_y = affine_widen_y;
       float *px = acc + (ptrdiff_t) j * C;
-      if (!fast_map (m, affine, j, i, &x, &y)) {
+      int found = !lens ? fast_map (m, affine, j, i, &x, &y) :
+          plan->widen ? bspline_stage_footprint (m, lens, j + 0.5, i + 0.5,
+          BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
+          bspline_stage_map_point (m, lens, j + 0.5, i + 0.5, &x, &y);
+      if (!found) {
         for (c = 0; c < C; c++)
           px[c] = (float) plan->params.fill[c];
         continue;
       }
-      if (!affine && plan->widen)
+      if (!lens && !affine && plan->widen)
         bspline_footprint (m, j + 0.5, i + 0.5, x, y,
             BSPLINE_MAX_WARP_WIDENING, &widen_x, &widen_y);
       fast_pixel (plan, coef, x, y, widen_x, widen_y, ORDER, C, px);
@@ -978,7 +983,8 @@ warp_rows_fast_for (const bspline_plan * plan,
     double widen_x, widen_y;
     bspline_plan_affine_widening (plan, &widen_x, &widen_y);
     if ((C == 1 || C == 2 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
-            || plan->axis_x.order <= 5) && map_is_affine (plan->inverse)
+            || plan->axis_x.order <= 5) && !plan->has_lens
+        && map_is_affine (plan->inverse)
         && widen_x == 1.0 && widen_y == 1.0
         && (double) coef->row_len * (coef->height + 2 * coef->pad)
         < 2147483647.0 && bspline_x86_avx2 ())

@@ -37,6 +37,10 @@ typedef struct
    * maps take bspline_footprint per pixel) */
   double affine_widen[2];
   bspline_axis axis_x, axis_y;
+  /* a lens stage after the homography (general path only): the map is
+   * bspline_stage_map_point's, the widening bspline_stage_footprint's */
+  int has_lens;
+  bspline_lens lens;
 } bspline_gpu_frame;
 
 /* Device copies of the separable path's tables; weights in the frame's

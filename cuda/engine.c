@@ -473,6 +473,8 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
   memcpy (f->inverse, plan->inverse, sizeof (f->inverse));
   f->widen = plan->widen;
   f->max_widen = BSPLINE_MAX_WARP_WIDENING;
+  f->has_lens = plan->has_lens;
+  f->lens = plan->lens;
   bspline_plan_affine_widening (plan, &f->affine_widen[0], &f->affine_widen[1]);
   f->axis_x = plan->axis_x;
   f->axis_y = plan->axis_y;

@@ -178,6 +178,25 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
     eval_taps < T, BSPLINE_MAX_TAPS > (f, coef, x, y, 1.0, 1.0, acc);
 }
 
+/* The input point of output pixel centre (u, v) and its kernel widening
+ * (left as they are where the frame does not widen): the homography, then
+ * the lens stage where the plan has one; 0 where there is none. */
+__device__ static inline int
+warp_map (const bspline_gpu_frame & f, double u, double v, double *x,
+    double *y, double *widen_x, double *widen_y)
+{
+  if (f.has_lens)
+    return f.widen ? bspline_stage_footprint (f.inverse, &f.lens, u, v,
+        f.max_widen, x, y, widen_x, widen_y) :
+        bspline_stage_map_point (f.inverse, &f.lens, u, v, x, y);
+  if (!bspline_map_point (f.inverse, u, v, x, y))
+    return 0;
+  if (f.widen)
+    bspline_footprint (f.inverse, u, v, *x, *y, f.max_widen, widen_x,
+        widen_y);
+  return 1;
+}
+
 /* Where output pixel (j, i) samples the input (pixel coordinates) and how
  * much its kernel widens; writes the fill colour and returns 0 where the
  * pixel is outside the frame or has no input point (the horizon of a
@@ -191,16 +210,13 @@ warp_source (const bspline_gpu_frame & f, int j, int i, unsigned char *out,
 
   if (j >= f.dst_width || i >= f.dst_height)
     return 0;
-  if (!bspline_map_point (f.inverse, u, v, x, y)) {
+  *widen_x = *widen_y = 1.0;
+  if (!warp_map (f, u, v, x, y, widen_x, widen_y)) {
     for (c = 0; c < f.channels; c++)
       write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
           j * f.channels + c, (T) f.fill[c]);
     return 0;
   }
-  *widen_x = *widen_y = 1.0;
-  if (f.widen)
-    bspline_footprint (f.inverse, u, v, *x, *y, f.max_widen, widen_x,
-        widen_y);
   return 1;
 }
 

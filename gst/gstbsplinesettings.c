@@ -145,6 +145,68 @@ gst_bspline_antialias_get_type (void)
 }
 
 /* The canonical nick of value in the enum type: the first entry of it. */
+#define GST_TYPE_BSPLINE_LENS_MODEL (gst_bspline_lens_model_get_type ())
+static GType
+gst_bspline_lens_model_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_LENS_NONE, "No lens stage", "none"},
+    {BSPLINE_LENS_BROWN, "OpenCV's pinhole model: radial k1-k6, tangential "
+          "p1 p2, thin prism s1-s4 (cv::undistort)", "brown"},
+    {BSPLINE_LENS_FISHEYE, "OpenCV's fisheye (Kannala-Brandt) model: k1-k4 "
+          "(cv::fisheye::undistortImage)", "fisheye"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineLensModel", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_LENS_DIRECTION (gst_bspline_lens_direction_get_type ())
+static GType
+gst_bspline_lens_direction_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "The input is distorted; the output is the pinhole view",
+        "undistort"},
+    {1, "The input is the pinhole view; the output is distorted (the model "
+          "solved per pixel)", "distort"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineLensDirection", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_LENS_FIT (gst_bspline_lens_fit_get_type ())
+static GType
+gst_bspline_lens_fit_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_BSPLINE_LENS_FIT_NONE, "camera-matrix scaled by the caps",
+        "none"},
+    {GST_BSPLINE_LENS_FIT_INSIDE, "Zoomed so that no border shows "
+          "(cv::getOptimalNewCameraMatrix alpha 0, fisheye balance 0)",
+        "inside"},
+    {GST_BSPLINE_LENS_FIT_ALL, "Zoomed so that every input pixel shows "
+          "(cv::getOptimalNewCameraMatrix alpha 1, fisheye balance 1)",
+        "all"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineLensFit", values));
+  return type;
+}
+
 static const gchar *
 gst_bspline_settings_enum_nick (GType type, gint value)
 {
@@ -259,9 +321,138 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
 
 #undef FIELD
 
+#define LENS_FIELD(member) \
+  (lens_offset + G_STRUCT_OFFSET (GstBSplineLensSettings, member))
+
+void
+gst_bspline_settings_install_lens_properties (GObjectClass * klass,
+    gsize lens_offset)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_LENS_MODEL, LENS_FIELD (model),
+      g_param_spec_enum ("lens-model", "Lens model",
+          "Lens distortion model of the lens stage, before the caps' "
+          "scaling and the geometry: none, brown (OpenCV's pinhole model) or "
+          "fisheye (OpenCV's fisheye model); camera-matrix is then required "
+          "(default none)", GST_TYPE_BSPLINE_LENS_MODEL, BSPLINE_LENS_NONE,
+          flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_LENS_DIRECTION, LENS_FIELD (direction),
+      g_param_spec_enum ("lens-direction", "Lens direction",
+          "undistort (the input is the lens's picture, the output the "
+          "pinhole view, as cv::undistort) or distort (the reverse: the "
+          "model applied, solved per pixel to 1e-12 of a focal length) "
+          "(default undistort)", GST_TYPE_BSPLINE_LENS_DIRECTION, 0, flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_CAMERA_MATRIX, LENS_FIELD (camera_matrix),
+      gst_param_spec_array ("camera-matrix", "Camera matrix",
+          "The lens's camera as <fx, fy, cx, cy>, in OpenCV's convention "
+          "(pixels of the distorted frame, the centre of its first pixel at "
+          "0; the input's for undistort, the output's for distort), on the "
+          "frame's axes before video-direction; fx, fy > 0 (default unset)",
+          g_param_spec_double ("camera-matrix-entry", "Camera matrix entry",
+              "fx, fy, cx or cy in pixels", -G_MAXDOUBLE, G_MAXDOUBLE, 0.0,
+              flags), flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_DISTORTION, LENS_FIELD (distortion),
+      gst_param_spec_array ("distortion", "Distortion",
+          "The model's coefficients in OpenCV's order: brown up to 12 "
+          "<k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4>, fisheye up to 4 "
+          "<k1, k2, k3, k4>; those not given are 0 (default unset: all 0)",
+          g_param_spec_double ("distortion-entry", "Distortion coefficient",
+              "One coefficient", -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags),
+          flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_NEW_CAMERA_MATRIX,
+      LENS_FIELD (new_camera_matrix),
+      gst_param_spec_array ("new-camera-matrix", "New camera matrix",
+          "The pinhole view's camera as <fx, fy, cx, cy>, in OpenCV's "
+          "convention, in pixels of the undistorted frame (the output's for "
+          "undistort, the input's for distort); unset: camera-matrix scaled "
+          "by the caps, or fitted by lens-fit (default unset)",
+          g_param_spec_double ("new-camera-matrix-entry",
+              "New camera matrix entry", "fx, fy, cx or cy in pixels",
+              -G_MAXDOUBLE, G_MAXDOUBLE, 0.0, flags), flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_LENS_FIT, LENS_FIELD (fit),
+      g_param_spec_enum ("lens-fit", "Lens fit",
+          "Where new-camera-matrix is unset: none (camera-matrix scaled by "
+          "the caps), inside (zoomed so that no border shows) or all "
+          "(every input pixel shows), as cv::getOptimalNewCameraMatrix "
+          "(default none)", GST_TYPE_BSPLINE_LENS_FIT,
+          GST_BSPLINE_LENS_FIT_NONE, flags));
+}
+
+#undef LENS_FIELD
+
+void
+gst_bspline_settings_lens_geometry (const GstBSplineLensSettings * lens,
+    bspline_geometry * geometry)
+{
+  guint i;
+
+  geometry->lens_model = lens->model;
+  geometry->lens_distort = lens->direction;
+  memset (geometry->camera, 0, sizeof (geometry->camera));
+  for (i = 0; i < lens->camera_matrix.n && i < 4; i++)
+    geometry->camera[i] = lens->camera_matrix.v[i];
+  memset (geometry->distortion, 0, sizeof (geometry->distortion));
+  geometry->n_distortion = (int) lens->distortion.n;
+  for (i = 0; i < lens->distortion.n; i++)
+    geometry->distortion[i] = lens->distortion.v[i];
+  geometry->new_camera_set = lens->new_camera_matrix.n == 4;
+  for (i = 0; i < lens->new_camera_matrix.n && i < 4; i++)
+    geometry->new_camera[i] = lens->new_camera_matrix.v[i];
+  geometry->lens_fit = lens->fit != GST_BSPLINE_LENS_FIT_NONE;
+  geometry->lens_fit_alpha = lens->fit == GST_BSPLINE_LENS_FIT_ALL ? 1.0 : 0.0;
+}
+
+static void
+gst_bspline_settings_append_numbers (GString * s, const gchar * name,
+    const GstBSplineNumbers * numbers)
+{
+  guint i;
+
+  g_string_append_printf (s, " %s=", name);
+  if (numbers->n == 0) {
+    g_string_append (s, "(unset)");
+    return;
+  }
+  g_string_append_c (s, '<');
+  for (i = 0; i < numbers->n; i++)
+    g_string_append_printf (s, "%s%.17g", i ? ", " : "", numbers->v[i]);
+  g_string_append_c (s, '>');
+}
+
+gchar *
+gst_bspline_settings_lens_describe (const GstBSplineLensSettings * lens)
+{
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "lens-model=%s lens-direction=%s",
+      gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_LENS_MODEL,
+          lens->model),
+      gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_LENS_DIRECTION,
+          lens->direction));
+  gst_bspline_settings_append_numbers (s, "camera-matrix",
+      &lens->camera_matrix);
+  gst_bspline_settings_append_numbers (s, "distortion", &lens->distortion);
+  gst_bspline_settings_append_numbers (s, "new-camera-matrix",
+      &lens->new_camera_matrix);
+  g_string_append_printf (s, " lens-fit=%s",
+      gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_LENS_FIT, lens->fit));
+  return g_string_free (s, FALSE);
+}
+
 void
 gst_bspline_settings_mark_plugin_api (void)
 {
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_MODEL, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_DIRECTION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_FIT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BOUNDARY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PRECISION, 0);
@@ -305,6 +496,15 @@ gst_bspline_settings_store (gpointer settings, gssize offset,
 {
   gpointer field = G_STRUCT_MEMBER_P (settings, offset);
 
+  if (GST_VALUE_HOLDS_ARRAY (value)) {
+    GstBSplineNumbers *numbers = field;
+    guint i;
+    numbers->n = MIN (gst_value_array_get_size (value),
+        GST_BSPLINE_MAX_NUMBERS);
+    for (i = 0; i < numbers->n; i++)
+      numbers->v[i] = g_value_get_double (gst_value_array_get_value (value, i));
+    return;
+  }
   switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
     case G_TYPE_BOOLEAN:
       *(gboolean *) field = g_value_get_boolean (value);
@@ -347,6 +547,23 @@ gst_bspline_settings_init (GObject * object, gpointer settings)
   g_free (pspecs);
 }
 
+/* A list property's length: the camera matrices 0 or 4 numbers, the
+ * others at most GST_BSPLINE_MAX_NUMBERS; a warning and FALSE (the value
+ * is ignored) otherwise. */
+static gboolean
+gst_bspline_settings_numbers_ok (GParamSpec * pspec, const GValue * value)
+{
+  guint n = gst_value_array_get_size (value);
+  gboolean matrix = g_str_has_suffix (pspec->name, "camera-matrix");
+
+  if (matrix ? (n == 0 || n == 4) : n <= GST_BSPLINE_MAX_NUMBERS)
+    return TRUE;
+  g_warning ("%s needs %s, not %u numbers; ignored", pspec->name,
+      matrix ? "4 numbers <fx, fy, cx, cy> (or none to unset it)" :
+      "at most 12 numbers", n);
+  return FALSE;
+}
+
 gboolean
 gst_bspline_settings_set_property (GObject * object, gpointer settings,
     GParamSpec * pspec, const GValue * value)
@@ -355,6 +572,9 @@ gst_bspline_settings_set_property (GObject * object, gpointer settings,
 
   if (offset < 0)
     return FALSE;
+  if (GST_VALUE_HOLDS_ARRAY (value) && !gst_bspline_settings_numbers_ok (pspec,
+          value))
+    return TRUE;
   GST_OBJECT_LOCK (object);
   gst_bspline_settings_store (settings, offset, value);
   GST_OBJECT_UNLOCK (object);
@@ -372,6 +592,19 @@ gst_bspline_settings_get_property (GObject * object, gconstpointer settings,
     return FALSE;
   field = (const guint8 *) settings + offset;
   GST_OBJECT_LOCK (object);
+  if (GST_VALUE_HOLDS_ARRAY (value)) {
+    const GstBSplineNumbers *numbers = field;
+    GValue entry = G_VALUE_INIT;
+    guint i;
+    g_value_init (&entry, G_TYPE_DOUBLE);
+    for (i = 0; i < numbers->n; i++) {
+      g_value_set_double (&entry, numbers->v[i]);
+      gst_value_array_append_value (value, &entry);
+    }
+    g_value_unset (&entry);
+    GST_OBJECT_UNLOCK (object);
+    return TRUE;
+  }
   switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value))) {
     case G_TYPE_BOOLEAN:
       g_value_set_boolean (value, *(const gboolean *) field);

@@ -28,6 +28,7 @@
 #include <gst/video/video.h>
 
 #include "bspline.h"
+#include "bspline-geometry.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,32 @@ typedef struct
   gint cuda_device_id;
 } GstBSplineSettings;
 
+/* A property that holds a list of numbers (a GstValueArray of doubles). */
+#define GST_BSPLINE_MAX_NUMBERS 12
+typedef struct
+{
+  guint n;                      /* 0: unset */
+  gdouble v[GST_BSPLINE_MAX_NUMBERS];
+} GstBSplineNumbers;
+
+/* The lens stage's properties (bspline-geometry.h says what each means). */
+typedef enum
+{
+  GST_BSPLINE_LENS_FIT_NONE,
+  GST_BSPLINE_LENS_FIT_INSIDE,
+  GST_BSPLINE_LENS_FIT_ALL
+} GstBSplineLensFit;
+
+typedef struct
+{
+  gint model;                   /* bspline_lens_model */
+  gint direction;               /* 0: undistort, 1: distort */
+  GstBSplineNumbers camera_matrix;      /* fx fy cx cy, or unset */
+  GstBSplineNumbers distortion; /* OpenCV's order */
+  GstBSplineNumbers new_camera_matrix;  /* fx fy cx cy, or unset */
+  GstBSplineLensFit fit;
+} GstBSplineLensSettings;
+
 /* What differs between the elements that install the shared properties. */
 typedef struct
 {
@@ -76,6 +103,13 @@ enum
   GST_BSPLINE_SETTINGS_PROP_N_THREADS,
   GST_BSPLINE_SETTINGS_PROP_BACKEND,
   GST_BSPLINE_SETTINGS_PROP_CUDA_DEVICE_ID,
+  /* the lens stage's, where an element installs them */
+  GST_BSPLINE_SETTINGS_PROP_LENS_MODEL,
+  GST_BSPLINE_SETTINGS_PROP_LENS_DIRECTION,
+  GST_BSPLINE_SETTINGS_PROP_CAMERA_MATRIX,
+  GST_BSPLINE_SETTINGS_PROP_DISTORTION,
+  GST_BSPLINE_SETTINGS_PROP_NEW_CAMERA_MATRIX,
+  GST_BSPLINE_SETTINGS_PROP_LENS_FIT,
   GST_BSPLINE_SETTINGS_PROP_LAST
 };
 
@@ -85,9 +119,26 @@ enum
 void gst_bspline_settings_install_properties (GObjectClass * klass,
     const GstBSplineSettingsDefaults * defaults, gsize resample_offset);
 
+/* Installs the lens stage's properties into klass; their values live in
+ * the GstBSplineLensSettings at lens_offset in the element's settings
+ * struct. */
+void gst_bspline_settings_install_lens_properties (GObjectClass * klass,
+    gsize lens_offset);
+
+/* The lens stage of lens into geometry (its lens_* fields, camera,
+ * distortion, new_camera). */
+void gst_bspline_settings_lens_geometry (const GstBSplineLensSettings * lens,
+    bspline_geometry * geometry);
+
+/* "lens-model=brown camera-matrix=<...> distortion=<...> ..." of lens, for
+ * messages; g_free it. */
+gchar *gst_bspline_settings_lens_describe (const GstBSplineLensSettings *
+    lens);
+
 /* Installs pspec as klass's property prop_id, whose value is the plain
- * field (gboolean, gint, guint, gdouble, an enum or a string) at offset in
- * the element's settings struct. */
+ * field (gboolean, gint, guint, gdouble, an enum, a string or, for a
+ * GstValueArray of doubles, a GstBSplineNumbers) at offset in the
+ * element's settings struct. */
 void gst_bspline_settings_install_field (GObjectClass * klass, guint prop_id,
     gsize offset, GParamSpec * pspec);
 

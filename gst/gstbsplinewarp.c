@@ -84,6 +84,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_bspline_warp_debug);
 typedef struct
 {
   GstBSplineSettings resample;  /* the properties shared with the stabilizer */
+  GstBSplineLensSettings lens;  /* the lens stage's */
   gdouble rotation;
   gdouble zoom;
   gdouble translate_x;
@@ -106,6 +107,7 @@ typedef struct
   bspline_plan *plan;
   bspline_params params;
   gdouble inverse[9];
+  bspline_lens lens;            /* as bspline_geometry_plane_map gave it */
 } GstBSplineWarpPlane;
 
 struct _GstBSplineWarp
@@ -282,6 +284,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   gst_bspline_settings_install_properties (gobject_class,
       &gst_bspline_warp_defaults, G_STRUCT_OFFSET (GstBSplineWarpSettings,
           resample));
+  gst_bspline_settings_install_lens_properties (gobject_class,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, lens));
   gst_bspline_settings_install_field (gobject_class, PROP_ROTATION,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, rotation),
       g_param_spec_double ("rotation", "Rotation",
@@ -1089,6 +1093,7 @@ gst_bspline_warp_geometry (const GstVideoInfo * in_info,
   geometry->pivot_y = s->pivot_y;
   geometry->use_matrix = s->use_matrix;
   memcpy (geometry->matrix, s->matrix, sizeof (geometry->matrix));
+  gst_bspline_settings_lens_geometry (&s->lens, geometry);
 }
 
 static gboolean
@@ -1353,6 +1358,7 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     bspline_plane_grid grid;
     bspline_image src, dst;
     bspline_params params;
+    bspline_lens lens;
     gdouble inverse[9];
 
     gst_bspline_frame_plane_grid (in_info, self->chroma_site, p, &grid);
@@ -1367,23 +1373,26 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     gst_bspline_frame_plane_image (in_info, NULL, p, &src);
     gst_bspline_frame_plane_image (out_info, NULL, p, &dst);
     gst_bspline_settings_plane_params (&s->resample, in_info, p, &src, &params);
-    status = bspline_geometry_plane_inverse (geometry, &grid, inverse, msg,
-        sizeof (msg));
+    status = bspline_geometry_plane_map (geometry, &grid, inverse, &lens,
+        msg, sizeof (msg));
     if (status != BSPLINE_OK)
       goto bad_plan;
     if (plane->valid && !plane->exact
         && gst_bspline_warp_params_equal (&params, &plane->params)
-        && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0)
+        && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0
+        && memcmp (&lens, &plane->lens, sizeof (lens)) == 0)
       continue;
 
     bspline_plan_free (plane->plan);
     memset (plane, 0, sizeof (*plane));
-    status = bspline_plan_new (&params, inverse, src.width, src.height,
-        dst.width, dst.height, src.channels, &plane->plan, msg, sizeof (msg));
+    status = bspline_plan_new_lens (&params, inverse, &lens, src.width,
+        src.height, dst.width, dst.height, src.channels, &plane->plan, msg,
+        sizeof (msg));
     if (status != BSPLINE_OK)
       goto bad_plan;
     plane->params = params;
     memcpy (plane->inverse, inverse, sizeof (inverse));
+    plane->lens = lens;
     plane->valid = TRUE;
     GST_DEBUG_OBJECT (self, "plane %u: %dx%d -> %dx%d, %s path", p,
         src.width, src.height, dst.width, dst.height,
@@ -1400,7 +1409,17 @@ bad_plan:
               GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
               GST_VIDEO_INFO_WIDTH (out_info),
               GST_VIDEO_INFO_HEIGHT (out_info)), ("%s", msg));
-    else if (status == BSPLINE_ERROR_INVALID_TRANSFORM)
+    else if (geometry->lens_model != BSPLINE_LENS_NONE
+        && (status == BSPLINE_ERROR_INVALID_TRANSFORM
+            || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
+      gchar *lens = gst_bspline_settings_lens_describe (&s->lens);
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("The lens stage cannot be used: %s (%s).", msg, lens),
+          ("%dx%d -> %dx%d", GST_VIDEO_INFO_WIDTH (in_info),
+              GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+              GST_VIDEO_INFO_HEIGHT (out_info)));
+      g_free (lens);
+    } else if (status == BSPLINE_ERROR_INVALID_TRANSFORM)
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
           ("The geometry cannot be used: %s.", msg),
           ("rotation=%g zoom=%g translate=(%g, %g) pivot=(%g, %g) "

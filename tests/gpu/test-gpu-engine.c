@@ -10,6 +10,7 @@
  * there is no GPU. */
 #include "../core/test-common.h"
 #include "bspline-cuda.h"
+#include "bspline-geometry.h"
 
 /* Tolerance of the float path against the double reference, relative to
  * the signal range (issue 2: order 3 within 2e-6, order 11 within 1e-4). */
@@ -563,6 +564,152 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       runs, worst_d, worst_f, worst_int);
 }
 
+/* Lens stages (issue 22): brown and fisheye models, undistort and
+ * distort, antialiased (the chain's Jacobian per pixel) or not, every
+ * order and boundary, through the geometry as the element builds it: the
+ * GPU against the CPU double reference, as for the other warps. */
+static void
+test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  double worst_d = 0.0, worst_f = 0.0;
+  int order, boundary, variant, runs = 0, worst_int = 0;
+
+  for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
+    for (boundary = 0; boundary < 5; boundary++)
+      for (variant = 0; variant < 4; variant++) {
+        int w = test_rng_int (rng, 24, 260), h = test_rng_int (rng, 24, 200);
+        int channels = test_rng_int (rng, 1, 4), c, d_int;
+        int fisheye = variant & 1, distort = (variant >> 1) & 1;
+        bspline_geometry g;
+        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+        bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
+        bspline_params p;
+        bspline_plan *plan_d = NULL, *plan_f = NULL;
+        bspline_lens lens;
+        double m[9], range[2], err_d, err, err_cpu, tol;
+        char msg[256];
+
+        bspline_geometry_init (&g, w, h, w, h);
+        g.lens_model = fisheye ? BSPLINE_LENS_FISHEYE : BSPLINE_LENS_BROWN;
+        g.lens_distort = distort;
+        /* the fisheye's focal length from the larger side: its image
+         * circle (theta = 90 degrees) outside the frame, where the
+         * undistorted radius tan (theta) grows without bound and the
+         * point is ill-conditioned (a narrow frame measured from its
+         * width put it inside: the engines' roundings of theta then moved
+         * points 1e5 pixels away by 1e-7 of a pixel) */
+        g.camera[0] = test_rng_range (rng, 0.5, 1.0) * (fisheye && h > w ?
+            h : w);
+        g.camera[1] = g.camera[0] * test_rng_range (rng, 0.95, 1.05);
+        g.camera[2] = 0.5 * w - 0.5 + test_rng_range (rng, -3.0, 3.0);
+        g.camera[3] = 0.5 * h - 0.5 + test_rng_range (rng, -3.0, 3.0);
+        if (fisheye) {
+          g.n_distortion = 4;
+          for (c = 0; c < 4; c++)
+            g.distortion[c] = test_rng_range (rng, -0.02, 0.02);
+        } else {
+          g.n_distortion = 5;
+          g.distortion[0] = test_rng_range (rng, -0.25, 0.1);
+          g.distortion[1] = test_rng_range (rng, -0.02, 0.05);
+          g.distortion[2] = test_rng_range (rng, -0.002, 0.002);
+          g.distortion[3] = test_rng_range (rng, -0.002, 0.002);
+        }
+        /* the pinhole view zoomed out: its corners shrink (antialiased) */
+        g.new_camera_set = 1;
+        g.new_camera[0] = g.camera[0] * test_rng_range (rng, 0.5, 1.0);
+        g.new_camera[1] = g.new_camera[0];
+        g.new_camera[2] = g.camera[2];
+        g.new_camera[3] = g.camera[3];
+        bspline_params_init (&p);
+        p.order = order;
+        p.boundary = (bspline_boundary) boundary;
+        p.antialias = test_rng_int (rng, 0, 1) ? BSPLINE_ANTIALIAS_NONE :
+            BSPLINE_ANTIALIAS_LEAST_SQUARES;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&cpu_f, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+        test_image_alloc (&gpu, w, h, channels, BSPLINE_SAMPLE_F64, 3);
+        test_image_alloc (&cpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 0);
+        test_image_alloc (&gpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 5);
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+                sizeof (msg)) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens: geometry: %s", msg);
+          goto next;
+        }
+        p.precision = BSPLINE_PRECISION_DOUBLE;
+        bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels, &plan_d,
+            msg, sizeof (msg));
+        p.precision = BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels,
+                &plan_f, msg, sizeof (msg)) != BSPLINE_OK || !plan_d) {
+          /* a model that folds over inside this frame is refused: not
+           * this test's concern (tests/elements/test_lens.py) */
+          if (strstr (msg, "folds over") == NULL)
+            TEST_CHECK (0, "lens: plan: %s", msg);
+          goto next;
+        }
+        bspline_cpu_execute (cpu, plan_d, &src, &ref);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
+        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+        if (bspline_cuda_execute (cuda, plan_d, &src, &gpu) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens: cuda double: %s",
+              bspline_cuda_last_error (cuda));
+          goto next;
+        }
+        err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
+        TEST_CHECK (err_d <= 1e-9, "lens: order %d %s %s %s %dx%dx%d: GPU "
+            "double differs from CPU double by %.3g of the range", order,
+            test_boundary_name (boundary), fisheye ? "fisheye" : "brown",
+            distort ? "distort" : "undistort", w, h, channels, err_d);
+        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens: cuda float: %s",
+              bspline_cuda_last_error (cuda));
+          goto next;
+        }
+        err = max_difference (&gpu, &ref) / test_signal_scale (range);
+        err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
+        tol = fmax (float_tolerance (0, order), 1.5 * err_cpu);
+        if (err > tol)
+          print_differences ("lens: GPU float vs CPU double", &gpu, &ref,
+              tol * test_signal_scale (range));
+        TEST_CHECK (err <= tol, "lens: order %d %s %s %s %dx%dx%d: GPU float "
+            "differs from CPU double by %.3g of the range (tolerance %.3g)",
+            order, test_boundary_name (boundary), fisheye ? "fisheye" :
+            "brown", distort ? "distort" : "undistort", w, h, channels, err,
+            tol);
+        bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
+        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
+          TEST_CHECK (0, "lens: cuda u8: %s", bspline_cuda_last_error (cuda));
+        d_int = (int) max_difference (&gpu_int, &cpu_int);
+        TEST_CHECK (d_int <= 1, "lens: order %d %s: U8 output differs from "
+            "the CPU engine by %d code values", order,
+            test_boundary_name (boundary), d_int);
+        worst_d = fmax (worst_d, err_d);
+        worst_f = fmax (worst_f, err / tol);
+        worst_int = d_int > worst_int ? d_int : worst_int;
+        runs++;
+      next:
+        bspline_plan_free (plan_d);
+        bspline_plan_free (plan_f);
+        test_image_free (&src);
+        test_image_free (&ref);
+        test_image_free (&cpu_f);
+        test_image_free (&gpu);
+        test_image_free (&cpu_int);
+        test_image_free (&gpu_int);
+      }
+  TEST_CHECK (runs >= 200, "lens: only %d of 240 frames ran", runs);
+  printf ("lens stages: %d frames (orders 0-11, every boundary, brown and "
+      "fisheye, undistort and distort, antialiased or not): GPU double "
+      "within %.3g of the range, GPU float at most %.2f of its tolerance, "
+      "U8 within %d code value(s)\n", runs, worst_d, worst_f, worst_int);
+}
+
 /* The rounding of 8-bit outputs (u8_bits in cuda/kernels-common.cuh: an
  * addition to 2^23, not a conversion instruction) equal to the CPU
  * engine's, code value for code value: float inputs on a grid of 1/8
@@ -772,6 +919,15 @@ main (void)
   }
   printf ("device: %s\n", bspline_cuda_device_name (cuda));
   cpu = bspline_cpu_new (0);
+  /* BSPLINE_TEST_ONLY=lens: that part alone (compute-sanitizer runs it
+   * in minutes where the whole test would take an hour) */
+  if (getenv ("BSPLINE_TEST_ONLY")
+      && strcmp (getenv ("BSPLINE_TEST_ONLY"), "lens") == 0) {
+    test_lens (cuda, cpu, &rng);
+    bspline_cuda_free (cuda);
+    bspline_cpu_free (cpu);
+    return test_end ("lens stages only (BSPLINE_TEST_ONLY=lens)");
+  }
 
   for (method = 0; method < 2; method++)
     for (order = 0; order <= (method ? 0 : BSPLINE_MAX_ORDER); order++)
@@ -921,6 +1077,7 @@ main (void)
   test_tiled (cuda, cpu, &rng);
   test_fused (cuda, cpu, &rng);
   test_reduction (cuda, cpu, &rng);
+  test_lens (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "

@@ -1,0 +1,349 @@
+/* bspline-stage.h: the lens stage of a plan's geometry, once, for both
+ * engines (static inline on plain C types, compiled by cc and by nvcc as
+ * bspline-math.h is).
+ *
+ * A plan's geometry is its homography (bspline_map_point: output pixel
+ * centre -> a point) followed, when plan has one, by a lens stage: that
+ * point is a camera's normalised image coordinates n = (x, y) (x = X / Z,
+ * y = Y / Z), the stage applies a distortion model to it (or solves the
+ * model for it) and its affine `post` takes the result to input pixel
+ * coordinates.  The matrices that put the camera matrices' conventions
+ * (OpenCV: the centre of the first pixel at 0) around it are built in
+ * geometry.c; here is only the model.
+ *
+ * The models are OpenCV's, with its coefficient order:
+ *  - BROWN, the pinhole model of cv::undistort / cv::projectPoints
+ *    (OpenCV's "Camera Calibration and 3D Reconstruction" page, the
+ *    equations under "Detailed description"), with r^2 = x^2 + y^2:
+ *      x'' = x R + 2 p1 x y + p2 (r^2 + 2 x^2) + s1 r^2 + s2 r^4
+ *      y'' = y R + p1 (r^2 + 2 y^2) + 2 p2 x y + s3 r^2 + s4 r^4
+ *      R = (1 + k1 r^2 + k2 r^4 + k3 r^6) / (1 + k4 r^2 + k5 r^4 + k6 r^6)
+ *    coefficients (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4); the
+ *    tilt (tau_x, tau_y) is not taken.
+ *  - FISHEYE, the Kannala-Brandt model of cv::fisheye (OpenCV's "Fisheye
+ *    camera model" page): theta = atan (r),
+ *      theta_d = theta (1 + k1 theta^2 + k2 theta^4 + k3 theta^6
+ *                       + k4 theta^8),
+ *      (x'', y'') = (theta_d / r) (x, y)
+ *    coefficients (k1, k2, k3, k4).
+ *
+ * `distort` (the function d above, normalised -> normalised distorted) is
+ * what the sampler applies when the output is the undistorted view (the
+ * element's lens-direction=undistort, as cv::initUndistortRectifyMap);
+ * `solve` finds n with d(n) = q, when the output is the distorted view
+ * (lens-direction=distort): a safeguarded Newton iteration along the
+ * radius, then Newton on the whole map, converged to BSPLINE_LENS_TOL.
+ *
+ * The radial function r -> r R(r^2) (theta -> theta_d for the fisheye)
+ * folds over where its derivative reaches 0; `fold` is the first radius
+ * where it does (r for brown, theta for fisheye; INFINITY or pi / 2 when
+ * none), found when the plan is made (bspline_lens_prepare, lens.c).  The
+ * map is one-to-one inside it only: points beyond it get the fill (the
+ * plan refuses a frame that needs them, geometry.c).
+ */
+#ifndef BSPLINE_STAGE_H
+#define BSPLINE_STAGE_H
+
+#include "bspline-math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  BSPLINE_LENS_NONE = 0,
+  BSPLINE_LENS_BROWN = 1,
+  BSPLINE_LENS_FISHEYE = 2
+} bspline_lens_model;
+
+#define BSPLINE_LENS_MAX_COEFFS 12
+/* Newton's stopping rule: |d(n) - q| at most this (normalised units, 1e-12
+ * of a focal length: 4e-9 px at f = 4000 px). */
+#define BSPLINE_LENS_TOL 1e-12
+#define BSPLINE_LENS_MAX_ITER 60
+
+typedef struct
+{
+  int model;                    /* bspline_lens_model */
+  int solve;                    /* 0: apply d; 1: solve d(n) = q */
+  double k[BSPLINE_LENS_MAX_COEFFS];    /* OpenCV's order (above) */
+  double fold;                  /* r (brown) or theta (fisheye) limit */
+  double post[6];               /* 2x3: normalised -> input pixels */
+} bspline_lens;
+
+/* Radial factor of brown: R(r^2) and dR/d(r^2); den: its denominator. */
+BSPLINE_HD static inline double
+bspline_lens_brown_radial (const double *k, double r2, double *dR,
+    double *den)
+{
+  double num = 1.0 + r2 * (k[0] + r2 * (k[1] + r2 * k[4]));
+  double d = 1.0 + r2 * (k[5] + r2 * (k[6] + r2 * k[7]));
+  double dnum = k[0] + r2 * (2.0 * k[1] + 3.0 * r2 * k[4]);
+  double dden = k[5] + r2 * (2.0 * k[6] + 3.0 * r2 * k[7]);
+  *dR = (dnum * d - num * dden) / (d * d);
+  *den = d;
+  return num / d;
+}
+
+/* Fisheye: theta_d (theta) and its derivative. */
+BSPLINE_HD static inline double
+bspline_lens_fisheye_theta_d (const double *k, double t, double *dtd)
+{
+  double t2 = t * t;
+  double p = 1.0 + t2 * (k[0] + t2 * (k[1] + t2 * (k[2] + t2 * k[3])));
+  *dtd = 1.0 + t2 * (3.0 * k[0] + t2 * (5.0 * k[1] + t2 * (7.0 * k[2]
+              + t2 * 9.0 * k[3])));
+  return t * p;
+}
+
+/* The radial function of the model at radius s (r for brown, theta for
+ * the fisheye) and its derivative: r R(r^2) or theta_d (theta). */
+BSPLINE_HD static inline double
+bspline_lens_radial (const bspline_lens * lens, double s, double *ds)
+{
+  if (lens->model == BSPLINE_LENS_FISHEYE)
+    return bspline_lens_fisheye_theta_d (lens->k, s, ds);
+  else {
+    double dR, den, R = bspline_lens_brown_radial (lens->k, s * s, &dR,
+        &den);
+    *ds = R + 2.0 * s * s * dR;
+    return s * R;
+  }
+}
+
+/* d(x, y) -> (xd, yd), and its Jacobian J = [dxd/dx dxd/dy; dyd/dx dyd/dy]
+ * (row-major) where J is not NULL. */
+BSPLINE_HD static inline void
+bspline_lens_distort (const bspline_lens * lens, double x, double y,
+    double *xd, double *yd, double *J)
+{
+  const double *k = lens->k;
+  double r2 = x * x + y * y;
+
+  if (lens->model == BSPLINE_LENS_FISHEYE) {
+    double r = sqrt (r2), s, g;
+    if (r < 1e-8) {
+      /* theta_d / r = 1 + (k1 - 1/3) r^2 + O(r^4) */
+      s = 1.0 + (k[0] - 1.0 / 3.0) * r2;
+      g = 2.0 * (k[0] - 1.0 / 3.0);
+    } else {
+      double t = atan (r), dtd, td = bspline_lens_fisheye_theta_d (k, t,
+          &dtd);
+      s = td / r;
+      /* g = (ds/dr) / r, with dtheta/dr = 1 / (1 + r^2) */
+      g = (dtd / (1.0 + r2) - s) / r2;
+    }
+    *xd = s * x;
+    *yd = s * y;
+    if (J) {
+      J[0] = s + g * x * x;
+      J[1] = g * x * y;
+      J[2] = g * x * y;
+      J[3] = s + g * y * y;
+    }
+  } else {
+    double dR, den, R = bspline_lens_brown_radial (k, r2, &dR, &den);
+    double p1 = k[2], p2 = k[3];
+    double ax = k[8] + 2.0 * k[9] * r2, ay = k[10] + 2.0 * k[11] * r2;
+    *xd = x * R + 2.0 * p1 * x * y + p2 * (r2 + 2.0 * x * x)
+        + r2 * (k[8] + k[9] * r2);
+    *yd = y * R + p1 * (r2 + 2.0 * y * y) + 2.0 * p2 * x * y
+        + r2 * (k[10] + k[11] * r2);
+    if (J) {
+      J[0] = R + 2.0 * x * x * dR + 2.0 * p1 * y + 6.0 * p2 * x
+          + 2.0 * x * ax;
+      J[1] = 2.0 * x * y * dR + 2.0 * p1 * x + 2.0 * p2 * y + 2.0 * y * ax;
+      J[2] = 2.0 * x * y * dR + 2.0 * p1 * x + 2.0 * p2 * y + 2.0 * x * ay;
+      J[3] = R + 2.0 * y * y * dR + 6.0 * p1 * y + 2.0 * p2 * x
+          + 2.0 * y * ay;
+    }
+  }
+}
+
+/* The radius s in [0, fold) whose radial function is rd: safeguarded
+ * Newton (bisection where a step leaves the bracket).  Returns 0 where rd
+ * is at or beyond the radial function's value at fold. */
+BSPLINE_HD static inline int
+bspline_lens_radial_inverse (const bspline_lens * lens, double rd,
+    double *s_out)
+{
+  double lo = 0.0, hi = lens->fold, s, ds, f;
+  int i;
+
+  if (!(rd >= 0.0))
+    return 0;
+  if (isfinite (hi)) {
+    if (bspline_lens_radial (lens, hi, &ds) <= rd)
+      return 0;
+  } else {
+    /* no fold: the radial function grows without bound; bracket it */
+    hi = rd > 1.0 ? rd : 1.0;
+    for (i = 0; i < 200 && bspline_lens_radial (lens, hi, &ds) <= rd
+        && ds > 0.0; i++)
+      hi *= 2.0;
+    if (!(ds > 0.0))
+      return 0;                 /* a fold beyond the one searched */
+    if (i == 200)
+      return 0;
+  }
+  s = rd < hi ? rd : 0.5 * hi;
+  for (i = 0; i < BSPLINE_LENS_MAX_ITER; i++) {
+    double next;
+    f = bspline_lens_radial (lens, s, &ds) - rd;
+    if (f > 0.0)
+      hi = s;
+    else
+      lo = s;
+    next = ds > 0.0 ? s - f / ds : s;
+    if (fabs (f) <= BSPLINE_LENS_TOL * (1.0 + rd)) {
+      /* one more Newton step where it stays in the bracket: near the
+       * last bits, where both engines land on the same radius */
+      if (next >= lo && next <= hi)
+        s = next;
+      break;
+    }
+    if (!(next > lo && next < hi))
+      next = 0.5 * (lo + hi);
+    s = next;
+  }
+  *s_out = s;
+  return fabs (bspline_lens_radial (lens, s, &ds) - rd)
+      <= 1e3 * BSPLINE_LENS_TOL * (1.0 + rd);
+}
+
+/* n with d(n) = q: the radius first, then Newton on the whole map (the
+ * tangential and prism terms).  Returns 0 where there is none inside the
+ * fold or Newton does not converge. */
+BSPLINE_HD static inline int
+bspline_lens_solve (const bspline_lens * lens, double qx, double qy,
+    double *x, double *y)
+{
+  double rd = sqrt (qx * qx + qy * qy), s, r, xs, ys;
+  int i;
+
+  if (!bspline_lens_radial_inverse (lens, rd, &s))
+    return 0;
+  r = lens->model == BSPLINE_LENS_FISHEYE ? tan (s) : s;
+  if (rd > 0.0) {
+    xs = qx * (r / rd);
+    ys = qy * (r / rd);
+  } else
+    xs = ys = 0.0;
+  /* Newton to BSPLINE_LENS_TOL, then one step more (quadratic
+   * convergence: near the last bits), so that the CPU and the GPU, whose
+   * roundings differ, land on the same point where the map is
+   * ill-conditioned too */
+  for (i = 0; i < BSPLINE_LENS_MAX_ITER; i++) {
+    double xd, yd, J[4], fx, fy, det;
+    int done;
+    bspline_lens_distort (lens, xs, ys, &xd, &yd, J);
+    fx = xd - qx;
+    fy = yd - qy;
+    done = fabs (fx) + fabs (fy) <= BSPLINE_LENS_TOL * (1.0 + rd);
+    det = J[0] * J[3] - J[1] * J[2];
+    if (!(det > 0.0))
+      return 0;
+    xs -= (J[3] * fx - J[1] * fy) / det;
+    ys -= (J[0] * fy - J[2] * fx) / det;
+    if (done) {
+      *x = xs;
+      *y = ys;
+      return isfinite (xs) && isfinite (ys);
+    }
+  }
+  return 0;
+}
+
+/* The stage: n -> input pixel coordinates (x, y), and the Jacobian of
+ * that map where J is not NULL.  Returns 0 where the point has no image:
+ * beyond the fold (brown) or behind the camera (fisheye's theta >= pi/2,
+ * solving), or where solving fails. */
+BSPLINE_HD static inline int
+bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
+    double *y, double *J)
+{
+  double mx, my, L[4];
+
+  if (lens->solve) {
+    if (!bspline_lens_solve (lens, nx, ny, &mx, &my))
+      return 0;
+    if (J) {
+      /* the inverse map's Jacobian: the inverse of d's at the solution */
+      double D[4], det, xd, yd;
+      bspline_lens_distort (lens, mx, my, &xd, &yd, D);
+      det = D[0] * D[3] - D[1] * D[2];
+      L[0] = D[3] / det;
+      L[1] = -D[1] / det;
+      L[2] = -D[2] / det;
+      L[3] = D[0] / det;
+    }
+  } else {
+    double r = sqrt (nx * nx + ny * ny);
+    if (!((lens->model == BSPLINE_LENS_FISHEYE ? atan (r) : r) < lens->fold))
+      return 0;
+    bspline_lens_distort (lens, nx, ny, &mx, &my, J ? L : NULL);
+  }
+  *x = lens->post[0] * mx + lens->post[1] * my + lens->post[2];
+  *y = lens->post[3] * mx + lens->post[4] * my + lens->post[5];
+  if (J) {
+    J[0] = lens->post[0] * L[0] + lens->post[1] * L[2];
+    J[1] = lens->post[0] * L[1] + lens->post[1] * L[3];
+    J[2] = lens->post[3] * L[0] + lens->post[4] * L[2];
+    J[3] = lens->post[3] * L[1] + lens->post[4] * L[3];
+  }
+  return isfinite (*x) && isfinite (*y);
+}
+
+/* The whole geometry at output pixel centre (u, v): the homography m, then
+ * the lens stage where lens is not NULL.  Returns 0 where there is no
+ * input point (bspline_map_point, bspline_lens_map). */
+BSPLINE_HD static inline int
+bspline_stage_map_point (const double *m, const bspline_lens * lens,
+    double u, double v, double *x, double *y)
+{
+  double nx, ny;
+  if (!bspline_map_point (m, u, v, &nx, &ny))
+    return 0;
+  if (!lens) {
+    *x = nx;
+    *y = ny;
+    return 1;
+  }
+  return bspline_lens_map (lens, nx, ny, x, y, NULL);
+}
+
+/* Kernel widening at output pixel (u, v) from the whole geometry's
+ * Jacobian (chain rule: the lens stage's times the homography's), as
+ * bspline_footprint does for the homography alone; lens not NULL. */
+BSPLINE_HD static inline int
+bspline_stage_footprint (const double *m, const bspline_lens * lens,
+    double u, double v, double max_widen, double *x, double *y,
+    double *widen_x, double *widen_y)
+{
+  double nx, ny, W, H[4], L[4], dxdu, dxdv, dydu, dydv, sx, sy;
+
+  if (!bspline_map_point (m, u, v, &nx, &ny))
+    return 0;
+  if (!bspline_lens_map (lens, nx, ny, x, y, L))
+    return 0;
+  W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
+  H[0] = (m[0] - nx * m[6]) / W;
+  H[1] = (m[1] - nx * m[7]) / W;
+  H[2] = (m[3] - ny * m[6]) / W;
+  H[3] = (m[4] - ny * m[7]) / W;
+  dxdu = L[0] * H[0] + L[1] * H[2];
+  dxdv = L[0] * H[1] + L[1] * H[3];
+  dydu = L[2] * H[0] + L[3] * H[2];
+  dydv = L[2] * H[1] + L[3] * H[3];
+  sx = sqrt (dxdu * dxdu + dxdv * dxdv);
+  sy = sqrt (dydu * dydu + dydv * dydv);
+  *widen_x = bspline_widening (sx, max_widen);
+  *widen_y = bspline_widening (sy, max_widen);
+  return 1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_STAGE_H */
