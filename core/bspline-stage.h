@@ -112,6 +112,22 @@ bspline_lens_radial (const bspline_lens * lens, double s, double *ds)
   }
 }
 
+/* 1 where the radial function still rises at s (for brown, with a
+ * positive denominator of R): inside the fold. */
+BSPLINE_HD static inline int
+bspline_lens_rises (const bspline_lens * lens, double s)
+{
+  double ds;
+  if (lens->model == BSPLINE_LENS_BROWN) {
+    double dR, den;
+    bspline_lens_brown_radial (lens->k, s * s, &dR, &den);
+    if (!(den > 0.0))
+      return 0;
+  }
+  bspline_lens_radial (lens, s, &ds);
+  return ds > 0.0;
+}
+
 /* d(x, y) -> (xd, yd), and its Jacobian J = [dxd/dx dxd/dy; dyd/dx dyd/dy]
  * (row-major) where J is not NULL. */
 BSPLINE_HD static inline void

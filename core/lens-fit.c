@@ -137,23 +137,6 @@ fit_opencv_undistort_fisheye (const double *k, const double camera[4],
   return converged && !(theta_d > 0 && theta < 0);
 }
 
-/* 1 where the model's radial function still rises at radius s (r for
- * brown, theta for the fisheye; for brown also a positive denominator of
- * R). */
-static int
-fit_rises_at (const bspline_lens * lens, double s)
-{
-  double ds;
-  if (lens->model == BSPLINE_LENS_BROWN) {
-    double dR, den;
-    bspline_lens_brown_radial (lens->k, s * s, &dR, &den);
-    if (!(den > 0.0))
-      return 0;
-  }
-  bspline_lens_radial (lens, s, &ds);
-  return ds > 0.0;
-}
-
 /* Checks that input pixel (u, v) has an undistorted position before the
  * model's first fold, where the model is one-to-one, and fails with a
  * message that says where otherwise: walks the radial function out from
@@ -173,7 +156,7 @@ fit_check_point (const bspline_lens * model, const double camera[4],
   limit = fisheye ? FIT_PI / 2 : FIT_FOLD_MAX_RADIUS;
   for (s = 1.0 / FIT_FOLD_STEPS_PER_UNIT; s < limit;
       s += (1.0 + s) / FIT_FOLD_STEPS_PER_UNIT) {
-    if (!fit_rises_at (&lens, s))
+    if (!bspline_lens_rises (&lens, s))
       return fit_fail (msg, msg_len, "lens-fit: input point (%.1f, %.1f) "
           "(normalised distorted radius %.6g) has no undistorted position: "
           "the %s model folds over at %s %.6g, where its radial function "
@@ -196,7 +179,7 @@ fit_check_point (const bspline_lens * model, const double camera[4],
     r = sqrt (x * x + y * y);
     if (fisheye)
       r = atan (r);
-    if (r <= s || fit_rises_at (&lens, r))
+    if (r <= s || bspline_lens_rises (&lens, r))
       return BSPLINE_OK;
   }
   return fit_fail (msg, msg_len, "lens-fit: the %s model cannot be "

@@ -73,22 +73,6 @@ bspline_lens_validate_coeffs (int model, const double *k, int n, char *msg,
   return BSPLINE_OK;
 }
 
-/* 1 where the radial function still rises at s (and, for brown, its
- * denominator is positive up to s). */
-static int
-lens_rises (const bspline_lens * lens, double s)
-{
-  double ds;
-  if (lens->model == BSPLINE_LENS_BROWN) {
-    double dR, den;
-    bspline_lens_brown_radial (lens->k, s * s, &dR, &den);
-    if (!(den > 0.0))
-      return 0;
-  }
-  bspline_lens_radial (lens, s, &ds);
-  return ds > 0.0;
-}
-
 /* The first radius in (0, limit] where the radial function stops rising,
  * refined by bisection; no fold there: INFINITY (brown) or pi / 2
  * (fisheye, whose theta never reaches it). */
@@ -109,12 +93,12 @@ lens_fold (const bspline_lens * lens, double limit)
   step = limit / n;
   for (i = 1; i <= n; i++) {
     double s = i * step;
-    if (!lens_rises (lens, s)) {
+    if (!bspline_lens_rises (lens, s)) {
       double lo = prev, hi = s;
       int k;
       for (k = 0; k < 60; k++) {
         double mid = 0.5 * (lo + hi);
-        if (lens_rises (lens, mid))
+        if (bspline_lens_rises (lens, mid))
           lo = mid;
         else
           hi = mid;
@@ -211,7 +195,7 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
     if (fisheye)
       limit = 0.5 * LENS_PI;
     else
-      while (limit < 1e6 && lens_rises (lens, limit)
+      while (limit < 1e6 && bspline_lens_rises (lens, limit)
           && bspline_lens_radial (lens, limit, &ds) <= need)
         limit *= 2.0;
     lens->fold = lens_fold (lens, limit);

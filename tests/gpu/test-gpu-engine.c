@@ -425,6 +425,77 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "%d code value(s) of the CPU\n", runs, fused, worst, worst_int);
 }
 
+/* Worst figures of compare_plans over a test's frames. */
+typedef struct
+{
+  double d, f;                  /* double: of the range; float: of tol */
+  int u8;                       /* code values */
+  int runs;
+} plan_worst;
+
+/* One frame through a double and a float plan of the same geometry: the
+ * GPU in double against the CPU in double (1e-9 of the range), the GPU in
+ * float against the CPU double within float_factor times the CPU float
+ * path's own error (at least float_tolerance of the order), and 8-bit
+ * outputs within one code value of the CPU engine's; w x h: the plans'
+ * output; `what` names the frame in a failure. */
+static void
+compare_plans (bspline_cuda * cuda, bspline_cpu * cpu,
+    const bspline_plan * plan_d, const bspline_plan * plan_f,
+    const bspline_image * src, int w, int h, const double range[2],
+    int order, double float_factor, const char *what, plan_worst * worst)
+{
+  const int channels = src->channels;
+  bspline_image ref, gpu, cpu_f, cpu_int, gpu_int;
+  double err_d, err, err_cpu, tol;
+  int d_int;
+
+  test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+  test_image_alloc (&cpu_f, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+  test_image_alloc (&gpu, w, h, channels, BSPLINE_SAMPLE_F64, 3);
+  test_image_alloc (&cpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 0);
+  test_image_alloc (&gpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 5);
+  bspline_cpu_execute (cpu, plan_d, src, &ref);
+  bspline_cpu_execute (cpu, plan_f, src, &cpu_f);
+  memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+  if (bspline_cuda_execute (cuda, plan_d, src, &gpu) != BSPLINE_OK) {
+    TEST_CHECK (0, "%s: cuda double: %s", what, bspline_cuda_last_error (cuda));
+    goto done;
+  }
+  err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
+  TEST_CHECK (err_d <= 1e-9, "%s: GPU double differs from CPU double by "
+      "%.3g of the range", what, err_d);
+  memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
+  if (bspline_cuda_execute (cuda, plan_f, src, &gpu) != BSPLINE_OK) {
+    TEST_CHECK (0, "%s: cuda float: %s", what, bspline_cuda_last_error (cuda));
+    goto done;
+  }
+  err = max_difference (&gpu, &ref) / test_signal_scale (range);
+  err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
+  tol = fmax (float_tolerance (0, order), float_factor * err_cpu);
+  if (err > tol)
+    print_differences ("GPU float vs CPU double", &gpu, &ref,
+        tol * test_signal_scale (range));
+  TEST_CHECK (err <= tol, "%s: GPU float differs from CPU double by %.3g of "
+      "the range (tolerance %.3g)", what, err, tol);
+  bspline_cpu_execute (cpu, plan_f, src, &cpu_int);
+  if (bspline_cuda_execute (cuda, plan_f, src, &gpu_int) != BSPLINE_OK)
+    TEST_CHECK (0, "%s: cuda u8: %s", what, bspline_cuda_last_error (cuda));
+  d_int = (int) max_difference (&gpu_int, &cpu_int);
+  TEST_CHECK (d_int <= 1, "%s: U8 output differs from the CPU engine by %d "
+      "code values", what, d_int);
+  worst->d = fmax (worst->d, err_d);
+  worst->f = fmax (worst->f, err / tol);
+  worst->u8 = d_int > worst->u8 ? d_int : worst->u8;
+  worst->runs++;
+done:
+  test_image_free (&ref);
+  test_image_free (&cpu_f);
+  test_image_free (&gpu);
+  test_image_free (&cpu_int);
+  test_image_free (&gpu_int);
+}
+
 /* The least-squares reduction (core/reduce.c: two plans through an
  * intermediate plane, the Gram prefilter of degree 2n + 1 along the
  * reduced axes only): orders 0-11, every boundary, both axes reduced,
@@ -437,21 +508,21 @@ test_fused (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 static void
 test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 {
-  double worst_d = 0.0, worst_f = 0.0;
-  int order, boundary, kind, runs = 0, worst_int = 0;
+  plan_worst worst = { 0 };
+  int order, boundary, kind;
 
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
     for (boundary = 0; boundary < 5; boundary++)
       for (kind = 0; kind < 5; kind++) {
         int w = test_rng_int (rng, 20, 300), h = test_rng_int (rng, 20, 200);
-        int channels = test_rng_int (rng, 1, 4), dw, dh, c, d_int;
+        int channels = test_rng_int (rng, 1, 4), dw, dh, c;
         double rx = test_rng_range (rng, 1.2, 3.5);
         double ry = test_rng_range (rng, 1.2, 3.5);
-        bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
+        bspline_image src;
         bspline_params p;
         bspline_plan *plan_d = NULL, *plan_f = NULL;
-        double m[9], range[2], err_d, err, err_cpu, tol;
-        char msg[256];
+        double m[9], range[2];
+        char msg[256], what[160];
 
         bspline_matrix_identity (m);
         dw = (int) (w / rx) + 1;
@@ -488,80 +559,33 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
           p.fill[c] = test_rng_range (rng, 0.0, 255.0);
         test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
             test_rng_int (rng, 0, 7));
-        test_image_alloc (&ref, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
-        test_image_alloc (&cpu_f, dw, dh, channels, BSPLINE_SAMPLE_F64, 0);
-        test_image_alloc (&gpu, dw, dh, channels, BSPLINE_SAMPLE_F64, 3);
-        test_image_alloc (&cpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 0);
-        test_image_alloc (&gpu_int, dw, dh, channels, BSPLINE_SAMPLE_U8, 5);
         test_image_fill_random (&src, rng, 0.0, 255.0, range);
         p.precision = BSPLINE_PRECISION_DOUBLE;
         bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
             sizeof (msg));
         p.precision = BSPLINE_PRECISION_FLOAT;
         if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
-                sizeof (msg)) != BSPLINE_OK || !plan_d) {
+                sizeof (msg)) != BSPLINE_OK || !plan_d)
           TEST_CHECK (0, "reduction: plan: %s", msg);
-          goto next;
+        else {
+          snprintf (what, sizeof (what), "reduction: order %d %s kind %d "
+              "%dx%dx%d -> %dx%d", order, test_boundary_name (boundary),
+              kind, w, h, channels, dw, dh);
+          /* the chain b^n / b^(2n+1) amplifies rounding near the Nyquist
+           * frequency (tests/core/test-float-vs-double.c): twice the CPU
+           * float path's own error */
+          compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range,
+              order, 2.0, what, &worst);
         }
-        bspline_cpu_execute (cpu, plan_d, &src, &ref);
-        bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
-        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
-        if (bspline_cuda_execute (cuda, plan_d, &src, &gpu) != BSPLINE_OK) {
-          TEST_CHECK (0, "reduction: cuda double: %s",
-              bspline_cuda_last_error (cuda));
-          goto next;
-        }
-        err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
-        TEST_CHECK (err_d <= 1e-9, "reduction: order %d %s kind %d %dx%dx%d "
-            "-> %dx%d: GPU double differs from CPU double by %.3g of the "
-            "range", order, test_boundary_name (boundary), kind, w, h,
-            channels, dw, dh, err_d);
-        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
-        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
-          TEST_CHECK (0, "reduction: cuda float: %s",
-              bspline_cuda_last_error (cuda));
-          goto next;
-        }
-        err = max_difference (&gpu, &ref) / test_signal_scale (range);
-        err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
-        /* the chain b^n / b^(2n+1) amplifies rounding near the Nyquist
-         * frequency (tests/core/test-float-vs-double.c): twice the CPU
-         * float path's own error */
-        tol = fmax (float_tolerance (0, order), 2.0 * err_cpu);
-        if (err > tol)
-          print_differences ("reduction: GPU float vs CPU double", &gpu,
-              &ref, tol * test_signal_scale (range));
-        TEST_CHECK (err <= tol, "reduction: order %d %s kind %d %dx%dx%d -> "
-            "%dx%d: GPU float differs from CPU double by %.3g of the range "
-            "(tolerance %.3g)", order, test_boundary_name (boundary), kind, w,
-            h, channels, dw, dh, err, tol);
-        bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
-        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
-          TEST_CHECK (0, "reduction: cuda u8: %s",
-              bspline_cuda_last_error (cuda));
-        d_int = (int) max_difference (&gpu_int, &cpu_int);
-        TEST_CHECK (d_int <= 1, "reduction: order %d %s kind %d: U8 output "
-            "differs from the CPU engine by %d code values", order,
-            test_boundary_name (boundary), kind, d_int);
-        worst_d = fmax (worst_d, err_d);
-        worst_f = fmax (worst_f, err / tol);
-        worst_int = d_int > worst_int ? d_int : worst_int;
-        runs++;
-      next:
         bspline_plan_free (plan_d);
         bspline_plan_free (plan_f);
         test_image_free (&src);
-        test_image_free (&ref);
-        test_image_free (&cpu_f);
-        test_image_free (&gpu);
-        test_image_free (&cpu_int);
-        test_image_free (&gpu_int);
       }
   printf ("least-squares reduction: %d frames (orders 0-11, every boundary, "
       "both axes / x / y reduced, rotations with zoom < 1, perspective "
       "shrinks): GPU double within %.3g of the range, GPU "
       "float at most %.2f of its tolerance, U8 within %d code value(s)\n",
-      runs, worst_d, worst_f, worst_int);
+      worst.runs, worst.d, worst.f, worst.u8);
 }
 
 /* Lens stages (issue 22): brown and fisheye models, undistort and
@@ -571,23 +595,23 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 static void
 test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 {
-  double worst_d = 0.0, worst_f = 0.0;
-  int order, boundary, variant, runs = 0, worst_int = 0;
+  plan_worst worst = { 0 };
+  int order, boundary, variant;
 
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
     for (boundary = 0; boundary < 5; boundary++)
       for (variant = 0; variant < 4; variant++) {
         int w = test_rng_int (rng, 24, 260), h = test_rng_int (rng, 24, 200);
-        int channels = test_rng_int (rng, 1, 4), c, d_int;
+        int channels = test_rng_int (rng, 1, 4), c;
         int fisheye = variant & 1, distort = (variant >> 1) & 1;
         bspline_geometry g;
         bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
-        bspline_image src, ref, gpu, cpu_f, cpu_int, gpu_int;
+        bspline_image src;
         bspline_params p;
         bspline_plan *plan_d = NULL, *plan_f = NULL;
         bspline_lens lens;
-        double m[9], range[2], err_d, err, err_cpu, tol;
-        char msg[256];
+        double m[9], range[2];
+        char msg[256], what[160];
 
         bspline_geometry_init (&g, w, h, w, h);
         g.lens_model = fisheye ? BSPLINE_LENS_FISHEYE : BSPLINE_LENS_BROWN;
@@ -629,11 +653,6 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
           p.fill[c] = test_rng_range (rng, 0.0, 255.0);
         test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
             test_rng_int (rng, 0, 7));
-        test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
-        test_image_alloc (&cpu_f, w, h, channels, BSPLINE_SAMPLE_F64, 0);
-        test_image_alloc (&gpu, w, h, channels, BSPLINE_SAMPLE_F64, 3);
-        test_image_alloc (&cpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 0);
-        test_image_alloc (&gpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 5);
         test_image_fill_random (&src, rng, 0.0, 255.0, range);
         if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
                 sizeof (msg)) != BSPLINE_OK) {
@@ -652,62 +671,21 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
             TEST_CHECK (0, "lens: plan: %s", msg);
           goto next;
         }
-        bspline_cpu_execute (cpu, plan_d, &src, &ref);
-        bspline_cpu_execute (cpu, plan_f, &src, &cpu_f);
-        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
-        if (bspline_cuda_execute (cuda, plan_d, &src, &gpu) != BSPLINE_OK) {
-          TEST_CHECK (0, "lens: cuda double: %s",
-              bspline_cuda_last_error (cuda));
-          goto next;
-        }
-        err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
-        TEST_CHECK (err_d <= 1e-9, "lens: order %d %s %s %s %dx%dx%d: GPU "
-            "double differs from CPU double by %.3g of the range", order,
-            test_boundary_name (boundary), fisheye ? "fisheye" : "brown",
-            distort ? "distort" : "undistort", w, h, channels, err_d);
-        memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
-        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu) != BSPLINE_OK) {
-          TEST_CHECK (0, "lens: cuda float: %s",
-              bspline_cuda_last_error (cuda));
-          goto next;
-        }
-        err = max_difference (&gpu, &ref) / test_signal_scale (range);
-        err_cpu = max_difference (&cpu_f, &ref) / test_signal_scale (range);
-        tol = fmax (float_tolerance (0, order), 1.5 * err_cpu);
-        if (err > tol)
-          print_differences ("lens: GPU float vs CPU double", &gpu, &ref,
-              tol * test_signal_scale (range));
-        TEST_CHECK (err <= tol, "lens: order %d %s %s %s %dx%dx%d: GPU float "
-            "differs from CPU double by %.3g of the range (tolerance %.3g)",
+        snprintf (what, sizeof (what), "lens: order %d %s %s %s %dx%dx%d",
             order, test_boundary_name (boundary), fisheye ? "fisheye" :
-            "brown", distort ? "distort" : "undistort", w, h, channels, err,
-            tol);
-        bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
-        if (bspline_cuda_execute (cuda, plan_f, &src, &gpu_int) != BSPLINE_OK)
-          TEST_CHECK (0, "lens: cuda u8: %s", bspline_cuda_last_error (cuda));
-        d_int = (int) max_difference (&gpu_int, &cpu_int);
-        TEST_CHECK (d_int <= 1, "lens: order %d %s: U8 output differs from "
-            "the CPU engine by %d code values", order,
-            test_boundary_name (boundary), d_int);
-        worst_d = fmax (worst_d, err_d);
-        worst_f = fmax (worst_f, err / tol);
-        worst_int = d_int > worst_int ? d_int : worst_int;
-        runs++;
+            "brown", distort ? "distort" : "undistort", w, h, channels);
+        compare_plans (cuda, cpu, plan_d, plan_f, &src, w, h, range, order,
+            1.5, what, &worst);
       next:
         bspline_plan_free (plan_d);
         bspline_plan_free (plan_f);
         test_image_free (&src);
-        test_image_free (&ref);
-        test_image_free (&cpu_f);
-        test_image_free (&gpu);
-        test_image_free (&cpu_int);
-        test_image_free (&gpu_int);
       }
-  TEST_CHECK (runs >= 200, "lens: only %d of 240 frames ran", runs);
+  TEST_CHECK (worst.runs >= 200, "lens: only %d of 240 frames ran", worst.runs);
   printf ("lens stages: %d frames (orders 0-11, every boundary, brown and "
       "fisheye, undistort and distort, antialiased or not): GPU double "
       "within %.3g of the range, GPU float at most %.2f of its tolerance, "
-      "U8 within %d code value(s)\n", runs, worst_d, worst_f, worst_int);
+      "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
 /* The rounding of 8-bit outputs (u8_bits in cuda/kernels-common.cuh: an
