@@ -73,7 +73,9 @@ typedef enum
 {
   BSPLINE_ANTIALIAS_NONE = 0,   /* plain interpolation at the centres */
   /* axis-aligned maps: the least-squares projection onto the spline of the
-   * output grid (core/reduce.c); warps: as WIDEN */
+   * output grid (core/reduce.c); homographies: a warp onto a finer grid,
+   * then that projection; a horizon in the frame, bicubic and a lens
+   * stage: as WIDEN */
   BSPLINE_ANTIALIAS_LEAST_SQUARES = 1,
   BSPLINE_ANTIALIAS_WIDEN = 2   /* the kernel widened by the shrink */
 } bspline_antialias;

@@ -128,7 +128,8 @@ gst_bspline_antialias_get_type (void)
     {BSPLINE_ANTIALIAS_LEAST_SQUARES, "Least-squares projection onto the "
           "spline of the output grid where the map shrinks (Unser, Aldroubi "
           "& Eden 1995), warps through a finer grid; as widen for "
-          "method=bicubic and a horizon in the frame", "least-squares"},
+          "method=bicubic, a horizon in the frame and a lens stage",
+        "least-squares"},
     {BSPLINE_ANTIALIAS_WIDEN, "Kernel widened by the shrink factor and "
           "renormalised, as videoscale does", "widen"},
     {BSPLINE_ANTIALIAS_NONE, "Same as none (the boolean false of earlier "
@@ -281,7 +282,8 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
       "the transform shrinks the picture: none (plain interpolation), "
       "least-squares (the least-squares projection onto the output grid's "
       "spline; rotations and perspective warp onto a finer grid first; as "
-      "widen for method=bicubic and a horizon in the frame) or widen (the "
+      "widen for method=bicubic, a horizon in the frame and a lens stage) "
+      "or widen (the "
       "kernel widened by the shrink factor); true and false, as before, "
       "mean least-squares and none (default %s)",
       gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_ANTIALIAS,
