@@ -399,6 +399,10 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 fisheye undistortion, order 3", 3840, 2160, 3840,
       2160, 3, BSPLINE_PRECISION_FLOAT);
   cases[n++].fisheye = 1;
+  RGBA_CASE ("4K RGBA8 fisheye undistortion, order 3 (antialias none)",
+      3840, 2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].antialias = BSPLINE_ANTIALIAS_NONE;
+  cases[n++].fisheye = 1;
   RGBA_CASE ("4K RGBA8 fisheye to 0.6 f, order 3 (antialiased)", 3840,
       2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
   cases[n++].fisheye = 2;

@@ -329,15 +329,16 @@ bspline_stage_map_point (const double *m, const bspline_lens * lens,
   return bspline_lens_map (lens, nx, ny, x, y, NULL);
 }
 
-/* Kernel widening at output pixel (u, v) from the whole geometry's
- * Jacobian (chain rule: the lens stage's times the homography's), as
- * bspline_footprint does for the homography alone; lens not NULL. */
+/* The footprint at output pixel (u, v): how far x and y move per output
+ * pixel (sx, sy), from the whole geometry's Jacobian (chain rule: the
+ * lens stage's times the homography's), as bspline_footprint takes them
+ * for the homography alone; lens not NULL.  Returns 0 where there is no
+ * input point. */
 BSPLINE_HD static inline int
-bspline_stage_footprint (const double *m, const bspline_lens * lens,
-    double u, double v, double max_widen, double *x, double *y,
-    double *widen_x, double *widen_y)
+bspline_stage_footprint_size (const double *m, const bspline_lens * lens,
+    double u, double v, double *x, double *y, double *sx, double *sy)
 {
-  double nx, ny, W, H[4], L[4], dxdu, dxdv, dydu, dydv, sx, sy;
+  double nx, ny, W, H[4], L[4], dxdu, dxdv, dydu, dydv;
 
   if (!bspline_map_point (m, u, v, &nx, &ny))
     return 0;
@@ -352,8 +353,20 @@ bspline_stage_footprint (const double *m, const bspline_lens * lens,
   dxdv = L[0] * H[1] + L[1] * H[3];
   dydu = L[2] * H[0] + L[3] * H[2];
   dydv = L[2] * H[1] + L[3] * H[3];
-  sx = sqrt (dxdu * dxdu + dxdv * dxdv);
-  sy = sqrt (dydu * dydu + dydv * dydv);
+  *sx = sqrt (dxdu * dxdu + dxdv * dxdv);
+  *sy = sqrt (dydu * dydu + dydv * dydv);
+  return 1;
+}
+
+/* Kernel widening at output pixel (u, v) from the footprint above. */
+BSPLINE_HD static inline int
+bspline_stage_footprint (const double *m, const bspline_lens * lens,
+    double u, double v, double max_widen, double *x, double *y,
+    double *widen_x, double *widen_y)
+{
+  double sx, sy;
+  if (!bspline_stage_footprint_size (m, lens, u, v, x, y, &sx, &sy))
+    return 0;
   *widen_x = bspline_widening (sx, max_widen);
   *widen_y = bspline_widening (sy, max_widen);
   return 1;

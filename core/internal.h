@@ -279,6 +279,10 @@ struct bspline_plan
  * at or beyond it (the message says where). */
 bspline_status bspline_lens_prepare (bspline_lens * lens, const double m[9],
     int dst_width, int dst_height, char *msg, size_t msg_len);
+/* 1 where the geometry's footprint stays well under one input pixel per
+ * output pixel over the frame (sampled): no pixel would widen. */
+int bspline_lens_never_widens (const bspline_lens * lens, const double m[9],
+    int dst_width, int dst_height);
 
 /* A plan's fields but the tables (plan.c): the prefilter is that of
  * B-splines of degree `degree` (the order, or 2 n + 1 for a Gram filter),

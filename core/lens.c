@@ -248,3 +248,26 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
   }
   return BSPLINE_OK;
 }
+
+/* Where the map's footprint stays under LENS_NO_WIDEN_BELOW input pixels
+ * per output pixel at every sampled point (an undistortion onto the
+ * camera's own focal length magnifies everywhere), no pixel widens, and
+ * the engines need not compute the map's Jacobian per pixel: the margin
+ * to 1 covers the footprint's growth between samples. */
+#define LENS_NO_WIDEN_BELOW 0.9
+
+int
+bspline_lens_never_widens (const bspline_lens * lens, const double m[9],
+    int dst_width, int dst_height)
+{
+  double u, v;
+  int i;
+
+  for (i = 0; lens_check_point (i, dst_width, dst_height, &u, &v); i++) {
+    double x, y, sx, sy;
+    if (bspline_stage_footprint_size (m, lens, u, v, &x, &y, &sx, &sy)
+        && !(sx < LENS_NO_WIDEN_BELOW && sy < LENS_NO_WIDEN_BELOW))
+      return 0;
+  }
+  return 1;
+}

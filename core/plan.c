@@ -392,7 +392,9 @@ bspline_plan_new_lens (const bspline_params * params,
      * whole geometry's Jacobian wherever antialiasing is on */
     plan->has_lens = 1;
     plan->lens = stage;
-    plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE;
+    plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE
+        && !bspline_lens_never_widens (&stage, inverse, dst_width,
+        dst_height);
     *out = plan;
     return BSPLINE_OK;
   }
