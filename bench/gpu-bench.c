@@ -146,7 +146,8 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
     /* OpenCV's fisheye test camera (modules/calib3d/test/test_fisheye.cpp,
      * 1280x800) scaled to the frame, undistorted to a pinhole view at its
      * own focal length (the element's default) or at 0.6 of it (the
-     * corners 70 degrees off axis, every pixel shrunk 1.7 to 3 times) */
+     * corners 70 degrees off axis; the centre shrunk 1.67 times, 0.33 to
+     * 1.67 input pixels per output pixel over the frame) */
     bspline_geometry g;
     bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
     static const double k[4] = { -0.0014613319981768, -0.00329861110580401,

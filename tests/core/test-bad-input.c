@@ -25,6 +25,7 @@
  *    the constant boundary.
  */
 #include "test-common.h"
+#include "bspline-geometry.h"
 
 #include <float.h>
 #include <limits.h>
@@ -654,6 +655,142 @@ case_huge_plan (void)
   }
 }
 
+/* Lens stages (issue 22): valid brown and fisheye plans, both
+ * directions, run through the CPU engine into every sample type (finite,
+ * in range); refused: a model that folds over inside the frame (in both
+ * directions), a NaN, infinite or absurd coefficient, too many
+ * coefficients, fx <= 0, a NaN or singular `post`. */
+static void
+case_lens (void)
+{
+  bspline_cpu *cpu = bspline_cpu_new (2);
+  bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+  bspline_params p;
+  bspline_image src, dst;
+  int model, distort, type;
+  char msg[256];
+
+  valid_params (&p);
+  TEST_CHECK (cpu != NULL, "no engine");
+  if (!cpu)
+    return;
+  test_image_alloc (&src, 40, 30, 3, BSPLINE_SAMPLE_U8, 0);
+  memset (src.data, 200, (size_t) src.stride * src.height);
+  for (model = BSPLINE_LENS_BROWN; model <= BSPLINE_LENS_FISHEYE; model++)
+    for (distort = 0; distort < 2; distort++)
+      for (type = 0; type < 4; type++) {
+        bspline_geometry g;
+        bspline_lens lens;
+        bspline_plan *plan = NULL;
+        double m[9];
+        int x, y, c;
+
+        bspline_geometry_init (&g, 40, 30, 40, 30);
+        g.lens_model = model;
+        g.lens_distort = distort;
+        g.camera[0] = g.camera[1] = 30.0;
+        g.camera[2] = 19.5;
+        g.camera[3] = 14.5;
+        g.distortion[0] = model == BSPLINE_LENS_BROWN ? -0.2 : 0.01;
+        g.distortion[1] = 0.02;
+        g.n_distortion = 2;
+        TEST_CHECK (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+                sizeof (msg)) == BSPLINE_OK, "lens geometry: %s", msg);
+        p.antialias = type & 1 ? BSPLINE_ANTIALIAS_NONE :
+            BSPLINE_ANTIALIAS_LEAST_SQUARES;
+        p.precision = type & 2 ? BSPLINE_PRECISION_DOUBLE :
+            BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 3, &plan,
+                msg, sizeof (msg)) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens plan %d %d: %s", model, distort, msg);
+          continue;
+        }
+        test_image_alloc (&dst, 40, 30, 3, (bspline_sample_type) type, 0);
+        TEST_CHECK (bspline_cpu_execute (cpu, plan, &src, &dst) == BSPLINE_OK,
+            "lens execute: %s", bspline_cpu_last_error (cpu));
+        for (y = 0; y < 30; y++)
+          for (x = 0; x < 40; x++)
+            for (c = 0; c < 3; c++) {
+              double v = test_image_get (&dst, x, y, c);
+              /* a constant picture stays constant (reflect boundary) */
+              TEST_CHECK (isfinite (v) && fabs (v - 200.0) < 1e-3,
+                  "lens %d %d type %d: pixel (%d, %d) is %g", model,
+                  distort, type, x, y, v);
+            }
+        test_image_free (&dst);
+        bspline_plan_free (plan);
+      }
+  test_image_free (&src);
+  bspline_cpu_free (cpu);
+
+  {
+    static const double bad[][2] = {
+      {-3.0, 0.0},              /* folds over inside the frame */
+      {NAN, 0.0}, {INFINITY, 0.0}, {1e300, 0.0}
+    };
+    size_t i;
+    for (i = 0; i < sizeof (bad) / sizeof (bad[0]); i++)
+      for (distort = 0; distort < 2; distort++) {
+        bspline_geometry g;
+        bspline_lens lens;
+        bspline_plan *plan = NULL;
+        bspline_status st;
+        double m[9];
+        bspline_geometry_init (&g, 40, 30, 40, 30);
+        g.lens_model = BSPLINE_LENS_BROWN;
+        g.lens_distort = distort;
+        g.camera[0] = g.camera[1] = 20.0;
+        g.camera[2] = 19.5;
+        g.camera[3] = 14.5;
+        g.distortion[0] = bad[i][0];
+        g.n_distortion = 1;
+        msg[0] = '\0';
+        st = bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+            sizeof (msg));
+        if (st == BSPLINE_OK)
+          st = bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+              &plan, msg, sizeof (msg));
+        TEST_CHECK (st != BSPLINE_OK && plan == NULL && msg[0] != '\0',
+            "lens coefficient %g (%s) accepted", bad[i][0],
+            distort ? "distort" : "undistort");
+        TEST_CHECK (i != 0 || strstr (msg, "folds over") != NULL,
+            "a folding model: %s", msg);
+        bspline_plan_free (plan);
+      }
+  }
+  {
+    bspline_geometry g;
+    bspline_lens lens;
+    double m[9];
+    bspline_geometry_init (&g, 40, 30, 40, 30);
+    g.lens_model = BSPLINE_LENS_FISHEYE;
+    g.camera[0] = 0.0;
+    g.camera[1] = 20.0;
+    expect_error (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+            sizeof (msg)), BSPLINE_ERROR_INVALID_ARGUMENT, msg, "fx 0");
+    g.camera[0] = 20.0;
+    g.n_distortion = 5;
+    expect_error (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+            sizeof (msg)), BSPLINE_ERROR_INVALID_ARGUMENT, msg,
+        "5 fisheye coefficients");
+    g.n_distortion = 0;
+    TEST_CHECK (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+            sizeof (msg)) == BSPLINE_OK, "fisheye geometry: %s", msg);
+    {
+      bspline_plan *plan = NULL;
+      lens.post[0] = NAN;
+      expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+              &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
+          msg, "NaN post");
+      lens.post[0] = 0.0;
+      lens.post[1] = 0.0;
+      expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+              &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
+          msg, "singular post");
+    }
+  }
+}
+
 int
 main (void)
 {
@@ -668,6 +805,7 @@ main (void)
   run_case ("extreme coordinates", case_extreme_coordinates);
   run_case ("extreme maps", case_extreme_maps);
   run_case ("huge plan", case_huge_plan);
+  run_case ("lens stages", case_lens);
   return test_end ("%ld cases in child processes: invalid parameters, "
       "images, plans, matrices and calls refused with a code and a message; "
       "NaN/Inf/huge coordinates and extreme maps give finite bounded "
