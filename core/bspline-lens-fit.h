@@ -30,8 +30,9 @@ extern "C"
  * cy of the undistorted frame, OpenCV's convention, to new_camera.
  *
  * Fails with BSPLINE_ERROR_INVALID_ARGUMENT and a message in msg (where
- * msg is not NULL) on a non-finite input, fx or fy <= 0, a size <= 0, an
- * unknown model or too many coefficients, and where a point OpenCV
+ * msg is not NULL) on a non-finite input, fx or fy <= 0, a size <= 0, a
+ * model or coefficients that bspline_lens_validate_coeffs refuses, and
+ * where a point OpenCV
  * undistorts has no undistorted position inside the radius where the
  * model folds over (OpenCV would carry on with a meaningless point). */
   bspline_status bspline_lens_fit (bspline_lens_model model,

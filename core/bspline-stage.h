@@ -37,7 +37,8 @@
  * The radial function r -> r R(r^2) (theta -> theta_d for the fisheye)
  * folds over where its derivative reaches 0; `fold` is the first radius
  * where it does (r for brown, theta for fisheye; INFINITY or pi / 2 when
- * none), found when the plan is made (bspline_lens_prepare, lens.c).  The
+ * none; `fold_r` the same as a normalised radius), found when the plan
+ * is made (bspline_lens_prepare, lens.c).  The
  * map is one-to-one inside it only: points beyond it get the fill (the
  * plan refuses a frame that needs them, geometry.c).
  */
@@ -69,6 +70,7 @@ typedef struct
   int solve;                    /* 0: apply d; 1: solve d(n) = q */
   double k[BSPLINE_LENS_MAX_COEFFS];    /* OpenCV's order (above) */
   double fold;                  /* r (brown) or theta (fisheye) limit */
+  double fold_r;                /* the same as a normalised radius r */
   double post[6];               /* 2x3: normalised -> input pixels */
 } bspline_lens;
 
@@ -296,7 +298,7 @@ bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
     }
   } else {
     double r = sqrt (nx * nx + ny * ny);
-    if (!((lens->model == BSPLINE_LENS_FISHEYE ? atan (r) : r) < lens->fold))
+    if (!(r < lens->fold_r))
       return 0;
     bspline_lens_distort (lens, nx, ny, &mx, &my, J ? L : NULL);
   }

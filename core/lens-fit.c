@@ -332,14 +332,16 @@ bspline_lens_fit (bspline_lens_model model, const double camera[4],
 {
   bspline_lens lens = { 0 };
   bspline_status status;
-  int i, max_coeffs;
+  int i;
 
-  if (model != BSPLINE_LENS_BROWN && model != BSPLINE_LENS_FISHEYE)
-    return fit_fail (msg, msg_len, "lens-fit needs a lens model (brown or "
-        "fisheye), not model %d", (int) model);
   if (!camera || !new_camera || (n_coeffs > 0 && !coeffs))
     return fit_fail (msg, msg_len, "lens-fit: missing camera matrix, "
         "distortion coefficients or result");
+  /* the model and its coefficients, as every lens stage checks them */
+  status = bspline_lens_validate_coeffs (model, coeffs, n_coeffs, msg,
+      msg_len);
+  if (status != BSPLINE_OK)
+    return status;
   for (i = 0; i < 4; i++)
     if (!isfinite (camera[i]))
       return fit_fail (msg, msg_len, "lens-fit: camera matrix value %d is "
@@ -347,16 +349,14 @@ bspline_lens_fit (bspline_lens_model model, const double camera[4],
   if (!(camera[0] > 0.0 && camera[1] > 0.0))
     return fit_fail (msg, msg_len, "lens-fit: the camera matrix's fx and "
         "fy must be positive, not %g and %g", camera[0], camera[1]);
-  max_coeffs = model == BSPLINE_LENS_FISHEYE ? 4 : BSPLINE_LENS_MAX_COEFFS;
-  if (n_coeffs < 0 || n_coeffs > max_coeffs)
-    return fit_fail (msg, msg_len, "lens-fit: the %s model takes at most "
-        "%d distortion coefficients, not %d",
-        model == BSPLINE_LENS_FISHEYE ? "fisheye" : "brown", max_coeffs,
-        n_coeffs);
-  for (i = 0; i < n_coeffs; i++)
-    if (!isfinite (coeffs[i]))
-      return fit_fail (msg, msg_len, "lens-fit: distortion coefficient %d "
-          "is %g: it must be finite", i + 1, coeffs[i]);
+  if (!camera || !new_camera || (n_coeffs > 0 && !coeffs))
+    return fit_fail (msg, msg_len, "lens-fit: missing camera matrix, "
+        "distortion coefficients or result");
+  /* the model and its coefficients, as every lens stage checks them */
+  status = bspline_lens_validate_coeffs (model, coeffs, n_coeffs, msg,
+      msg_len);
+  if (status != BSPLINE_OK)
+    return status;
   if (dist_width <= 0 || dist_height <= 0 || new_width <= 0 || new_height <= 0)
     return fit_fail (msg, msg_len, "lens-fit: frame sizes must be "
         "positive, not %dx%d (distorted) and %dx%d (undistorted)",

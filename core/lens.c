@@ -214,6 +214,11 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
     }
   }
 
+  /* the sampler's test of a point, once per plan: r (not theta, whose
+   * arctangent the fisheye's own evaluation takes again) */
+  lens->fold_r = !fisheye ? lens->fold : lens->fold < 0.5 * LENS_PI ?
+      tan (lens->fold) : INFINITY;
+
   /* the tangential and prism terms: the whole map must stay one-to-one
    * (a positive Jacobian) where the frame samples it */
   for (i = 0; lens_check_point (i, dst_width, dst_height, &u, &v); i++) {

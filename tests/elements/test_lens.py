@@ -353,14 +353,12 @@ def pixel_cases(cal, w, h):
     for name in picks:
         model, camera, coeffs, size = cal[name]
         cam = scaled(camera, size, w, h)
-        if model == "fisheye":
+        case = Case(name, model, cam, coeffs, w, h)
+        if case.model == "fisheye":
             # the undistorted view at 0.6 of the focal length: the corners
             # reach 60-70 degrees off axis
-            cases.append(Case(name, model, cam, coeffs, w, h,
-                              new_camera=(cam[0] * 0.6, cam[1] * 0.6,
-                                          cam[2], cam[3])))
-        else:
-            cases.append(Case(name, model, cam, coeffs, w, h))
+            case.new_camera = (cam[0] * 0.6, cam[1] * 0.6, cam[2], cam[3])
+        cases.append(case)
     return cases
 
 
