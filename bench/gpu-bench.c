@@ -14,6 +14,8 @@
  */
 #include "bspline-cuda.h"
 #include "bspline-geometry.h"
+#include "bspline-stage.h"
+#include "bspline-stmap.h"
 
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -112,6 +114,8 @@ typedef struct
   int fisheye;                  /* a fisheye undistortion (m unused): 1
                                  * onto the camera's own focal length, 2
                                  * onto 0.6 of it */
+  int stmap;                    /* the fisheye's map as an STMap instead,
+                                 * of the frame's size / this divisor */
 } bench_case;
 
 /* Median device time of one launch, in microseconds. */
@@ -128,6 +132,7 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   bspline_params p;
   bspline_plan *plan;
   bspline_lens lens;
+  bspline_stmap *stmap_owned = NULL;
   double m[9];
   bspline_image src, dst;
   cudaEvent_t start, stop;
@@ -173,6 +178,37 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
       fprintf (stderr, "%s: %s\n", bc->name, msg);
       exit (1);
     }
+    if (bc->stmap) {
+      /* the same undistortion as an STMap sampled from the lens map at
+       * the centres of its own grid (Nuke's convention) */
+      int mw = bc->dst_w / bc->stmap, mh = bc->dst_h / bc->stmap, x, y;
+      double *st = malloc (sizeof (double) * 2 * mw * mh);
+      bspline_stmap *map = NULL;
+      for (y = 0; y < mh; y++)
+        for (x = 0; x < mw; x++) {
+          double px = 0.0, py = 0.0;
+          bspline_stage_map_point (m, &lens, (x + 0.5) * bc->dst_w / mw,
+              (y + 0.5) * bc->dst_h / mh, &px, &py);
+          st[2 * ((size_t) y * mw + x)] = px / bc->src_w;
+          st[2 * ((size_t) y * mw + x) + 1] = 1.0 - py / bc->src_h;
+        }
+      if (bspline_stmap_new (st, mw, mh, &map, msg, sizeof (msg))
+          != BSPLINE_OK) {
+        fprintf (stderr, "%s: %s\n", bc->name, msg);
+        exit (1);
+      }
+      free (st);
+      bspline_geometry_init (&g, bc->src_w, bc->src_h, bc->dst_w, bc->dst_h);
+      g.lens_model = BSPLINE_LENS_STMAP;
+      g.stmap = map;
+      if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+              sizeof (msg)) != BSPLINE_OK) {
+        fprintf (stderr, "%s: %s\n", bc->name, msg);
+        exit (1);
+      }
+      /* the plan takes its own reference below */
+      stmap_owned = map;
+    }
   } else
     memcpy (m, bc->m, sizeof (m));
   if (bspline_plan_new_lens (&p, m, bc->fisheye ? &lens : NULL, bc->src_w,
@@ -181,6 +217,7 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
     fprintf (stderr, "%s: %s\n", bc->name, msg);
     exit (1);
   }
+  bspline_stmap_unref (stmap_owned);
   *path = !bspline_plan_is_separable (plan) ? "warp" :
       bspline_cuda_plan_fused (cuda, plan) ? "fused" : "separable";
   memset (&src, 0, sizeof (src));
@@ -360,7 +397,7 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[28];
+  bench_case cases[40];
   bspline_cuda *cuda;
   char msg[256];
   const char *only = NULL;
@@ -381,7 +418,8 @@ main (int argc, char **argv)
   cases[n].name = NAME; cases[n].src_w = SW; cases[n].src_h = SH; \
   cases[n].dst_w = DW; cases[n].dst_h = DH; cases[n].channels = 4; \
   cases[n].type = BSPLINE_SAMPLE_U8; cases[n].order = ORDER; \
-  cases[n].precision = PREC; cases[n].antialias = -1; cases[n].fisheye = 0
+  cases[n].precision = PREC; cases[n].antialias = -1; cases[n].fisheye = 0; \
+  cases[n].stmap = 0
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3", 3840, 2160, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
@@ -404,6 +442,14 @@ main (int argc, char **argv)
       3840, 2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
   cases[n].antialias = BSPLINE_ANTIALIAS_NONE;
   cases[n++].fisheye = 1;
+  RGBA_CASE ("4K RGBA8 fisheye undistortion as a 4K STMap, order 3",
+      3840, 2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].fisheye = 1;
+  cases[n++].stmap = 1;
+  RGBA_CASE ("4K RGBA8 fisheye undistortion as a 960x540 STMap, order 3",
+      3840, 2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].fisheye = 1;
+  cases[n++].stmap = 4;
   RGBA_CASE ("4K RGBA8 fisheye to 0.6 f, order 3 (antialiased)", 3840,
       2160, 3840, 2160, 3, BSPLINE_PRECISION_FLOAT);
   cases[n++].fisheye = 2;

@@ -36,6 +36,12 @@
  * cv::getOptimalNewCameraMatrix).  Step 3 then applies to the output as
  * it does without a lens.
  *
+ * In the same place, instead of a lens, an STMap stage (bspline-stmap.h)
+ * may remap the input frame: its map lies over the input frame as
+ * received (before step 1) and must have the frame's aspect ratio, within
+ * one map sample; the output pixel's inverse image under steps 3, 2 and 1
+ * is looked up in it.
+ *
  * Planes with subsampled chroma have their own pixel grid.  A plane pixel
  * coordinate c maps to the luma pixel coordinate s * c + o on each axis,
  * with s the subsampling factor and o the siting offset below; a plane's
@@ -73,6 +79,9 @@ typedef struct
   double new_camera[4];         /* of the undistorted frame */
   int lens_fit;                 /* unset new camera: 0 scaled; 1 fitted */
   double lens_fit_alpha;        /* 0: no border shows; 1: all input */
+  /* lens_model BSPLINE_LENS_STMAP: the map (borrowed; the plan takes its
+   * own reference), NULL where the element has not loaded it yet */
+  const struct bspline_stmap *stmap;
 } bspline_geometry;
 
 /* How the samples of one plane sit on the luma grid: plane pixel coordinate

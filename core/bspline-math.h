@@ -360,7 +360,8 @@ bspline_weights_##SUFFIX (int order, T t, T *w) \
  * term is at most 1 in magnitude on [0, 1], so each weight is within a few
  * units of 2^-24 of the recursion's (tests/core/test-float-vs-double.c
  * holds it to 2.5e-7).  The CPU engine keeps the recursion: its x86
- * kernels are checked against its C loops bit for bit. */
+ * kernels are checked against its C loops bit for bit.  The STMap stage
+ * (bspline-stage.h) takes the double ones on both engines. */
 #define BSPLINE_DEFINE_CUBIC_WEIGHTS(SUFFIX, T) \
 BSPLINE_HD static inline void \
 bspline_cubic_weights_##SUFFIX (T t, T *w) \
@@ -405,6 +406,7 @@ BSPLINE_DEFINE_ORIGIN (d, double)
 BSPLINE_DEFINE_ORIGIN (f, float)
 BSPLINE_DEFINE_WEIGHTS (d, double)
 BSPLINE_DEFINE_WEIGHTS (f, float)
+BSPLINE_DEFINE_CUBIC_WEIGHTS (d, double)
 BSPLINE_DEFINE_CUBIC_WEIGHTS (f, float)
 BSPLINE_DEFINE_KEYS (d, double)
 BSPLINE_DEFINE_KEYS (f, float)

@@ -32,7 +32,8 @@
  * element's lens-direction=undistort, as cv::initUndistortRectifyMap);
  * `solve` finds n with d(n) = q, when the output is the distorted view
  * (lens-direction=distort): a safeguarded Newton iteration along the
- * radius, then Newton on the whole map, converged to BSPLINE_LENS_TOL.
+ * radius, then damped Newton on the whole map, converged to
+ * BSPLINE_LENS_TOL.
  *
  * The radial function r -> r R(r^2) (theta -> theta_d for the fisheye)
  * folds over where its derivative reaches 0; `fold` is the first radius
@@ -55,7 +56,9 @@ typedef enum
 {
   BSPLINE_LENS_NONE = 0,
   BSPLINE_LENS_BROWN = 1,
-  BSPLINE_LENS_FISHEYE = 2
+  BSPLINE_LENS_FISHEYE = 2,
+  /* not a lens: an STMap (bspline-stmap.h), the same stage slot */
+  BSPLINE_LENS_STMAP = 3
 } bspline_lens_model;
 
 #define BSPLINE_LENS_MAX_COEFFS 12
@@ -63,6 +66,9 @@ typedef enum
  * of a focal length: 4e-9 px at f = 4000 px). */
 #define BSPLINE_LENS_TOL 1e-12
 #define BSPLINE_LENS_MAX_ITER 60
+/* how often the map's Newton halves a step that does not reduce the
+ * residual before it gives up (2^-30: no progress left) */
+#define BSPLINE_LENS_MAX_HALVINGS 30
 
 typedef struct
 {
@@ -72,7 +78,19 @@ typedef struct
   double fold;                  /* r (brown) or theta (fisheye) limit */
   double fold_r;                /* the same as a normalised radius r */
   double post[6];               /* 2x3: normalised -> input pixels */
+  /* BSPLINE_LENS_STMAP: n is a position in map samples; the map's
+   * coefficients (bspline_stmap_coefficients' layout, in the memory of
+   * the engine that runs the plan) give the source position as fractions
+   * of the frame, which post takes to input pixels */
+  const double *map;
+  int map_w, map_h;
+  struct bspline_stmap *stmap;  /* the object that owns map (host side) */
 } bspline_lens;
+
+/* Rows and columns of point-symmetric extension around an STMap's
+ * coefficients: the cubic's four taps reach two samples past the last
+ * one at the frame's edge (half a sample beyond it). */
+#define BSPLINE_STMAP_PAD 2
 
 /* Radial factor of brown: R(r^2) and dR/d(r^2); den: its denominator. */
 BSPLINE_HD static inline double
@@ -251,26 +269,126 @@ bspline_lens_solve (const bspline_lens * lens, double qx, double qy,
   /* Newton to BSPLINE_LENS_TOL, then one step more (quadratic
    * convergence: near the last bits), so that the CPU and the GPU, whose
    * roundings differ, land on the same point where the map is
-   * ill-conditioned too */
-  for (i = 0; i < BSPLINE_LENS_MAX_ITER; i++) {
-    double xd, yd, J[4], fx, fy, det;
-    int done;
+   * ill-conditioned too.  Damped: a step is halved until |d(n) - q|
+   * shrinks at a point where the map is still one-to-one (det J > 0), so
+   * that a radial function that nearly flattens (a plateau short of the
+   * fold, with tangential terms beside it) does not throw the iteration
+   * out; the full step, taken near the answer, costs nothing extra. */
+  {
+    double xd, yd, J[4], fx, fy, res, det;
     bspline_lens_distort (lens, xs, ys, &xd, &yd, J);
     fx = xd - qx;
     fy = yd - qy;
-    done = fabs (fx) + fabs (fy) <= BSPLINE_LENS_TOL * (1.0 + rd);
-    det = J[0] * J[3] - J[1] * J[2];
-    if (!(det > 0.0))
-      return 0;
-    xs -= (J[3] * fx - J[1] * fy) / det;
-    ys -= (J[0] * fy - J[2] * fx) / det;
-    if (done) {
-      *x = xs;
-      *y = ys;
-      return isfinite (xs) && isfinite (ys);
+    res = fx * fx + fy * fy;
+    for (i = 0; i < BSPLINE_LENS_MAX_ITER; i++) {
+      double dx, dy, t = 1.0, tx = xs, ty = ys, tJ[4], tfx = fx, tfy = fy,
+          tres = res;
+      int h;
+      det = J[0] * J[3] - J[1] * J[2];
+      if (!(det > 0.0))
+        return 0;
+      dx = (J[3] * fx - J[1] * fy) / det;
+      dy = (J[0] * fy - J[2] * fx) / det;
+      if (fabs (fx) + fabs (fy) <= BSPLINE_LENS_TOL * (1.0 + rd)) {
+        *x = xs - dx;
+        *y = ys - dy;
+        return isfinite (*x) && isfinite (*y);
+      }
+      for (h = 0; h < BSPLINE_LENS_MAX_HALVINGS; h++, t *= 0.5) {
+        tx = xs - t * dx;
+        ty = ys - t * dy;
+        bspline_lens_distort (lens, tx, ty, &xd, &yd, tJ);
+        tfx = xd - qx;
+        tfy = yd - qy;
+        tres = tfx * tfx + tfy * tfy;
+        if (tres < res && tJ[0] * tJ[3] - tJ[1] * tJ[2] > 0.0)
+          break;
+      }
+      if (h == BSPLINE_LENS_MAX_HALVINGS)
+        return 0;
+      xs = tx;
+      ys = ty;
+      fx = tfx;
+      fy = tfy;
+      res = tres;
+      J[0] = tJ[0];
+      J[1] = tJ[1];
+      J[2] = tJ[2];
+      J[3] = tJ[3];
     }
   }
   return 0;
+}
+
+/* The STMap at (mx, my), map samples: the cubic B-spline of the
+ * coefficients ([U99] eq. 3; weights of bspline-math.h), and its Jacobian
+ * (the weights' derivatives: d/dt of s^3 / 6, 2/3 + t^2 (t / 2 - 1), ...)
+ * where J is not NULL.  Past the map's frame [0, map_w] x [0, map_h] (a
+ * point the other stages send outside the input frame) the map goes on
+ * along its tangent at the nearest point of the frame's edge, so that
+ * such points reach the input's boundary as they would without a map.
+ * Returns 0 for a position that is not a number. */
+BSPLINE_HD static inline int
+bspline_stmap_map (const double *map, int map_w, int map_h, double mx,
+    double my, double *x, double *y, double *J)
+{
+  const int stride = map_w + 2 * BSPLINE_STMAP_PAD;
+  double cx = mx < 0.0 ? 0.0 : mx > map_w ? map_w : mx;
+  double cy = my < 0.0 ? 0.0 : my > map_h ? map_h : my;
+  double tx = cx - 0.5, ty = cy - 0.5, fx, fy, s, wx[4], wy[4], gx[4],
+      gy[4], sx = 0.0, sy = 0.0, dxx = 0.0, dxy = 0.0, dyx = 0.0, dyy = 0.0;
+  int ix, iy, i, j;
+
+  if (!(cx == cx && cy == cy))
+    return 0;
+  ix = (int) floor (tx);
+  iy = (int) floor (ty);
+  /* the last edge (tx = map_w - 0.5) uses the cell before it */
+  if (ix > map_w - 1)
+    ix = map_w - 1;
+  if (iy > map_h - 1)
+    iy = map_h - 1;
+  fx = tx - ix;
+  fy = ty - iy;
+  bspline_cubic_weights_d (fx, wx);
+  bspline_cubic_weights_d (fy, wy);
+  s = 1.0 - fx;
+  gx[0] = -0.5 * s * s;
+  gx[1] = fx * (1.5 * fx - 2.0);
+  gx[2] = -s * (1.5 * s - 2.0);
+  gx[3] = 0.5 * fx * fx;
+  s = 1.0 - fy;
+  gy[0] = -0.5 * s * s;
+  gy[1] = fy * (1.5 * fy - 2.0);
+  gy[2] = -s * (1.5 * s - 2.0);
+  gy[3] = 0.5 * fy * fy;
+  for (j = 0; j < 4; j++) {
+    const double *row = map + 2 * ((size_t) (iy - 1 + j + BSPLINE_STMAP_PAD)
+        * stride + (ix - 1 + BSPLINE_STMAP_PAD));
+    double rx = 0.0, ry = 0.0, drx = 0.0, dry = 0.0;
+    for (i = 0; i < 4; i++) {
+      rx += wx[i] * row[2 * i];
+      ry += wx[i] * row[2 * i + 1];
+      drx += gx[i] * row[2 * i];
+      dry += gx[i] * row[2 * i + 1];
+    }
+    sx += wy[j] * rx;
+    sy += wy[j] * ry;
+    dxx += wy[j] * drx;
+    dyx += wy[j] * dry;
+    dxy += gy[j] * rx;
+    dyy += gy[j] * ry;
+  }
+  /* the tangent past the edge (nothing added inside the frame) */
+  *x = sx + dxx * (mx - cx) + dxy * (my - cy);
+  *y = sy + dyx * (mx - cx) + dyy * (my - cy);
+  if (J) {
+    J[0] = dxx;
+    J[1] = dxy;
+    J[2] = dyx;
+    J[3] = dyy;
+  }
+  return 1;
 }
 
 /* The stage: n -> input pixel coordinates (x, y), and the Jacobian of
@@ -283,7 +401,11 @@ bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
 {
   double mx, my, L[4];
 
-  if (lens->solve) {
+  if (lens->model == BSPLINE_LENS_STMAP) {
+    if (!bspline_stmap_map (lens->map, lens->map_w, lens->map_h, nx, ny,
+            &mx, &my, J ? L : NULL))
+      return 0;
+  } else if (lens->solve) {
     if (!bspline_lens_solve (lens, nx, ny, &mx, &my))
       return 0;
     if (J) {

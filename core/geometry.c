@@ -5,6 +5,7 @@
 
 #include "bspline-geometry.h"
 #include "bspline-lens-fit.h"
+#include "bspline-stmap.h"
 
 #define GEOMETRY_PI 3.14159265358979323846
 
@@ -198,6 +199,20 @@ geometry_grid_matrix (const bspline_plane_grid * grid, double m[9])
   m[5] = grid->offset_y;
 }
 
+/* reoriented input luma (after step 1) -> input luma: m after
+ * orientation^-1, into out. */
+static void
+geometry_to_input_luma (const bspline_geometry * geometry, const double m[9],
+    double out[9])
+{
+  double orient[9], orient_inv[9];
+
+  bspline_orientation_matrix (geometry->orientation, geometry->src_width,
+      geometry->src_height, orient);
+  bspline_matrix_invert (orient, orient_inv);
+  bspline_matrix_multiply (orient_inv, m, out);
+}
+
 bspline_status
 bspline_geometry_plane_inverse (const bspline_geometry * geometry,
     const bspline_plane_grid * grid, double inverse[9], char *msg,
@@ -235,10 +250,7 @@ bspline_geometry_plane_inverse (const bspline_geometry * geometry,
     bspline_matrix_multiply (orient_inv, tmp2, inverse);
   } else {
     /* -> input luma -> input plane */
-    bspline_orientation_matrix (geometry->orientation, geometry->src_width,
-        geometry->src_height, orient);
-    bspline_matrix_invert (orient, orient_inv);
-    bspline_matrix_multiply (orient_inv, tmp, tmp2);
+    geometry_to_input_luma (geometry, tmp, tmp2);
     bspline_matrix_multiply (to_plane, tmp2, inverse);
   }
   return BSPLINE_OK;
@@ -271,6 +283,73 @@ geometry_check_camera (const double c[4], const char *name, char *msg,
   return BSPLINE_OK;
 }
 
+/* The STMap stage's part of bspline_geometry_plane_map: output plane
+ * pixels -> (steps 3, 2, 1 inverted) input luma pixels -> map samples;
+ * post: the map's fractions of the frame -> input luma -> input plane. */
+static bspline_status
+geometry_stmap_plane_map (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
+    char *msg, size_t msg_len)
+{
+  double warp[9], warp_inv[9], to_luma[9], to_plane[9], to_map[9],
+      frame[9], tmp[9], tmp2[9];
+  const bspline_stmap *map = geometry->stmap;
+  int w = geometry->src_width, h = geometry->src_height, mw, mh, k;
+  bspline_status status;
+
+  if (!map) {
+    if (msg)
+      snprintf (msg, msg_len, "the STMap stage has no map loaded");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  mw = bspline_stmap_width (map);
+  mh = bspline_stmap_height (map);
+  /* the map's samples divide the frame evenly: a map made for the frame
+   * (any size, rounded to whole samples) has its aspect within one sample */
+  if (!(fabs (mw - (double) mh * w / h) <= 1.0
+          || fabs (mh - (double) mw * h / w) <= 1.0)) {
+    if (msg)
+      snprintf (msg, msg_len, "the STMap's %dx%d samples have another "
+          "aspect ratio than the %dx%d input frame it lies over (%.6g "
+          "against %.6g)", mw, mh, w, h, (double) mw / mh, (double) w / h);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  /* output plane -> output luma -> reoriented input luma -> input luma
+   * (as bspline_geometry_plane_inverse, which ends on the input plane)
+   * -> map samples */
+  status = bspline_geometry_warp (geometry, warp, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  bspline_matrix_invert (warp, warp_inv);
+  geometry_grid_matrix (grid, to_luma);
+  bspline_matrix_invert (to_luma, to_plane);
+  bspline_matrix_multiply (warp_inv, to_luma, tmp);
+  geometry_to_input_luma (geometry, tmp, tmp2);
+  bspline_matrix_identity (to_map);
+  to_map[0] = (double) mw / w;
+  to_map[4] = (double) mh / h;
+  bspline_matrix_multiply (to_map, tmp2, inverse);
+  bspline_matrix_identity (frame);
+  frame[0] = w;
+  frame[4] = h;
+  bspline_matrix_multiply (to_plane, frame, tmp);
+  lens->model = BSPLINE_LENS_STMAP;
+  lens->fold = lens->fold_r = INFINITY;
+  for (k = 0; k < 6; k++)
+    lens->post[k] = tmp[k];
+  lens->map = bspline_stmap_coefficients (map, NULL);
+  lens->map_w = mw;
+  lens->map_h = mh;
+  lens->stmap = (bspline_stmap *) map;
+  if (!bspline_matrix_is_finite (inverse)) {
+    if (msg)
+      snprintf (msg, msg_len, "the STMap stage's geometry gives a matrix "
+          "with an infinite or NaN entry");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  return BSPLINE_OK;
+}
+
 bspline_status
 bspline_geometry_plane_map (const bspline_geometry * geometry,
     const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
@@ -297,6 +376,9 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
       snprintf (msg, msg_len, "plane subsampling factors must be positive");
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  if (geometry->lens_model == BSPLINE_LENS_STMAP)
+    return geometry_stmap_plane_map (geometry, grid, inverse, lens, msg,
+        msg_len);
   status = bspline_lens_validate_coeffs (geometry->lens_model,
       geometry->distortion, geometry->n_distortion, msg, msg_len);
   if (status == BSPLINE_OK)

@@ -154,8 +154,11 @@ fit_check_point (const bspline_lens * model, const double camera[4],
   const char *what = fisheye ? "theta" : "normalised radius";
 
   limit = fisheye ? FIT_PI / 2 : FIT_FOLD_MAX_RADIUS;
-  for (s = 1.0 / FIT_FOLD_STEPS_PER_UNIT; s < limit;
-      s += (1.0 + s) / FIT_FOLD_STEPS_PER_UNIT) {
+  /* the last step lands on the limit itself: a fisheye frame whose edge
+   * lies just inside theta_d (pi / 2) is reached there */
+  for (s = 1.0 / FIT_FOLD_STEPS_PER_UNIT;; s = s + (1.0 + s) /
+      FIT_FOLD_STEPS_PER_UNIT < limit ? s + (1.0 + s) /
+      FIT_FOLD_STEPS_PER_UNIT : limit) {
     if (!bspline_lens_rises (&lens, s))
       return fit_fail (msg, msg_len, "lens-fit: input point (%.1f, %.1f) "
           "(normalised distorted radius %.6g) has no undistorted position: "
@@ -163,10 +166,10 @@ fit_check_point (const bspline_lens * model, const double camera[4],
           "peaks at %.6g (check the distortion coefficients and the camera "
           "matrix)", u, v, rd, fisheye ? "fisheye" : "brown", what, s,
           bspline_lens_radial (&lens, s, &ds));
-    if (bspline_lens_radial (&lens, s, &ds) > rd)
+    if (bspline_lens_radial (&lens, s, &ds) > rd || s == limit)
       break;
   }
-  if (!(s < limit))
+  if (!(bspline_lens_radial (&lens, s, &ds) > rd))
     return fit_fail (msg, msg_len, "lens-fit: input point (%.1f, %.1f) "
         "(normalised distorted radius %.6g) lies beyond the %s model's "
         "reach: %s", u, v, rd, fisheye ? "fisheye" : "brown", fisheye ?

@@ -32,6 +32,8 @@ bspline_lens_model_name (int model)
       return "brown";
     case BSPLINE_LENS_FISHEYE:
       return "fisheye";
+    case BSPLINE_LENS_STMAP:
+      return "stmap";
     default:
       return "none";
   }
@@ -154,6 +156,18 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
   int i, fisheye = lens->model == BSPLINE_LENS_FISHEYE;
   bspline_status status;
 
+  if (lens->model == BSPLINE_LENS_STMAP) {
+    /* a map has no fold to look for: it is what it is, and output points
+     * outside its frame get the fill (bspline_stmap_map) */
+    if (!lens->map || lens->map_w < 1 || lens->map_h < 1) {
+      if (msg)
+        snprintf (msg, msg_len, "the STMap stage has no map");
+      return BSPLINE_ERROR_INVALID_ARGUMENT;
+    }
+    lens->solve = 0;
+    lens->fold = lens->fold_r = INFINITY;
+    return BSPLINE_OK;
+  }
   status = bspline_lens_validate_coeffs (lens->model, lens->k,
       BSPLINE_LENS_MAX_COEFFS * !fisheye + 4 * fisheye, msg, msg_len);
   if (status != BSPLINE_OK)

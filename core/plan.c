@@ -4,6 +4,7 @@
  * transform and the frame geometry: the prefilter's poles and truncation
  * indices, the padding of the coefficient planes and, for axis-aligned
  * maps, the taps and weights of every output row and column. */
+#include "bspline-stmap.h"
 #include "internal.h"
 
 #include <math.h>
@@ -375,6 +376,16 @@ bspline_plan_new_lens (const bspline_params * params,
           "singular");
       return BSPLINE_ERROR_INVALID_TRANSFORM;
     }
+    if (stage.model == BSPLINE_LENS_STMAP && (!stage.stmap
+            || stage.map != bspline_stmap_coefficients (stage.stmap, NULL)
+            || stage.map_w != bspline_stmap_width (stage.stmap)
+            || stage.map_h != bspline_stmap_height (stage.stmap))) {
+      bspline_set_error (msg, msg_len, "the STMap stage's map is not the "
+          "one its object holds");
+      return BSPLINE_ERROR_INVALID_ARGUMENT;
+    }
+    if (stage.model != BSPLINE_LENS_STMAP)
+      stage.stmap = NULL;
     status = bspline_lens_prepare (&stage, inverse, dst_width, dst_height,
         msg, msg_len);
     if (status != BSPLINE_OK)
@@ -392,6 +403,8 @@ bspline_plan_new_lens (const bspline_params * params,
      * whole geometry's Jacobian wherever antialiasing is on */
     plan->has_lens = 1;
     plan->lens = stage;
+    /* the plan keeps the map alive as long as it runs */
+    bspline_stmap_ref (plan->lens.stmap);
     plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE
         && !bspline_lens_never_widens (&stage, inverse, dst_width,
         dst_height);
@@ -495,6 +508,8 @@ bspline_plan_free (bspline_plan * plan)
   bspline_plan_free (plan->warp);
   axis_table_clear (&plan->x);
   axis_table_clear (&plan->y);
+  if (plan->has_lens)
+    bspline_stmap_unref (plan->lens.stmap);
   free (plan);
 }
 

@@ -4,6 +4,7 @@
  * driver (libcuda) with dlopen on first use: without a driver every call
  * fails with a CUDA error instead of the plugin failing to load. */
 #include "bspline-cuda.h"
+#include "bspline-stmap.h"
 #include "cuda-kernels.h"
 #include "internal.h"
 
@@ -57,6 +58,11 @@ typedef struct
   host_buffer staging_in, staging_out;
   bspline_image dst;            /* where finish copies staging_out */
   int dst_staged;
+  /* the STMap stage's coefficients, per slot: a slot is reused only once
+   * its last frame is done, so a new map never overwrites one a kernel
+   * still reads; the slot holds a reference to the map it copied */
+  device_buffer stmap_copy;
+  bspline_stmap *stmap_of;
 } slot;
 
 struct bspline_cuda
@@ -217,6 +223,9 @@ slot_free (slot * sl)
   buffer_free (&sl->out);
   buffer_free (&sl->inter);
   buffer_free (&sl->fine);
+  buffer_free (&sl->stmap_copy);
+  bspline_stmap_unref (sl->stmap_of);
+  sl->stmap_of = NULL;
   for (i = 0; i < SLOT_TABLES; i++) {
     table_copy *tc = &sl->tables[i];
     buffer_free (&tc->x_index);
@@ -719,6 +728,35 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
       (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
 }
 
+/* The slot's device copy of the STMap of a plan with an STMap stage, made
+ * where the slot holds another map or none; f's stage then points at it.
+ * A plain (synchronous) copy, once per map: the map is read-only after. */
+static bspline_status
+upload_stmap (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    bspline_gpu_frame * f)
+{
+  size_t bytes;
+  const double *coef;
+
+  if (!plan->has_lens || plan->lens.model != BSPLINE_LENS_STMAP)
+    return BSPLINE_OK;
+  coef = bspline_stmap_coefficients (plan->lens.stmap, &bytes);
+  if (sl->stmap_of != plan->lens.stmap) {
+    bspline_stmap_unref (sl->stmap_of);
+    sl->stmap_of = NULL;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->stmap_copy, bytes));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->stmap_copy.ptr, coef, bytes,
+            cudaMemcpyHostToDevice));
+    sl->stmap_of = bspline_stmap_ref (plan->lens.stmap);
+  }
+  f->lens.map = (const double *) sl->stmap_copy.ptr;
+  f->lens.stmap = NULL;
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
 /* resample_on_device for one plan. */
 static bspline_status
 resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
@@ -733,6 +771,8 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   bspline_gpu_tables tables;
 
   describe_frame (plan, src, dst, &f);
+  if (upload_stmap (cuda, sl, plan, &f) != BSPLINE_OK)
+    goto fail;
   if (plan->separable) {
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width

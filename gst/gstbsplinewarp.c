@@ -30,6 +30,8 @@
  * borders), then rotated, zoomed and translated (or transformed by
  * `matrix`) about the pivot, in output pixels, forward from input to
  * output.  Each output pixel centre samples the input at its inverse image.
+ * Before those steps a lens stage (lens-model) or an STMap stage
+ * (stmap-location) may remap the input frame, in the same resampling.
  * Chroma planes are resampled on their own grid, honouring chroma-site.
  *
  * The element is thin: it negotiates, snapshots its settings once per
@@ -48,6 +50,10 @@
  * |[
  * gst-launch-1.0 videotestsrc ! bsplinewarp matrix="<1.0,0.1,0.0,0.0,1.0,0.0,0.0,0.0005,1.0>" ! videoconvert ! autovideosink
  * ]| A perspective warp given as a forward homography about the centre.
+ * |[
+ * gst-launch-1.0 filesrc location=shot.mp4 ! decodebin ! videoconvert ! bsplinewarp stmap-location=undistort.exr ! videoconvert ! autovideosink
+ * ]| Remaps the video through an STMap (Nuke's convention), once per
+ * frame with the caps scaling.
  * |[
  * gst-launch-1.0 filesrc location=clip.h264 ! h264parse ! nvh264dec ! bsplinewarp rotation=10 ! "video/x-raw(memory:CUDAMemory),width=1920,height=1080" ! cudadownload ! videoconvert ! autovideosink
  * ]| Built with gstreamer-cuda: decoded frames are warped in CUDA memory,
@@ -69,6 +75,7 @@
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
+#include "bspline-stmap.h"
 #ifdef HAVE_BSPLINE_CUDA
 #include "bspline-cuda.h"
 #include "gstbsplinepinned.h"
@@ -97,6 +104,10 @@ typedef struct
   GstVideoOrientationMethod tag_direction;
   gboolean add_borders;
   gboolean use_meta;
+  /* stmap-location, whose path lives in the element (not copied per
+   * frame): set or not, and a count of its changes */
+  gboolean stmap_set;
+  guint stmap_serial;
 } GstBSplineWarpSettings;
 
 /* What a plane of the current caps is run with. */
@@ -116,6 +127,7 @@ struct _GstBSplineWarp
 
   /* behind the object lock */
   GstBSplineWarpSettings settings;
+  gchar *stmap_location;
 
   /* streaming thread only */
   GstBSplineWarpSettings frame; /* snapshot for the buffer in flight */
@@ -123,6 +135,9 @@ struct _GstBSplineWarp
   bspline_cpu *cpu;
   guint cpu_threads;
   GstBSplineWarpPlane planes[GST_VIDEO_MAX_PLANES];
+  bspline_stmap *stmap;         /* loaded from stmap-location, or NULL */
+  gboolean stmap_loaded;        /* since start, for ... */
+  guint stmap_serial;           /* ... the settings' serial */
 #ifdef HAVE_BSPLINE_CUDA
   bspline_cuda *cuda;           /* NULL: every frame runs on the CPU */
   gboolean cuda_required;       /* backend=cuda: a GPU failure is an error */
@@ -165,7 +180,8 @@ enum
   PROP_MATRIX,
   PROP_VIDEO_DIRECTION,
   PROP_ADD_BORDERS,
-  PROP_USE_META
+  PROP_USE_META,
+  PROP_STMAP_LOCATION
 };
 
 #define DEFAULT_ROTATION 0.0
@@ -348,6 +364,17 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           "unit coordinates with y up; docs/element.md), in place of "
           "rotation, zoom, translate and matrix (default false)",
           DEFAULT_USE_META, flags));
+  g_object_class_install_property (gobject_class, PROP_STMAP_LOCATION,
+      g_param_spec_string ("stmap-location", "STMap location",
+          "An STMap file (OpenEXR, 16-bit PNG or 16-bit/float TIFF) whose R "
+          "and G give, at each sample, the input position as fractions of "
+          "the input frame with (0, 0) at its bottom-left corner (Nuke's "
+          "convention), of any size with the input's aspect ratio; it "
+          "remaps the input before the scaling and the geometry properties "
+          "act, in the same resampling, interpolated by a cubic B-spline "
+          "between its samples (docs/stmap.md); read when the next frame "
+          "runs after it changes; not with lens-model (default none)",
+          NULL, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "B-spline video warp", "Filter/Effect/Video/Scaler",
@@ -416,6 +443,10 @@ gst_bspline_warp_finalize (GObject * object)
   GstBSplineWarp *self = GST_BSPLINE_WARP (object);
 
   gst_bspline_warp_clear_planes (self);
+  bspline_stmap_unref (self->stmap);
+  self->stmap = NULL;
+  g_free (self->stmap_location);
+  self->stmap_location = NULL;
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
@@ -521,6 +552,18 @@ gst_bspline_warp_set_property (GObject * object, guint prop_id,
       if (reconfigure)
         gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
       break;
+    case PROP_STMAP_LOCATION:
+      GST_OBJECT_LOCK (self);
+      g_free (self->stmap_location);
+      self->stmap_location = g_value_dup_string (value);
+      if (self->stmap_location && !*self->stmap_location) {
+        g_free (self->stmap_location);
+        self->stmap_location = NULL;
+      }
+      s->stmap_set = self->stmap_location != NULL;
+      s->stmap_serial++;
+      GST_OBJECT_UNLOCK (self);
+      break;
     default:
       if (!gst_bspline_settings_set_property (object, s, pspec, value))
         G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -543,6 +586,11 @@ gst_bspline_warp_get_property (GObject * object, guint prop_id,
     case PROP_VIDEO_DIRECTION:
       GST_OBJECT_LOCK (self);
       g_value_set_enum (value, self->settings.video_direction);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_STMAP_LOCATION:
+      GST_OBJECT_LOCK (self);
+      g_value_set_string (value, self->stmap_location);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -666,6 +714,10 @@ gst_bspline_warp_stop (GstBaseTransform * trans)
   gst_bspline_warp_drain (self, FALSE);
   gst_bspline_warp_free_cuda (self);
   gst_bspline_warp_clear_planes (self);
+  /* read again at the next start: the file may have changed */
+  bspline_stmap_unref (self->stmap);
+  self->stmap = NULL;
+  self->stmap_loaded = FALSE;
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
@@ -1094,6 +1146,9 @@ gst_bspline_warp_geometry (const GstVideoInfo * in_info,
   geometry->use_matrix = s->use_matrix;
   memcpy (geometry->matrix, s->matrix, sizeof (geometry->matrix));
   gst_bspline_settings_lens_geometry (&s->lens, geometry);
+  /* the map itself is the streaming thread's (prepare_frame) */
+  if (s->stmap_set && geometry->lens_model == BSPLINE_LENS_NONE)
+    geometry->lens_model = BSPLINE_LENS_STMAP;
 }
 
 static gboolean
@@ -1409,7 +1464,20 @@ bad_plan:
               GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
               GST_VIDEO_INFO_WIDTH (out_info),
               GST_VIDEO_INFO_HEIGHT (out_info)), ("%s", msg));
-    else if (geometry->lens_model != BSPLINE_LENS_NONE
+    else if (geometry->lens_model == BSPLINE_LENS_STMAP
+        && (status == BSPLINE_ERROR_INVALID_TRANSFORM
+            || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
+      gchar *path;
+      GST_OBJECT_LOCK (self);
+      path = g_strdup (self->stmap_location);
+      GST_OBJECT_UNLOCK (self);
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("stmap-location=%s cannot be used: %s.", path, msg),
+          ("%dx%d -> %dx%d", GST_VIDEO_INFO_WIDTH (in_info),
+              GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
+              GST_VIDEO_INFO_HEIGHT (out_info)));
+      g_free (path);
+    } else if (geometry->lens_model != BSPLINE_LENS_NONE
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
       gchar *lens = gst_bspline_settings_lens_describe (&s->lens);
@@ -1434,6 +1502,40 @@ bad_plan:
   }
 }
 
+/* Reads the map that stmap-location names (outside the object lock: a
+ * file) for the frame's settings; an element error naming the property
+ * and the file where it cannot. */
+static gboolean
+gst_bspline_warp_load_stmap (GstBSplineWarp * self)
+{
+  bspline_stmap *map = NULL;
+  gchar *path, msg[512] = "";
+  bspline_status status;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->stmap_location);
+  GST_OBJECT_UNLOCK (self);
+  if (path) {
+    status = bspline_stmap_load (path, &map, msg, sizeof (msg));
+    if (status != BSPLINE_OK) {
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("stmap-location=%s cannot be used: %s.", path, msg),
+          ("%s", bspline_status_string (status)));
+      g_free (path);
+      return FALSE;
+    }
+    GST_INFO_OBJECT (self, "STMap %s: %dx%d samples", path,
+        bspline_stmap_width (map), bspline_stmap_height (map));
+  }
+  g_free (path);
+  /* the planes' plans hold their own references to the old map */
+  bspline_stmap_unref (self->stmap);
+  self->stmap = map;
+  self->stmap_loaded = TRUE;
+  self->stmap_serial = self->frame.stmap_serial;
+  return TRUE;
+}
+
 /* Everything a frame needs before its planes run: the CPU engine with the
  * frame's thread count, the geometry and up-to-date plans. */
 static GstFlowReturn
@@ -1451,8 +1553,14 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
     self->cpu = cpu;
     self->cpu_threads = self->frame.resample.n_threads;
   }
+  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+    goto stage_conflict;
+  if ((!self->stmap_loaded || self->frame.stmap_serial != self->stmap_serial)
+      && !gst_bspline_warp_load_stmap (self))
+    return GST_FLOW_ERROR;
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
+  geometry->stmap = self->stmap;
   return gst_bspline_warp_update_planes (self, geometry);
 
   /* ERRORS */
@@ -1462,6 +1570,15 @@ no_cpu:
         ("Could not restart the CPU engine with n-threads=%u.",
             self->frame.resample.n_threads),
         ("bspline_cpu_new failed: out of memory or threads."));
+    return GST_FLOW_ERROR;
+  }
+stage_conflict:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("lens-model=%s and stmap-location cannot both be set: the element "
+            "has one stage for either.",
+            bspline_lens_model_name (self->frame.lens.model)),
+        ("unset stmap-location or set lens-model=none"));
     return GST_FLOW_ERROR;
   }
 }

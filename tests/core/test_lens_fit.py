@@ -315,7 +315,13 @@ def model_reaches(np, model, camera, coeffs, size):
     """Independent of the C code: the smallest margin (peak of the radial
     function before its first fold, or before theta = pi / 2, minus the
     distorted radius needed) over the points OpenCV undistorts; negative
-    where lens-fit must refuse."""
+    where lens-fit must refuse.  Also returns a band and a radius: the
+    margin is radial only, and a brown model's tangential and thin-prism
+    terms move a point by up to about the band; where the margin is
+    inside the band, or where the radial function's slope comes within
+    reach of those terms' own slope (a plateau, where they can fold the
+    map in two dimensions), the radial scan decides nothing and the
+    caller checks the map itself out to the radius."""
     fx, fy, cx, cy = camera
     w, h = size
     if model == BROWN:
@@ -335,11 +341,114 @@ def model_reaches(np, model, camera, coeffs, size):
         t2 = s * s
         f = s * (1 + t2 * (k[0] + t2 * (k[1] + t2 * (k[2] + t2 * k[3]))))
         den = np.ones_like(s)
-    rises = (np.diff(f, prepend=0.) > 0) & (den > 0)
+    slope = np.diff(f, prepend=0.)
+    rises = (slope > 0) & (den > 0)
     end = len(s) if rises.all() else int(np.argmin(rises))
     peak = f[:end].max() if end > 0 else 0.
     rd = max(np.hypot((u - cx) / fx, (v - cy) / fy) for u, v in pts)
-    return peak - rd
+    band, radius = 1e-6, 0.
+    if model == BROWN and end > 0:
+        reach = f[:end] > rd
+        i = int(np.argmax(reach)) if reach.any() else end - 1
+        radius = 1.1 * s[i]
+        r2 = radius * radius
+        # displacement, then slope, of the tangential and prism terms
+        band = ((3 * (abs(k[2]) + abs(k[3])) + abs(k[8]) + abs(k[10])) * r2
+                + (abs(k[9]) + abs(k[11])) * r2 * r2 + 1e-6)
+        radius += band
+        inside = s <= radius
+        tangential_slope = (6 * (abs(k[2]) + abs(k[3])) * radius
+                            + 2 * (abs(k[8]) + abs(k[10])) * radius
+                            + 4 * (abs(k[9]) + abs(k[11])) * radius ** 3)
+        if (peak > rd and (slope[inside] / (s[1] - s[0])).min()
+                <= tangential_slope):
+            band = np.inf
+    return peak - rd, band, radius
+
+
+def brown_min_det(np, coeffs, radius):
+    """The smallest Jacobian determinant of the whole brown map (radial,
+    tangential, thin prism; central differences) on a polar grid over the
+    disc of this radius: <= 0 where the map folds inside it."""
+    k = list(coeffs) + [0.] * (12 - len(coeffs))
+
+    def d(x, y):
+        r2 = x * x + y * y
+        rad = ((1 + r2 * (k[0] + r2 * (k[1] + r2 * k[4])))
+               / (1 + r2 * (k[5] + r2 * (k[6] + r2 * k[7]))))
+        return (x * rad + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x)
+                + k[8] * r2 + k[9] * r2 * r2,
+                y * rad + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y
+                + k[10] * r2 + k[11] * r2 * r2)
+    r, a = np.meshgrid(np.linspace(0., radius, 2001)[1:],
+                       np.linspace(0., 2 * np.pi, 1441)[:-1])
+    x, y, e = r * np.cos(a), r * np.sin(a), 1e-7
+    xp, yp = d(x + e, y)
+    xm, ym = d(x - e, y)
+    xq, yq = d(x, y + e)
+    xn, yn = d(x, y - e)
+    return float((((xp - xm) * (yq - yn) - (xq - xn) * (yp - ym))
+                  / (4 * e * e)).min())
+
+
+def brown_grid(np, camera, size, n):
+    """The n x n grid of pixel positions that getOptimalNewCameraMatrix
+    samples (OpenCV's convention), as OpenCV takes points, and the camera
+    matrix."""
+    fx, fy, cx, cy = camera
+    w, h = size
+    pts = np.array([[(gx * (w - 1) / (n - 1), gy * (h - 1) / (n - 1))
+                     for gy in range(n) for gx in range(n)]], np.float64)
+    return pts, np.array([[fx, 0., cx], [0., fy, cy], [0., 0., 1.]])
+
+
+def opencv_inside_out(cv2, np, camera, coeffs, size):
+    """Whether OpenCV's own undistortion of the 9 x 9 grid that
+    getOptimalNewCameraMatrix samples (cv2.undistortPoints, its 5 default
+    steps) leaves no inscribed rectangle: the left column's largest x not
+    below the right column's smallest, or the same for the rows.  OpenCV
+    then returns a degenerate matrix (fx near 0 or negative) where
+    lens-fit refuses."""
+    n = 9
+    pts, K = brown_grid(np, camera, size, n)
+    und = cv2.undistortPoints(pts, K, np.array(coeffs, np.float64))
+    g = und[:, 0].reshape(n, n, 2)
+    return not (g[:, -1, 0].min() - g[:, 0, 0].max() > 0
+                and g[-1, :, 1].min() - g[0, :, 1].max() > 0)
+
+
+def opencv_fisheye_fails(cv2, np, camera, coeffs, size):
+    """Whether cv2.fisheye.undistortPoints (its default 10 Newton steps,
+    as estimateNewCameraMatrixForUndistortRectify runs it) fails on one of
+    the four edge midpoints that function samples: the point it returns,
+    distorted again by cv2.fisheye.distortPoints, is not the point (1e-4
+    pixels).  OpenCV then builds its matrix from garbage (fx near 0),
+    where lens-fit refuses."""
+    fx, fy, cx, cy = camera
+    w, h = size
+    K = np.array([[fx, 0., cx], [0., fy, cy], [0., 0., 1.]])
+    D = np.array(coeffs, np.float64).reshape(4, 1)
+    mid = np.array([[[w // 2, 0], [w, h // 2], [w // 2, h], [0, h // 2]]],
+                   np.float64)
+    und = cv2.fisheye.undistortPoints(mid, K, D)
+    back = cv2.fisheye.distortPoints(und, K, D)
+    return not float(np.abs(back - mid).max()) <= 1e-4
+
+
+def opencv_round_trips(cv2, np, camera, coeffs, size):
+    """Whether OpenCV's undistortPointsIter (200 steps), redistorted by OpenCV's
+    projectPoints, gives back every point of the 9 x 9 grid model_reaches
+    uses (to 1e-6 pixels): False where OpenCV's answer for some point is
+    not a preimage, that is, where no undistortion of it exists near the
+    one OpenCV found."""
+    pts, K = brown_grid(np, camera, size, 9)
+    D = np.array(coeffs, np.float64)
+    und = cv2.undistortPointsIter(pts, K, D, None, None,
+                                  (cv2.TERM_CRITERIA_COUNT
+                                   | cv2.TERM_CRITERIA_EPS, 200, 1e-15))
+    obj = np.concatenate([und[0], np.ones((und.shape[1], 1))], axis=1)
+    back, _ = cv2.projectPoints(obj, np.zeros(3), np.zeros(3), K, D)
+    return float(np.abs(back[:, 0] - pts[0]).max()) <= 1e-6
 
 
 def random_calibration(rng):
@@ -375,24 +484,47 @@ def check_random(core, cv2, np, seed, failures, n=300):
     not, ours must refuse.  Cases within 1e-6 of that boundary count
     neither way."""
     rng = np.random.default_rng([seed, 22])
-    worst, compared, refused = 0.0, 0, 0
+    worst, compared, refused, ambiguous_refused, inside_out = 0., 0, 0, 0, 0
     for i in range(n):
         model, camera, coeffs, size = random_calibration(rng)
         new_size = new_sizes(size)[rng.integers(4)]
         alpha = float(rng.choice([0.0, 1.0, rng.random()]))
-        margin = model_reaches(np, model, camera, coeffs, size)
+        margin, band, radius = model_reaches(np, model, camera, coeffs,
+                                             size)
         st, got, msg = core.fit(model, camera, coeffs, size, new_size, alpha)
         case = ("random case %d (model %d, camera %s, coeffs %s, size %s, "
-                "new size %s, alpha %g, margin %.3g)" % (
-                    i, model, camera, coeffs, size, new_size, alpha, margin))
-        if abs(margin) < 1e-6:
-            continue
-        if margin < 0:
+                "new size %s, alpha %g, margin %.3g, band %.3g)" % (
+                    i, model, camera, coeffs, size, new_size, alpha, margin,
+                    band))
+        if abs(margin) < band:
+            # Too close to the fold for the radial scan: a refusal must be
+            # confirmed by OpenCV itself, an answer must equal OpenCV's.
+            if st == 1:
+                ambiguous_refused += 1
+                if (opencv_round_trips(cv2, np, camera, coeffs, size)
+                        and not (model == BROWN and brown_min_det(
+                            np, coeffs, radius) <= 0)):
+                    failures.append("%s: lens-fit refused (%s), but "
+                                    "OpenCV undistorts every grid point "
+                                    "and projects it back, and the map "
+                                    "does not fold within radius %g" % (
+                                        case, msg, radius))
+                continue
+            if st != 0:
+                failures.append("%s: lens-fit gave status %d" % (case, st))
+                continue
+        elif margin < 0:
             refused += 1
             if st != 1:
                 failures.append("%s: the model folds before a point OpenCV "
                                 "undistorts, but lens-fit gave %s" % (case,
                                                                       got))
+            continue
+        if st == 1 and (
+                opencv_inside_out(cv2, np, camera, coeffs, size)
+                if model == BROWN else
+                opencv_fisheye_fails(cv2, np, camera, coeffs, size)):
+            inside_out += 1
             continue
         ref = opencv_fit(cv2, np, model, camera, coeffs, size, new_size,
                          alpha)
@@ -403,8 +535,12 @@ def check_random(core, cv2, np, seed, failures, n=300):
             failures.append("%s: ours %s, OpenCV %s (%s)" % (case, got, ref,
                                                              msg))
     print("random calibrations: %d compared with OpenCV (worst relative "
-          "error %.3g), %d refused as folding (each confirmed)" % (
-              compared, worst, refused))
+          "error %.3g), %d refused as folding (each confirmed by the radial "
+          "scan), %d near the fold refused (each confirmed by OpenCV's "
+          "round trip failing or the map's own fold), %d refused where "
+          "OpenCV's own undistortion of its sample points fails (inside "
+          "out, or no convergence; each confirmed on OpenCV's points)" % (
+              compared, worst, refused, ambiguous_refused, inside_out))
     if compared < n // 2:
         failures.append("only %d of %d random cases compared" % (compared,
                                                                   n))

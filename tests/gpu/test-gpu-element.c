@@ -10,6 +10,9 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <tiffio.h>
+#include <unistd.h>
 
 #include "bspline-cuda.h"
 
@@ -537,6 +540,181 @@ GST_START_TEST (test_sweep_against_cpu_double)
 
 GST_END_TEST;
 
+/* A float TIFF STMap of mw x mh samples (R = s, G = t, Nuke's
+ * convention) that waves the frame by up to amp of its size; written
+ * with libtiff into a temporary file whose name is returned. */
+static gchar *
+write_wave_stmap (gint mw, gint mh, gdouble amp, gdouble freq)
+{
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("gpu-stmap-XXXXXX.tif", &path, NULL);
+  TIFF *tif;
+  gfloat *row = g_new (gfloat, 3 * mw);
+  gint x, y;
+
+  fail_unless (fd >= 0);
+  close (fd);
+  tif = TIFFOpen (path, "w");
+  fail_unless (tif != NULL);
+  TIFFSetField (tif, TIFFTAG_IMAGEWIDTH, mw);
+  TIFFSetField (tif, TIFFTAG_IMAGELENGTH, mh);
+  TIFFSetField (tif, TIFFTAG_SAMPLESPERPIXEL, 3);
+  TIFFSetField (tif, TIFFTAG_BITSPERSAMPLE, 32);
+  TIFFSetField (tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_IEEEFP);
+  TIFFSetField (tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+  TIFFSetField (tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField (tif, TIFFTAG_ROWSPERSTRIP, 1);
+  for (y = 0; y < mh; y++) {
+    for (x = 0; x < mw; x++) {
+      gdouble u = (x + 0.5) / mw, v = (y + 0.5) / mh;
+      row[3 * x] = (gfloat) (u + amp * sin (2 * G_PI * freq * v));
+      row[3 * x + 1] = (gfloat) (1.0 - v - amp * sin (2 * G_PI * freq * u));
+      row[3 * x + 2] = 0.0f;
+    }
+    fail_unless (TIFFWriteScanline (tif, row, y, 0) == 1);
+  }
+  TIFFClose (tif);
+  g_free (row);
+  return path;
+}
+
+/* The STMap stage on the GPU against the CPU in double: maps of a quarter
+ * and twice the frame's size, alone and under a rotation and a 2x shrink
+ * (antialiased from the map's Jacobian), orders 0-11, float and double,
+ * RGBA and I420; then the map changed between frames of one running
+ * element (the engine's copy of the map replaced while frames are in
+ * flight), each frame against the CPU. */
+GST_START_TEST (test_stmap_against_cpu_double)
+{
+  static const gchar *const formats[] = { "RGBA", "I420" };
+  static const gchar *const cases[] = { "", "rotation=11",
+    "rotation=-7 zoom=0.5"
+  };
+  gchar *maps[2];
+  guint32 seed = g_random_int ();
+  GRand *rand = g_rand_new_with_seed (seed);
+  guint f, c, m, order, precision, runs = 0;
+  gint worst_float = 0, worst_double = 0;
+
+  maps[0] = write_wave_stmap (16, 12, 0.05, 1.5);
+  maps[1] = write_wave_stmap (128, 96, -0.04, 2.5);
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=64,"
+        "height=48,framerate=30/1,pixel-aspect-ratio=1/1", formats[f]);
+    GstVideoInfo info;
+    GstCaps *caps = gst_caps_from_string (in_caps);
+    GstBuffer *in;
+    GstMapInfo map;
+    gsize i;
+
+    gst_video_info_from_caps (&info, caps);
+    gst_caps_unref (caps);
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) g_rand_int (rand);
+    gst_buffer_unmap (in, &map);
+    for (c = 0; c < G_N_ELEMENTS (cases); c++)
+      for (m = 0; m < 2; m++)
+        for (order = 0; order <= 11; order++)
+          for (precision = 0; precision < 2; precision++) {
+            gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,"
+                "height=%d,pixel-aspect-ratio=1/1", c == 2 ? 32 : 64,
+                c == 2 ? 24 : 48);
+            gchar *settings = g_strdup_printf ("%s order=%u "
+                "stmap-location=%s", cases[c], order, maps[m]);
+            gchar *gpu_settings = g_strdup_printf ("%s precision=%s",
+                settings, precision ? "double" : "float");
+            gchar *ref_settings = g_strdup_printf ("%s precision=double",
+                settings);
+            GstBuffer *gpu = warp_once ("cuda", gpu_settings, in_caps,
+                out_caps, in);
+            GstBuffer *ref = warp_once ("cpu", ref_settings, in_caps,
+                out_caps, in);
+            gint d = max_difference (gpu, ref);
+            gdouble tol = order <= 3 ? 2e-6 : order <= 6 ? 1e-5 : 1e-4;
+            gint bound = precision ? 1 : MAX (1, (gint) ceil (tol * 255));
+
+            fail_unless (d <= bound, "%s %s map %u order %u %s: the GPU "
+                "differs from the CPU double reference by %d code values "
+                "(bound %d, seed %u)", formats[f], cases[c], m, order,
+                precision ? "double" : "float", d, bound, seed);
+            if (precision)
+              worst_double = MAX (worst_double, d);
+            else
+              worst_float = MAX (worst_float, d);
+            runs++;
+            gst_buffer_unref (gpu);
+            gst_buffer_unref (ref);
+            g_free (settings);
+            g_free (gpu_settings);
+            g_free (ref_settings);
+            g_free (out_caps);
+          }
+    gst_buffer_unref (in);
+    g_free (in_caps);
+  }
+
+  /* the map changed between the frames of a running element */
+  {
+    GstHarness *gpu = gst_harness_new_parse ("bsplinewarp backend=cuda "
+        "precision=double");
+    GstHarness *cpu = gst_harness_new_parse ("bsplinewarp backend=cpu "
+        "precision=double");
+    GstElement *ge = gst_harness_find_element (gpu, "bsplinewarp");
+    GstElement *ce = gst_harness_find_element (cpu, "bsplinewarp");
+    guint k;
+
+    gst_harness_set_src_caps_str (gpu, CAPS);
+    gst_harness_set_src_caps_str (cpu, CAPS);
+    for (k = 0; k < 8; k++) {
+      const gchar *loc = k % 4 == 3 ? NULL : maps[k % 2];
+      GstBuffer *in = random_frame (rand, k), *a, *b;
+      g_object_set (ge, "stmap-location", loc, NULL);
+      g_object_set (ce, "stmap-location", loc, NULL);
+      fail_unless_equals_int (gst_harness_push (gpu, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      fail_unless_equals_int (gst_harness_push (cpu, in), GST_FLOW_OK);
+      /* the GPU element holds one frame in flight */
+      if (k > 0) {
+        a = gst_harness_pull (gpu);
+        b = gst_harness_pull (cpu);
+        fail_unless (max_difference (a, b) <= 1, "frame %u: GPU and CPU "
+            "differ by %d after stmap-location changed", k - 1,
+            max_difference (a, b));
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+      }
+    }
+    fail_unless (gst_harness_push_event (gpu, gst_event_new_eos ()));
+    fail_unless (gst_harness_push_event (cpu, gst_event_new_eos ()));
+    {
+      /* the last frame, which EOS drains from the GPU */
+      GstBuffer *a = gst_harness_pull (gpu), *b = gst_harness_pull (cpu);
+      fail_unless (a != NULL && b != NULL && max_difference (a, b) <= 1,
+          "the last frame: GPU and CPU differ");
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+    }
+    gst_object_unref (ge);
+    gst_object_unref (ce);
+    gst_harness_teardown (gpu);
+    gst_harness_teardown (cpu);
+  }
+  g_print ("stmap: %u element runs (RGBA and I420 x 3 geometries x 2 maps "
+      "x orders 0-11 x float/double) against the CPU double reference: "
+      "float within %d, double within %d code value(s); 8 frames with the "
+      "map changed between them equal to the CPU's\n", runs, worst_float,
+      worst_double);
+  g_unlink (maps[0]);
+  g_unlink (maps[1]);
+  g_free (maps[0]);
+  g_free (maps[1]);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_element_suite (void)
 {
@@ -553,6 +731,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_start_stop_cycles);
   tcase_add_test (tc, test_device_id);
   tcase_add_test (tc, test_sweep_against_cpu_double);
+  tcase_add_test (tc, test_stmap_against_cpu_double);
   tcase_set_timeout (tc, 600);
   return s;
 }

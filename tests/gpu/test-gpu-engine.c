@@ -11,6 +11,7 @@
 #include "../core/test-common.h"
 #include "bspline-cuda.h"
 #include "bspline-geometry.h"
+#include "bspline-stmap.h"
 
 /* Tolerance of the float path against the double reference, relative to
  * the signal range (issue 2: order 3 within 2e-6, order 11 within 1e-4). */
@@ -688,6 +689,116 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* The STMap stage: smooth random maps (a wave of up to 6 % of the frame
+ * about the identity, some reaching outside the input frame) of the
+ * frame's size, a quarter of it and twice it, alone or under a rotation
+ * and a 2x shrink (antialiased from the map's Jacobian), every order and
+ * boundary; two maps alternate in one engine, so that a slot's device
+ * copy of a map is replaced and taken again. */
+static bspline_stmap *
+gpu_test_stmap (test_rng * rng, int mw, int mh)
+{
+  double *st = malloc (sizeof (double) * 2 * mw * mh);
+  double ax = test_rng_range (rng, -0.06, 0.06);
+  double ay = test_rng_range (rng, -0.06, 0.06);
+  double fx = test_rng_range (rng, 0.5, 3.0), fy = test_rng_range (rng, 0.5,
+      3.0);
+  bspline_stmap *map = NULL;
+  char msg[256];
+  int x, y;
+
+  for (y = 0; y < mh; y++)
+    for (x = 0; x < mw; x++) {
+      double u = (x + 0.5) / mw, v = (y + 0.5) / mh;
+      st[2 * (y * mw + x)] = u + ax * sin (2 * TEST_PI * fy * v);
+      st[2 * (y * mw + x) + 1] = 1.0 - v - ay * sin (2 * TEST_PI * fx * u);
+    }
+  if (bspline_stmap_new (st, mw, mh, &map, msg, sizeof (msg)) != BSPLINE_OK)
+    TEST_CHECK (0, "stmap: %s", msg);
+  free (st);
+  return map;
+}
+
+static void
+test_stmap (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  plan_worst worst = { 0 };
+  int order, boundary, variant;
+  int w = test_rng_int (rng, 40, 200), h = test_rng_int (rng, 30, 150);
+  bspline_stmap *maps[3];
+
+  maps[0] = gpu_test_stmap (rng, w, h);
+  maps[1] = gpu_test_stmap (rng, (w + 3) / 4, (h + 3) / 4);
+  maps[2] = gpu_test_stmap (rng, 2 * w, 2 * h);
+  for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
+    for (boundary = 0; boundary < 5; boundary++)
+      for (variant = 0; variant < 4; variant++) {
+        int channels = test_rng_int (rng, 1, 4), c;
+        int shrink = variant == 3, dw = shrink ? w / 2 : w;
+        int dh = shrink ? h / 2 : h;
+        bspline_geometry g;
+        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+        bspline_image src;
+        bspline_params p;
+        bspline_plan *plan_d = NULL, *plan_f = NULL;
+        bspline_lens lens;
+        double m[9], range[2];
+        char msg[256], what[160];
+
+        if (!maps[variant % 3])
+          continue;
+        bspline_geometry_init (&g, w, h, dw, dh);
+        g.lens_model = BSPLINE_LENS_STMAP;
+        g.stmap = maps[variant % 3];
+        if (variant >= 2)
+          g.rotation = test_rng_range (rng, -40.0, 40.0);
+        bspline_params_init (&p);
+        p.order = order;
+        p.boundary = (bspline_boundary) boundary;
+        p.antialias = shrink ? BSPLINE_ANTIALIAS_LEAST_SQUARES :
+            BSPLINE_ANTIALIAS_NONE;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+                sizeof (msg)) != BSPLINE_OK) {
+          TEST_CHECK (0, "stmap: geometry: %s", msg);
+          goto next;
+        }
+        p.precision = BSPLINE_PRECISION_DOUBLE;
+        bspline_plan_new_lens (&p, m, &lens, w, h, dw, dh, channels, &plan_d,
+            msg, sizeof (msg));
+        p.precision = BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new_lens (&p, m, &lens, w, h, dw, dh, channels,
+                &plan_f, msg, sizeof (msg)) != BSPLINE_OK || !plan_d) {
+          TEST_CHECK (0, "stmap: plan: %s", msg);
+          goto next;
+        }
+        snprintf (what, sizeof (what), "stmap: order %d %s map %dx%d%s%s "
+            "%dx%dx%d", order, test_boundary_name (boundary),
+            bspline_stmap_width (g.stmap), bspline_stmap_height (g.stmap),
+            variant >= 2 ? " rotated" : "", shrink ? " shrunk 2x" : "", w,
+            h, channels);
+        compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range, order,
+            1.5, what, &worst);
+      next:
+        bspline_plan_free (plan_d);
+        bspline_plan_free (plan_f);
+        test_image_free (&src);
+      }
+  for (variant = 0; variant < 3; variant++)
+    bspline_stmap_unref (maps[variant]);
+  TEST_CHECK (worst.runs >= 200, "stmap: only %d of 240 frames ran",
+      worst.runs);
+  printf ("STMap stages: %d frames (orders 0-11, every boundary, maps of "
+      "the frame's size, a quarter and twice it, rotated, shrunk 2x and "
+      "antialiased): GPU double within %.3g of the range, GPU float at "
+      "most %.2f of its tolerance, U8 within %d code value(s)\n",
+      worst.runs, worst.d, worst.f, worst.u8);
+}
+
 /* The rounding of 8-bit outputs (u8_bits in cuda/kernels-common.cuh: an
  * addition to 2^23, not a conversion instruction) equal to the CPU
  * engine's, code value for code value: float inputs on a grid of 1/8
@@ -902,9 +1013,10 @@ main (void)
   if (getenv ("BSPLINE_TEST_ONLY")
       && strcmp (getenv ("BSPLINE_TEST_ONLY"), "lens") == 0) {
     test_lens (cuda, cpu, &rng);
+    test_stmap (cuda, cpu, &rng);
     bspline_cuda_free (cuda);
     bspline_cpu_free (cpu);
-    return test_end ("lens stages only (BSPLINE_TEST_ONLY=lens)");
+    return test_end ("lens and STMap stages only (BSPLINE_TEST_ONLY=lens)");
   }
 
   for (method = 0; method < 2; method++)
@@ -1056,6 +1168,7 @@ main (void)
   test_fused (cuda, cpu, &rng);
   test_reduction (cuda, cpu, &rng);
   test_lens (cuda, cpu, &rng);
+  test_stmap (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "

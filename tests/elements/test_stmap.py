@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""bsplinewarp's STMap stage (stmap-location) against OpenCV and scipy
+(issue 22).
+
+Usage: test_stmap.py TEST_LENS_PY TEST_LENS_FIT_PY
+
+TEST_LENS_PY is tests/elements/test_lens.py (its cases, OpenCV's maps and
+the gst-launch runner are used here too); TEST_LENS_FIT_PY is
+tests/core/test_lens_fit.py (the calibrations).
+
+The STMaps are written by OpenCV (cv2.imwrite: OpenEXR float, 16-bit PNG,
+32-bit float TIFF) from OpenCV's own double lens maps, converted once, here,
+from OpenCV's integer pixel centres to Nuke's convention:
+s = (x + 0.5) / W, t = 1 - (y + 0.5) / H.
+
+1. The convention against scipy: real photographs through an STMap of the
+   frame's size, order 3 and 5, double: every output pixel centre is a map
+   sample, so the element must sample the photo at exactly the stored
+   positions: against scipy.ndimage.map_coordinates there (OpenCV's
+   convention: x - 0.5, mode reflect, double, rounded), at least 99.95 %
+   of the 8-bit values identical and none more than 1 off (float: 99.5 %).
+2. The STMap written from a lens map gives the same frame as the lens
+   stage (OpenEXR and TIFF float: 99.9 % identical, none more than 1 off;
+   16-bit PNG, quantised to 1/65535 of the frame and holding 0..1 only,
+   where the map stays in the frame: 97 %, none more than 2 off).
+3. Against OpenCV's remap: cv2.remap INTER_LINEAR on the same map (its
+   own convention) beside order=1 (bilinear): OpenCV interpolates with
+   1/32-pixel fixed-point weights, so at least 99 % within 1 and none more
+   than 3 off; a convention slip (half a pixel, a flipped t) is tens off.
+4. A map of another size: the lens map sampled on a grid a quarter of the
+   frame's size (the map is interpolated between its samples by a cubic
+   B-spline): at least 97 % of the values within 1 of the lens stage.
+5. Antialiasing from the map's Jacobian: a map that shrinks the frame 4
+   times leaves at most half of antialias=none's noise variance.
+6. Property changes while PLAYING (Python GStreamer, appsrc ! bsplinewarp !
+   appsink): frames 0-1 without a map are the input, 2-3 with one map,
+   4-5 with another, 6 with none again; every frame arrives.
+7. Bad input: a missing file, a truncated one, an 8-bit PNG, NaN in an
+   OpenEXR map, a map of another aspect ratio, lens-model and
+   stmap-location together: gst-launch fails with an error that names
+   stmap-location (or both properties) and the reason, never a crash.
+
+The script re-executes itself under $BSPLINE_CV_PYTHON or <repo>/.venv's
+python and exits 77 (skipped) without OpenCV 4.10.  The plugin is the one
+of GST_PLUGIN_PATH.
+"""
+import importlib.util
+import os
+import sys
+import tempfile
+import time
+
+SKIP = 77
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+REEXEC = "BSPLINE_TEST_STMAP_REEXEC"
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def to_stmap(np, m, w, h):
+    """OpenCV's map (x, y with integer pixel centres, y down) of a w x h
+    input as Nuke's (s, t): the one conversion."""
+    s = (m[..., 0] + 0.5) / w
+    t = 1.0 - (m[..., 1] + 0.5) / h
+    return s, t
+
+
+def write_stmap(cv2, np, path, s, t, kind):
+    """R = s, G = t (OpenCV writes B, G, R)."""
+    z = np.zeros_like(s)
+    if kind == "exr":
+        img = np.dstack([z, t, s]).astype(np.float32)
+        ok = cv2.imwrite(path, img, [cv2.IMWRITE_EXR_TYPE,
+                                     cv2.IMWRITE_EXR_TYPE_FLOAT])
+    elif kind == "png16":
+        q = lambda a: np.clip(np.rint(a * 65535), 0, 65535).astype(np.uint16)
+        ok = cv2.imwrite(path, np.dstack([q(z), q(t), q(s)]))
+    elif kind == "tiff":
+        # uncompressed: OpenCV's default for float TIFF is LogLuv, a lossy
+        # colour encoding that the reader refuses
+        ok = cv2.imwrite(path, np.dstack([z, t, s]).astype(np.float32),
+                         [cv2.IMWRITE_TIFF_COMPRESSION, 1])
+    else:
+        raise ValueError(kind)
+    if not ok:
+        raise RuntimeError("cv2.imwrite %s failed" % path)
+
+
+def stored_positions(cv2, np, path, w, h):
+    """What the file holds, read back by OpenCV, as OpenCV pixel positions
+    (the positions the element must sample at the map's samples)."""
+    img = cv2.imread(path, cv2.IMREAD_UNCHANGED).astype(np.float64)
+    if path.endswith(".png"):
+        img /= 65535.0
+    s, t = img[..., 2], img[..., 1]
+    return np.stack([s * w - 0.5, (1.0 - t) * h - 0.5], -1)
+
+
+def compare(np, a, b, where=None):
+    d = np.abs(a.astype(float) - b.astype(float))[..., :3]
+    if where is not None:
+        d = d[where]
+    return (d == 0).mean(), (d <= 1).mean(), d.max()
+
+
+def check_convention(L, cv2, np, ndimage, cal, tmp, failures):
+    for pname, img in L.photos(np):
+        h, w, _ = img.shape
+        case = L.pixel_cases(cal, w, h)[0]           # gopro-like barrel
+        m = L.opencv_map(cv2, np, case)[0]
+        s, t = to_stmap(np, m, w, h)
+        path = os.path.join(tmp, "conv.exr")
+        write_stmap(cv2, np, path, s, t, "exr")
+        pos = stored_positions(cv2, np, path, w, h)
+        for order in (3, 5):
+            ref = L.reference(ndimage, np, img, pos, order)
+            for precision in ("float", "double"):
+                out = L.run_element(np, img, "bsplinewarp stmap-location=%s "
+                                    "order=%d precision=%s antialias=none" % (
+                                        path, order, precision), w, h, tmp)
+                same, within, worst = compare(np, out, ref)
+                line = ("convention: %s %s STMap order %d %s against scipy "
+                        "at the stored positions: %.3f %% identical, max "
+                        "diff %d" % (pname, case.name, order, precision,
+                                     100 * same, worst))
+                print(line)
+                if same < L.PIXEL_SAME[precision] or worst > 1:
+                    failures.append(line)
+
+
+def check_lens_equivalence(L, cv2, np, cal, tmp, failures):
+    name, img = L.photos(np)[1]
+    h, w, _ = img.shape
+    for case in L.pixel_cases(cal, w, h)[:4:3]:      # brown, fisheye 0.6 f
+        m = L.opencv_map(cv2, np, case)[0]
+        s, t = to_stmap(np, m, w, h)
+        lens = L.run_element(np, img, case.element("antialias=none "
+                                                   "precision=double"),
+                             w, h, tmp)
+        for kind, need_same, most in (("exr", 0.999, 1), ("png16", 0.97, 2),
+                                      ("tiff", 0.999, 1)):
+            path = os.path.join(tmp, "lens." + ("tif" if kind == "tiff" else
+                                                "png" if kind == "png16" else
+                                                "exr"))
+            write_stmap(cv2, np, path, s, t, kind)
+            out = L.run_element(np, img, "bsplinewarp stmap-location=%s "
+                                "antialias=none precision=double" % path,
+                                w, h, tmp)
+            # a 16-bit map holds 0..1 only: where the lens map leaves the
+            # frame (a fisheye's corners) it cannot say where
+            inside = ((s >= 0) & (s <= 1) & (t >= 0) & (t <= 1)
+                      if kind == "png16" else None)
+            same, within, worst = compare(np, out, lens, inside)
+            line = ("lens equivalence: %s %s, STMap %s: %.3f %% identical "
+                    "to the lens stage, max diff %d%s" % (
+                        name, case.name, kind, 100 * same, worst,
+                        " (where the map stays in 0..1, %.1f %% of the "
+                        "frame)" % (100 * inside.mean()) if kind == "png16"
+                        else ""))
+            print(line)
+            if same < need_same or worst > most:
+                failures.append(line)
+
+        # 4: a map of a quarter of the frame's size
+        qw, qh = w // 4, h // 4
+        # the quarter grid sampled from the full map's continuous form:
+        # OpenCV's points at the centres of the quarter grid's samples
+        K, D = L.kmat(np, case.camera), np.array(case.coeffs)
+        Kn = L.new_camera_cv(cv2, np, case)
+        u, v = np.meshgrid((np.arange(qw) + 0.5) * (w / qw) - 0.5,
+                           (np.arange(qh) + 0.5) * (h / qh) - 0.5)
+        xn = (u - Kn[0, 2]) / Kn[0, 0]
+        yn = (v - Kn[1, 2]) / Kn[1, 1]
+        if case.model == "fisheye":
+            pts = np.stack([xn.ravel(), yn.ravel()], 1).reshape(-1, 1, 2)
+            mq = cv2.fisheye.distortPoints(pts, K, D)
+        else:
+            obj = np.stack([xn.ravel(), yn.ravel(), np.ones(xn.size)], 1)
+            mq = cv2.projectPoints(obj, np.zeros(3), np.zeros(3), K, D)[0]
+        mq = mq.reshape(qh, qw, 2)
+        s, t = to_stmap(np, mq, w, h)
+        path = os.path.join(tmp, "quarter.exr")
+        write_stmap(cv2, np, path, s, t, "exr")
+        out = L.run_element(np, img, "bsplinewarp stmap-location=%s "
+                            "antialias=none precision=double" % path,
+                            w, h, tmp)
+        same, within, worst = compare(np, out, lens)
+        line = ("a %dx%d map of %s over %dx%d: %.2f %% within 1 of the lens "
+                "stage, %.2f %% identical, max diff %d" % (
+                    qw, qh, case.name, w, h, 100 * within, 100 * same,
+                    worst))
+        print(line)
+        if within < 0.97:
+            failures.append(line)
+
+
+def check_remap(L, cv2, np, cal, tmp, failures):
+    name, img = L.photos(np)[0]
+    h, w, _ = img.shape
+    case = L.pixel_cases(cal, w, h)[1]               # rational
+    m = L.opencv_map(cv2, np, case)[0]
+    s, t = to_stmap(np, m, w, h)
+    path = os.path.join(tmp, "remap.exr")
+    write_stmap(cv2, np, path, s, t, "exr")
+    pos = stored_positions(cv2, np, path, w, h).astype(np.float32)
+    ref = cv2.remap(img, pos[..., 0], pos[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REFLECT)
+    out = L.run_element(np, img, "bsplinewarp stmap-location=%s order=1 "
+                        "antialias=none precision=double" % path, w, h, tmp)
+    # inside, where neither boundary rule is involved
+    inside = ((pos[..., 0] > 1) & (pos[..., 0] < w - 2) & (pos[..., 1] > 1)
+              & (pos[..., 1] < h - 2))
+    d = np.abs(out.astype(float) - ref.astype(float))[..., :3][inside]
+    line = ("cv2.remap INTER_LINEAR on the STMap's positions beside order=1:"
+            " %.2f %% within 1, max diff %d (%s %s)" % (
+                100 * (d <= 1).mean(), d.max(), name, case.name))
+    print(line)
+    if (d <= 1).mean() < 0.99 or d.max() > 3:
+        failures.append(line)
+
+
+def check_antialias(L, cv2, np, seed, tmp, failures):
+    w, h = 320, 200
+    rng = np.random.default_rng([seed, 5])
+    noise = np.full((h, w, 4), 255, np.uint8)
+    noise[..., :3] = rng.integers(0, 256, (h, w, 3))
+    # the whole frame into its top-left quarter's worth: 4x shrink about
+    # the centre
+    x = (np.arange(w) + 0.5) / w
+    y = (np.arange(h) + 0.5) / h
+    X, Y = np.meshgrid(x, y)
+    s = 0.5 + 4 * (X - 0.5)
+    t = 1 - (0.5 + 4 * (Y - 0.5))
+    path = os.path.join(tmp, "shrink.exr")
+    write_stmap(cv2, np, path, s, t, "exr")
+    none = L.run_element(np, noise, "bsplinewarp stmap-location=%s "
+                         "antialias=none" % path, w, h, tmp)
+    aa = L.run_element(np, noise, "bsplinewarp stmap-location=%s" % path,
+                       w, h, tmp)
+    core = (slice(h * 3 // 8, h * 5 // 8), slice(w * 3 // 8, w * 5 // 8))
+    vn = none[core][..., :3].astype(float).var()
+    va = aa[core][..., :3].astype(float).var()
+    line = ("antialias: a 4x shrinking STMap, variance of noise %.1f "
+            "(none) %.1f (default)" % (vn, va))
+    print(line)
+    if not va <= 0.5 * vn:
+        failures.append(line)
+
+
+def check_playing(L, cv2, np, tmp, failures):
+    """stmap-location changed between buffers of a running pipeline."""
+    try:
+        import gi
+        gi.require_version("Gst", "1.0")
+        gi.require_version("GstApp", "1.0")
+        from gi.repository import Gst, GstApp  # noqa: F401
+    except (ImportError, ValueError) as e:
+        failures.append("PLAYING: no GStreamer Python bindings (%s)" % e)
+        return
+    Gst.init(None)
+    w, h = 64, 48
+    rng = np.random.default_rng(7)
+    frame = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    x = (np.arange(w) + 0.5) / w
+    y = (np.arange(h) + 0.5) / h
+    X, Y = np.meshgrid(x, y)
+    flip = os.path.join(tmp, "flip.exr")        # mirror left-right
+    write_stmap(cv2, np, flip, 1 - X, 1 - Y, "exr")
+    shift = os.path.join(tmp, "shift.exr")      # 5 pixels right
+    write_stmap(cv2, np, shift, X + 5.0 / w, 1 - Y, "exr")
+    pipe = Gst.parse_launch(
+        "appsrc name=src format=time caps=video/x-raw,format=RGBA,"
+        "width=%d,height=%d,framerate=30/1 ! bsplinewarp name=warp "
+        "boundary=reflect antialias=none ! appsink name=sink sync=false" % (
+            w, h))
+    src, warp, sink = (pipe.get_by_name(n) for n in ("src", "warp", "sink"))
+    pipe.set_state(Gst.State.PLAYING)
+    outs = []
+    plan = [None, None, flip, flip, shift, shift, ""]
+    for i, loc in enumerate(plan):
+        if loc is not None:
+            warp.set_property("stmap-location", loc)
+        buf = Gst.Buffer.new_wrapped(frame.tobytes())
+        buf.pts = i * Gst.SECOND // 30
+        buf.duration = Gst.SECOND // 30
+        src.emit("push-buffer", buf)
+        sample = sink.emit("try-pull-sample", 5 * Gst.SECOND)
+        if sample is None:
+            break
+        b = sample.get_buffer()
+        ok, info = b.map(Gst.MapFlags.READ)
+        outs.append(np.frombuffer(info.data, np.uint8).reshape(h, w, 4)
+                    .copy())
+        b.unmap(info)
+    src.emit("end-of-stream")
+    bus = pipe.get_bus()
+    msg = bus.timed_pop_filtered(5 * Gst.SECOND, Gst.MessageType.ERROR
+                                 | Gst.MessageType.EOS)
+    pipe.set_state(Gst.State.NULL)
+    if msg is not None and msg.type == Gst.MessageType.ERROR:
+        failures.append("PLAYING: error %s" % (msg.parse_error()[0].message))
+    if len(outs) != len(plan):
+        failures.append("PLAYING: %d of %d frames came out" % (len(outs),
+                                                                len(plan)))
+        return
+    expect = [frame, frame, frame[:, ::-1], frame[:, ::-1], None, None,
+              frame]
+    for i, (o, e) in enumerate(zip(outs, expect)):
+        if e is None:
+            # 5 px right: output x samples input x + 5 (inside)
+            d = np.abs(o[:, :w - 5].astype(int) - frame[:, 5:].astype(int))
+        else:
+            d = np.abs(o.astype(int) - e.astype(int))
+        if d.max() > 1:
+            failures.append("PLAYING: frame %d (stmap-location %s) is %d off"
+                            % (i, plan[i], d.max()))
+    print("PLAYING: %d frames, stmap-location none, flip, shift, none: each "
+          "as expected" % len(outs) if not any(
+              f.startswith("PLAYING") for f in failures) else
+          "PLAYING: failed")
+
+
+def check_bad_input(L, cv2, np, tmp, failures):
+    w, h = 64, 48
+    img = np.full((h, w, 4), 128, np.uint8)
+    x = (np.arange(w) + 0.5) / w
+    y = (np.arange(h) + 0.5) / h
+    X, Y = np.meshgrid(x, y)
+    good = os.path.join(tmp, "good.exr")
+    write_stmap(cv2, np, good, X, 1 - Y, "exr")
+    data = open(good, "rb").read()
+    trunc = os.path.join(tmp, "trunc.exr")
+    open(trunc, "wb").write(data[:len(data) // 2])
+    png8 = os.path.join(tmp, "eight.png")
+    cv2.imwrite(png8, np.zeros((h, w, 3), np.uint8))
+    nan = os.path.join(tmp, "nan.exr")
+    s = X.copy()
+    s[3, 7] = np.nan
+    write_stmap(cv2, np, nan, s, 1 - Y, "exr")
+    aspect = os.path.join(tmp, "aspect.exr")
+    Xa, Ya = np.meshgrid((np.arange(40) + 0.5) / 40,
+                         (np.arange(40) + 0.5) / 40)
+    write_stmap(cv2, np, aspect, Xa, 1 - Ya, "exr")
+    cases = [
+        ("missing", "stmap-location=%s" % os.path.join(tmp, "none.exr"),
+         ["stmap-location"]),
+        ("truncated", "stmap-location=%s" % trunc, ["stmap-location"]),
+        ("8-bit PNG", "stmap-location=%s" % png8, ["stmap-location",
+                                                   "8"]),
+        ("NaN", "stmap-location=%s" % nan, ["stmap-location", "column 7",
+                                            "row 3"]),
+        ("aspect", "stmap-location=%s" % aspect, ["stmap-location",
+                                                  "40x40", "64x48"]),
+        ("with a lens", "stmap-location=%s lens-model=brown "
+         "camera-matrix=\"<50.0,50.0,31.5,23.5>\"" % good,
+         ["lens-model", "stmap-location"]),
+    ]
+    for what, props, words in cases:
+        rc, out = L.run_element(np, img, "bsplinewarp " + props, w, h, tmp,
+                                expect_ok=False)
+        ok = rc != 0 and all(wd in out for wd in words) and \
+            "Segmentation" not in out
+        print("bad input %s: rc %s, %s" % (what, rc, "error names " + ", ".join(
+            words) if ok else "UNEXPECTED"))
+        if not ok:
+            failures.append("bad input %s: rc %s, output %r" % (what, rc,
+                                                                out[-600:]))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    os.environ["OPENCV_IO_ENABLE_OPENEXR"] = "1"
+    have = False
+    try:
+        import cv2
+        import numpy as np
+        have = cv2.__version__.split(".")[:2] == ["4", "10"]
+    except ImportError:
+        pass
+    if not have and not os.environ.get(REEXEC):
+        py = load(sys.argv[1], "test_lens").cv_python()
+        if py:
+            os.environ[REEXEC] = "1"
+            sys.stdout.flush()
+            os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    if not have:
+        print("SKIP: no OpenCV 4.10 (run scripts/install-deps.sh, which "
+              "makes .venv, or set BSPLINE_CV_PYTHON)")
+        sys.exit(SKIP)
+    try:
+        import scipy.ndimage as ndimage
+        import skimage.data  # noqa: F401
+    except ImportError as e:
+        print("SKIP: %s" % e)
+        sys.exit(SKIP)
+
+    L = load(sys.argv[1], "test_lens")
+    cal = load(sys.argv[2], "test_lens_fit").CALIBRATIONS
+    env = os.environ.get("BSPLINE_TEST_SEED")
+    seed = int(env, 0) if env else (time.time_ns() ^ os.getpid()) % 2**63
+    print("test_stmap: seed %d; cv2 %s" % (seed, cv2.__version__))
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        check_convention(L, cv2, np, ndimage, cal, tmp, failures)
+        check_lens_equivalence(L, cv2, np, cal, tmp, failures)
+        check_remap(L, cv2, np, cal, tmp, failures)
+        check_antialias(L, cv2, np, seed, tmp, failures)
+        check_playing(L, cv2, np, tmp, failures)
+        check_bad_input(L, cv2, np, tmp, failures)
+    for f in failures:
+        print("FAIL %s" % f)
+    if failures:
+        print("%d failures [seed %d: BSPLINE_TEST_SEED=%d repeats]" % (
+            len(failures), seed, seed))
+        sys.exit(1)
+    print("test_stmap: all passed")
+
+
+if __name__ == "__main__":
+    main()
