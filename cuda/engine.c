@@ -576,6 +576,9 @@ upload_tables (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
             (size_t) plan->x.n_out * sizeof (int), cudaMemcpyHostToDevice));
     CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (tc->y_first.ptr, plan->y.first,
             (size_t) plan->y.n_out * sizeof (int), cudaMemcpyHostToDevice));
+    /* a cudaMemcpy from pageable memory may return before its DMA lands,
+     * and the slot's stream does not wait for the legacy stream */
+    CUDA_CHECK (cuda, cudaStreamSynchronize (cudaStreamLegacy));
     fused_axis (&plan->x, plan->src_width + 2 * plan->pad, &tc->x_dir,
         &tc->x_margin, &most);
     fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &tc->y_dir,
@@ -730,10 +733,14 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
 
 /* The slot's device copy of the STMap of a plan with an STMap stage, made
  * where the slot holds another map or none; f's stage then points at it.
- * A plain (synchronous) copy, once per map: the map is read-only after. */
+ * The copy goes on the stream the kernels of this plan run on: a plain
+ * cudaMemcpy from pageable memory may return before its DMA lands, and
+ * the slots' streams do not wait for the legacy stream (the first frames
+ * of a new map then read part of the old one: seen on an H100).  The map
+ * outlives the copy (the slot holds a reference), and it is read-only. */
 static bspline_status
 upload_stmap (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
-    bspline_gpu_frame * f)
+    bspline_gpu_frame * f, cudaStream_t stream)
 {
   size_t bytes;
   const double *coef;
@@ -745,8 +752,8 @@ upload_stmap (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     bspline_stmap_unref (sl->stmap_of);
     sl->stmap_of = NULL;
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->stmap_copy, bytes));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (sl->stmap_copy.ptr, coef, bytes,
-            cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (sl->stmap_copy.ptr, coef,
+            bytes, cudaMemcpyHostToDevice, stream));
     sl->stmap_of = bspline_stmap_ref (plan->lens.stmap);
   }
   f->lens.map = (const double *) sl->stmap_copy.ptr;
@@ -771,7 +778,7 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   bspline_gpu_tables tables;
 
   describe_frame (plan, src, dst, &f);
-  if (upload_stmap (cuda, sl, plan, &f) != BSPLINE_OK)
+  if (upload_stmap (cuda, sl, plan, &f, stream) != BSPLINE_OK)
     goto fail;
   if (plan->separable) {
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,

@@ -464,6 +464,24 @@ compare_plans (bspline_cuda * cuda, bspline_cpu * cpu,
     goto done;
   }
   err_d = max_difference (&gpu, &ref) / test_signal_scale (range);
+  if (err_d > 1e-9) {
+    int x, y, c, shown = 0;
+    print_differences ("GPU double vs CPU double", &gpu, &ref,
+        1e-9 * test_signal_scale (range));
+    /* where the first such pixel samples (a tie of order 0, a fold) */
+    for (y = 0; y < h && !shown; y++)
+      for (x = 0; x < w && !shown; x++)
+        for (c = 0; c < channels && !shown; c++)
+          if (!(fabs (test_image_get (&gpu, x, y, c) - test_image_get (&ref,
+                          x, y, c)) <= 1e-9 * test_signal_scale (range))) {
+            double px = NAN, py = NAN;
+            int found = bspline_plan_map_point (plan_d, x + 0.5, y + 0.5,
+                &px, &py);
+            printf ("  output pixel (%d, %d) samples input point (%.17g, "
+                "%.17g) (found %d)\n", x, y, px, py, found);
+            shown = 1;
+          }
+  }
   TEST_CHECK (err_d <= 1e-9, "%s: GPU double differs from CPU double by "
       "%.3g of the range", what, err_d);
   memset (gpu.data, 0xff, (size_t) gpu.stride * gpu.height);
