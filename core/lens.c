@@ -157,8 +157,8 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
   bspline_status status;
 
   if (lens->model == BSPLINE_LENS_STMAP) {
-    /* a map has no fold to look for: it is what it is, and output points
-     * outside its frame get the fill (bspline_stmap_map) */
+    /* a map has no fold to look for: it is what it is, and points past
+     * its frame follow its tangent at the edge (bspline_stmap_map) */
     if (!lens->map || lens->map_w < 1 || lens->map_h < 1) {
       if (msg)
         snprintf (msg, msg_len, "the STMap stage has no map");
