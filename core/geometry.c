@@ -199,6 +199,27 @@ geometry_grid_matrix (const bspline_plane_grid * grid, double m[9])
   m[5] = grid->offset_y;
 }
 
+/* Output plane pixels -> reoriented input luma pixels (steps 3 and 2
+ * inverted) in out, and luma -> plane pixels of grid in to_plane; fails
+ * where the geometry's matrices do (bspline_geometry_warp). */
+static bspline_status
+geometry_output_to_reoriented (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid, double out[9], double to_plane[9],
+    char *msg, size_t msg_len)
+{
+  double warp[9], warp_inv[9], to_luma[9];
+  bspline_status status;
+
+  status = bspline_geometry_warp (geometry, warp, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  bspline_matrix_invert (warp, warp_inv);
+  geometry_grid_matrix (grid, to_luma);
+  bspline_matrix_invert (to_luma, to_plane);
+  bspline_matrix_multiply (warp_inv, to_luma, out);
+  return BSPLINE_OK;
+}
+
 /* reoriented input luma (after step 1) -> input luma: m after
  * orientation^-1, into out. */
 static void
@@ -218,8 +239,7 @@ bspline_geometry_plane_inverse (const bspline_geometry * geometry,
     const bspline_plane_grid * grid, double inverse[9], char *msg,
     size_t msg_len)
 {
-  double warp[9], warp_inv[9], to_luma[9], to_plane[9];
-  double orient[9], orient_inv[9], tmp[9], tmp2[9];
+  double to_plane[9], orient[9], orient_inv[9], tmp[9], tmp2[9];
   bspline_status status;
 
   if (grid->sub_x <= 0 || grid->sub_y <= 0) {
@@ -227,16 +247,11 @@ bspline_geometry_plane_inverse (const bspline_geometry * geometry,
       snprintf (msg, msg_len, "plane subsampling factors must be positive");
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
-  status = bspline_geometry_warp (geometry, warp, msg, msg_len);
+  /* output plane -> output luma -> reoriented input luma */
+  status = geometry_output_to_reoriented (geometry, grid, tmp, to_plane, msg,
+      msg_len);
   if (status != BSPLINE_OK)
     return status;
-  bspline_matrix_invert (warp, warp_inv);
-
-  geometry_grid_matrix (grid, to_luma);
-  bspline_matrix_invert (to_luma, to_plane);
-
-  /* output plane -> output luma -> reoriented input luma */
-  bspline_matrix_multiply (warp_inv, to_luma, tmp);
   if (bspline_geometry_plane_orients_exactly (geometry, grid)) {
     /* -> reoriented input plane -> input plane: the plane is reoriented as
      * an image of its own size, like videoflip does. */
@@ -291,8 +306,7 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
     const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
     char *msg, size_t msg_len)
 {
-  double warp[9], warp_inv[9], to_luma[9], to_plane[9], to_map[9],
-      frame[9], tmp[9], tmp2[9];
+  double to_plane[9], to_map[9], frame[9], tmp[9], tmp2[9];
   const bspline_stmap *map = geometry->stmap;
   int w = geometry->src_width, h = geometry->src_height, mw, mh, k;
   bspline_status status;
@@ -317,13 +331,10 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
   /* output plane -> output luma -> reoriented input luma -> input luma
    * (as bspline_geometry_plane_inverse, which ends on the input plane)
    * -> map samples */
-  status = bspline_geometry_warp (geometry, warp, msg, msg_len);
+  status = geometry_output_to_reoriented (geometry, grid, tmp, to_plane, msg,
+      msg_len);
   if (status != BSPLINE_OK)
     return status;
-  bspline_matrix_invert (warp, warp_inv);
-  geometry_grid_matrix (grid, to_luma);
-  bspline_matrix_invert (to_luma, to_plane);
-  bspline_matrix_multiply (warp_inv, to_luma, tmp);
   geometry_to_input_luma (geometry, tmp, tmp2);
   bspline_matrix_identity (to_map);
   to_map[0] = (double) mw / w;

@@ -352,14 +352,6 @@ bspline_lens_fit (bspline_lens_model model, const double camera[4],
   if (!(camera[0] > 0.0 && camera[1] > 0.0))
     return fit_fail (msg, msg_len, "lens-fit: the camera matrix's fx and "
         "fy must be positive, not %g and %g", camera[0], camera[1]);
-  if (!camera || !new_camera || (n_coeffs > 0 && !coeffs))
-    return fit_fail (msg, msg_len, "lens-fit: missing camera matrix, "
-        "distortion coefficients or result");
-  /* the model and its coefficients, as every lens stage checks them */
-  status = bspline_lens_validate_coeffs (model, coeffs, n_coeffs, msg,
-      msg_len);
-  if (status != BSPLINE_OK)
-    return status;
   if (dist_width <= 0 || dist_height <= 0 || new_width <= 0 || new_height <= 0)
     return fit_fail (msg, msg_len, "lens-fit: frame sizes must be "
         "positive, not %dx%d (distorted) and %dx%d (undistorted)",

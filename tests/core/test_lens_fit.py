@@ -547,23 +547,33 @@ def check_random(core, cv2, np, seed, failures, n=300):
     return worst
 
 
+def reference_opencv(script, reexec):
+    """(cv2, numpy, have, why not): the first time (the environment
+    variable `reexec` unset), re-executes `script` with this process's
+    arguments under cv_python(), the tests' reference interpreter, where
+    there is one; have is whether cv2 4.10 and numpy are here."""
+    cv2 = np = None
+    try:
+        import numpy as np
+        import cv2
+        have, why = (cv2.__version__.split(".")[:2] == ["4", "10"],
+                     "cv2 %s is not 4.10" % cv2.__version__)
+    except ImportError as e:
+        have, why = False, "no numpy or cv2 (%s)" % e
+    if not os.environ.get(reexec):
+        py, why_not = cv_python()
+        if py:
+            os.environ[reexec] = "1"
+            sys.stdout.flush()
+            os.execv(py, [py, os.path.abspath(script)] + sys.argv[1:])
+        have, why = False, why_not
+    return cv2, np, have, why
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    try:
-        import cv2
-        import numpy as np
-        have_cv2 = cv2.__version__.split(".")[:2] == ["4", "10"]
-        why = "cv2 %s is not 4.10" % cv2.__version__
-    except ImportError as e:
-        have_cv2, why = False, "no cv2 (%s)" % e
-    if not os.environ.get(REEXEC):
-        py, why_not = cv_python()
-        if py:
-            os.environ[REEXEC] = "1"
-            sys.stdout.flush()
-            os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-        have_cv2, why = False, why_not
+    cv2, np, have_cv2, why = reference_opencv(__file__, REEXEC)
 
     core = Core(sys.argv[1])
     failures = []

@@ -46,7 +46,7 @@ import zlib
 
 # the reference interpreter, found as the lens-fit test finds it
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_lens_fit import cv_python  # noqa: E402
+from test_lens_fit import reference_opencv  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -520,21 +520,7 @@ def main():
         sys.exit(__doc__)
     # before cv2 is imported: OpenCV reads this once, at load
     os.environ["OPENCV_IO_ENABLE_OPENEXR"] = "1"
-    np = cv2 = None
-    try:
-        import numpy as np
-        import cv2
-        have_cv2 = cv2.__version__.split(".")[:2] == ["4", "10"]
-        why = "cv2 %s is not 4.10" % cv2.__version__
-    except ImportError as e:
-        have_cv2, why = False, "no numpy or cv2 (%s)" % e
-    if not os.environ.get(REEXEC):
-        py, why_not = cv_python()
-        if py:
-            os.environ[REEXEC] = "1"
-            sys.stdout.flush()
-            os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-        have_cv2, why = False, why_not
+    cv2, np, have_cv2, why = reference_opencv(__file__, REEXEC)
 
     env = os.environ.get("BSPLINE_TEST_SEED")
     seed = int(env, 0) if env else (time.time_ns() ^ os.getpid()) % 2**63

@@ -474,9 +474,11 @@ def check_bad_input(np, cal, tmp, failures):
             failures.append(line)
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
+def references(script, reexec):
+    """(cv2, numpy, scipy.ndimage) of the tests' reference environment:
+    where this interpreter lacks OpenCV 4.10, re-executes `script` (with
+    this process's arguments) under cv_python() once, marked by the
+    environment variable `reexec`; exits 77 (skipped) without them."""
     have = False
     try:
         import cv2
@@ -484,12 +486,12 @@ def main():
         have = cv2.__version__.split(".")[:2] == ["4", "10"]
     except ImportError:
         pass
-    if not have and not os.environ.get(REEXEC):
+    if not have and not os.environ.get(reexec):
         py = cv_python()
         if py:
-            os.environ[REEXEC] = "1"
+            os.environ[reexec] = "1"
             sys.stdout.flush()
-            os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+            os.execv(py, [py, os.path.abspath(script)] + sys.argv[1:])
     if not have:
         print("SKIP: no OpenCV 4.10 (run scripts/install-deps.sh, which "
               "makes .venv, or set BSPLINE_CV_PYTHON)")
@@ -500,6 +502,13 @@ def main():
     except ImportError as e:
         print("SKIP: %s" % e)
         sys.exit(SKIP)
+    return cv2, np, ndimage
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    cv2, np, ndimage = references(__file__, REEXEC)
 
     lens_map = os.path.abspath(sys.argv[1])
     cal = load(sys.argv[2], "test_lens_fit").CALIBRATIONS

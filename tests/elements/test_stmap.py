@@ -376,32 +376,10 @@ def check_bad_input(L, cv2, np, tmp, failures):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
+    # before cv2 is imported (here or in the re-executed interpreter)
     os.environ["OPENCV_IO_ENABLE_OPENEXR"] = "1"
-    have = False
-    try:
-        import cv2
-        import numpy as np
-        have = cv2.__version__.split(".")[:2] == ["4", "10"]
-    except ImportError:
-        pass
-    if not have and not os.environ.get(REEXEC):
-        py = load(sys.argv[1], "test_lens").cv_python()
-        if py:
-            os.environ[REEXEC] = "1"
-            sys.stdout.flush()
-            os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
-    if not have:
-        print("SKIP: no OpenCV 4.10 (run scripts/install-deps.sh, which "
-              "makes .venv, or set BSPLINE_CV_PYTHON)")
-        sys.exit(SKIP)
-    try:
-        import scipy.ndimage as ndimage
-        import skimage.data  # noqa: F401
-    except ImportError as e:
-        print("SKIP: %s" % e)
-        sys.exit(SKIP)
-
     L = load(sys.argv[1], "test_lens")
+    cv2, np, ndimage = L.references(__file__, REEXEC)
     cal = load(sys.argv[2], "test_lens_fit").CALIBRATIONS
     env = os.environ.get("BSPLINE_TEST_SEED")
     seed = int(env, 0) if env else (time.time_ns() ^ os.getpid()) % 2**63

@@ -444,13 +444,63 @@ warp_once (const gchar * backend, const gchar * settings,
   return out;
 }
 
+/* A buffer of random bytes of caps in_caps (10-bit samples in the high
+ * bits where bits is 10, as P010 holds them). */
+static GstBuffer *
+random_buffer (GRand * rand, const gchar * in_caps, gint bits)
+{
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string (in_caps);
+  GstBuffer *in;
+  GstMapInfo map;
+  gsize i;
+
+  gst_video_info_from_caps (&info, caps);
+  gst_caps_unref (caps);
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) g_rand_int (rand);
+  if (bits == 10)
+    for (i = 0; i < map.size; i += 2)
+      map.data[i] &= 0xc0;
+  gst_buffer_unmap (in, &map);
+  return in;
+}
+
+/* One frame through bsplinewarp `settings` with backend=cuda in
+ * `precision` (1: double) and backend=cpu in double; returns their
+ * largest difference in code values of `bits`, and in *bound what it may
+ * be: one for double; for float the CPU float path's tolerance
+ * (docs/accuracy.md: 2e-6 of the range up to order 3, 1e-5 up to 6, 1e-4
+ * above, as in test-gpu-engine) times the range, at least one. */
+static gint
+gpu_against_cpu_double (const gchar * settings, guint order, guint precision,
+    const gchar * in_caps, const gchar * out_caps, GstBuffer * in, gint bits,
+    gint * bound)
+{
+  gchar *gpu_settings = g_strdup_printf ("%s order=%u precision=%s",
+      settings, order, precision ? "double" : "float");
+  gchar *ref_settings = g_strdup_printf ("%s order=%u precision=double",
+      settings, order);
+  GstBuffer *gpu = warp_once ("cuda", gpu_settings, in_caps, out_caps, in);
+  GstBuffer *ref = warp_once ("cpu", ref_settings, in_caps, out_caps, in);
+  gint d = max_difference_samples (gpu, ref, bits);
+  gdouble tol = order <= 3 ? 2e-6 : order <= 6 ? 1e-5 : 1e-4;
+
+  *bound = precision ? 1 : MAX (1, (gint) ceil (tol * ((1 << bits) - 1)));
+  gst_buffer_unref (gpu);
+  gst_buffer_unref (ref);
+  g_free (gpu_settings);
+  g_free (ref_settings);
+  return d;
+}
+
 /* The element on the GPU against the element on the CPU in double (the
  * reference), for every order 0-11, every boundary, float and double, on
  * a warp and a downscale, for 8-bit, 10-bit (P010) and 16-bit formats,
- * planar, semi-planar and interleaved.  Bounds in code values: one for
- * double; for float the CPU float path's tolerance (docs/accuracy.md:
- * 2e-6 of the range up to order 3, 1e-5 up to 6, 1e-4 above, as in
- * test-gpu-engine) times the range, at least one. */
+ * planar, semi-planar and interleaved, within gpu_against_cpu_double's
+ * bounds. */
 GST_START_TEST (test_sweep_against_cpu_double)
 {
   static const struct
@@ -477,40 +527,15 @@ GST_START_TEST (test_sweep_against_cpu_double)
           formats[f].format, c ? 64 : 48, c ? 48 : 36);
       gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,height=%d,"
           "pixel-aspect-ratio=1/1", c ? 40 : 48, c ? 30 : 36);
-      GstVideoInfo info;
-      GstCaps *caps = gst_caps_from_string (in_caps);
-      GstBuffer *in;
-      GstMapInfo map;
-      gsize i;
-
-      gst_video_info_from_caps (&info, caps);
-      gst_caps_unref (caps);
-      in = gst_buffer_new_allocate (NULL, info.size, NULL);
-      gst_buffer_map (in, &map, GST_MAP_WRITE);
-      for (i = 0; i < map.size; i++)
-        map.data[i] = (guint8) g_rand_int (rand);
-      if (formats[f].bits == 10)        /* P010: 10 bits in the high bits */
-        for (i = 0; i < map.size; i += 2)
-          map.data[i] &= 0xc0;
-      gst_buffer_unmap (in, &map);
+      GstBuffer *in = random_buffer (rand, in_caps, formats[f].bits);
 
       for (order = 0; order <= 11; order++)
         for (boundary = 0; boundary < 5; boundary++)
           for (precision = 0; precision < 2; precision++) {
-            gchar *settings = g_strdup_printf ("%s order=%u boundary=%u "
-                "fill-color=0xff336699", cases[c], order, boundary);
-            gchar *gpu_settings = g_strdup_printf ("%s precision=%s",
-                settings, precision ? "double" : "float");
-            gchar *ref_settings = g_strdup_printf ("%s precision=double",
-                settings);
-            GstBuffer *gpu = warp_once ("cuda", gpu_settings, in_caps,
-                out_caps, in);
-            GstBuffer *ref = warp_once ("cpu", ref_settings, in_caps,
-                out_caps, in);
-            gint d = max_difference_samples (gpu, ref, formats[f].bits);
-            gdouble tol = order <= 3 ? 2e-6 : order <= 6 ? 1e-5 : 1e-4;
-            gint bound = precision ? 1 :
-                MAX (1, (gint) ceil (tol * ((1 << formats[f].bits) - 1)));
+            gchar *settings = g_strdup_printf ("%s boundary=%u "
+                "fill-color=0xff336699", cases[c], boundary);
+            gint bound, d = gpu_against_cpu_double (settings, order,
+                precision, in_caps, out_caps, in, formats[f].bits, &bound);
 
             fail_unless (d <= bound, "%s %s order %u boundary %u %s: GPU "
                 "differs from the CPU double reference by %d code values "
@@ -521,11 +546,7 @@ GST_START_TEST (test_sweep_against_cpu_double)
             else
               worst_float = MAX (worst_float, d);
             runs++;
-            gst_buffer_unref (gpu);
-            gst_buffer_unref (ref);
             g_free (settings);
-            g_free (gpu_settings);
-            g_free (ref_settings);
           }
       gst_buffer_unref (in);
       g_free (in_caps);
@@ -601,19 +622,7 @@ GST_START_TEST (test_stmap_against_cpu_double)
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     gchar *in_caps = g_strdup_printf ("video/x-raw,format=%s,width=64,"
         "height=48,framerate=30/1,pixel-aspect-ratio=1/1", formats[f]);
-    GstVideoInfo info;
-    GstCaps *caps = gst_caps_from_string (in_caps);
-    GstBuffer *in;
-    GstMapInfo map;
-    gsize i;
-
-    gst_video_info_from_caps (&info, caps);
-    gst_caps_unref (caps);
-    in = gst_buffer_new_allocate (NULL, info.size, NULL);
-    gst_buffer_map (in, &map, GST_MAP_WRITE);
-    for (i = 0; i < map.size; i++)
-      map.data[i] = (guint8) g_rand_int (rand);
-    gst_buffer_unmap (in, &map);
+    GstBuffer *in = random_buffer (rand, in_caps, 8);
     for (c = 0; c < G_N_ELEMENTS (cases); c++)
       for (m = 0; m < 2; m++)
         for (order = 0; order <= 11; order++)
@@ -621,19 +630,10 @@ GST_START_TEST (test_stmap_against_cpu_double)
             gchar *out_caps = g_strdup_printf ("video/x-raw,width=%d,"
                 "height=%d,pixel-aspect-ratio=1/1", c == 2 ? 32 : 64,
                 c == 2 ? 24 : 48);
-            gchar *settings = g_strdup_printf ("%s order=%u "
-                "stmap-location=%s", cases[c], order, maps[m]);
-            gchar *gpu_settings = g_strdup_printf ("%s precision=%s",
-                settings, precision ? "double" : "float");
-            gchar *ref_settings = g_strdup_printf ("%s precision=double",
-                settings);
-            GstBuffer *gpu = warp_once ("cuda", gpu_settings, in_caps,
-                out_caps, in);
-            GstBuffer *ref = warp_once ("cpu", ref_settings, in_caps,
-                out_caps, in);
-            gint d = max_difference (gpu, ref);
-            gdouble tol = order <= 3 ? 2e-6 : order <= 6 ? 1e-5 : 1e-4;
-            gint bound = precision ? 1 : MAX (1, (gint) ceil (tol * 255));
+            gchar *settings = g_strdup_printf ("%s stmap-location=%s",
+                cases[c], maps[m]);
+            gint bound, d = gpu_against_cpu_double (settings, order,
+                precision, in_caps, out_caps, in, 8, &bound);
 
             fail_unless (d <= bound, "%s %s map %u order %u %s: the GPU "
                 "differs from the CPU double reference by %d code values "
@@ -644,11 +644,7 @@ GST_START_TEST (test_stmap_against_cpu_double)
             else
               worst_float = MAX (worst_float, d);
             runs++;
-            gst_buffer_unref (gpu);
-            gst_buffer_unref (ref);
             g_free (settings);
-            g_free (gpu_settings);
-            g_free (ref_settings);
             g_free (out_caps);
           }
     gst_buffer_unref (in);

@@ -611,6 +611,42 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
  * distort, antialiased (the chain's Jacobian per pixel) or not, every
  * order and boundary, through the geometry as the element builds it: the
  * GPU against the CPU double reference, as for the other warps. */
+/* One frame of a geometry with a lens or STMap stage (luma grid): its
+ * double and float plans through compare_plans; a plan refused with a
+ * message containing `tolerated` (NULL: none) is skipped. */
+static void
+compare_stage (bspline_cuda * cuda, bspline_cpu * cpu,
+    const bspline_geometry * g, bspline_params p, const bspline_image * src,
+    const double range[2], const char *tolerated, const char *what,
+    plan_worst * worst)
+{
+  bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+  bspline_plan *plan_d = NULL, *plan_f = NULL;
+  bspline_lens lens;
+  double m[9];
+  char msg[256];
+
+  if (bspline_geometry_plane_map (g, &grid, m, &lens, msg,
+          sizeof (msg)) != BSPLINE_OK) {
+    TEST_CHECK (0, "%s: geometry: %s", what, msg);
+    return;
+  }
+  p.precision = BSPLINE_PRECISION_DOUBLE;
+  bspline_plan_new_lens (&p, m, &lens, g->src_width, g->src_height,
+      g->dst_width, g->dst_height, src->channels, &plan_d, msg, sizeof (msg));
+  p.precision = BSPLINE_PRECISION_FLOAT;
+  if (bspline_plan_new_lens (&p, m, &lens, g->src_width, g->src_height,
+          g->dst_width, g->dst_height, src->channels, &plan_f, msg,
+          sizeof (msg)) != BSPLINE_OK || !plan_d) {
+    TEST_CHECK (tolerated && strstr (msg, tolerated), "%s: plan: %s", what,
+        msg);
+  } else
+    compare_plans (cuda, cpu, plan_d, plan_f, src, g->dst_width,
+        g->dst_height, range, p.order, 1.5, what, worst);
+  bspline_plan_free (plan_d);
+  bspline_plan_free (plan_f);
+}
+
 static void
 test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 {
@@ -624,13 +660,10 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         int channels = test_rng_int (rng, 1, 4), c;
         int fisheye = variant & 1, distort = (variant >> 1) & 1;
         bspline_geometry g;
-        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
         bspline_image src;
         bspline_params p;
-        bspline_plan *plan_d = NULL, *plan_f = NULL;
-        bspline_lens lens;
-        double m[9], range[2];
-        char msg[256], what[160];
+        double range[2];
+        char what[160];
 
         bspline_geometry_init (&g, w, h, w, h);
         g.lens_model = fisheye ? BSPLINE_LENS_FISHEYE : BSPLINE_LENS_BROWN;
@@ -673,31 +706,13 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
             test_rng_int (rng, 0, 7));
         test_image_fill_random (&src, rng, 0.0, 255.0, range);
-        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
-                sizeof (msg)) != BSPLINE_OK) {
-          TEST_CHECK (0, "lens: geometry: %s", msg);
-          goto next;
-        }
-        p.precision = BSPLINE_PRECISION_DOUBLE;
-        bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels, &plan_d,
-            msg, sizeof (msg));
-        p.precision = BSPLINE_PRECISION_FLOAT;
-        if (bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels,
-                &plan_f, msg, sizeof (msg)) != BSPLINE_OK || !plan_d) {
-          /* a model that folds over inside this frame is refused: not
-           * this test's concern (tests/elements/test_lens.py) */
-          if (strstr (msg, "folds over") == NULL)
-            TEST_CHECK (0, "lens: plan: %s", msg);
-          goto next;
-        }
         snprintf (what, sizeof (what), "lens: order %d %s %s %s %dx%dx%d",
             order, test_boundary_name (boundary), fisheye ? "fisheye" :
             "brown", distort ? "distort" : "undistort", w, h, channels);
-        compare_plans (cuda, cpu, plan_d, plan_f, &src, w, h, range, order,
-            1.5, what, &worst);
-      next:
-        bspline_plan_free (plan_d);
-        bspline_plan_free (plan_f);
+        /* a model that folds over inside this frame is refused: not this
+         * test's concern (tests/elements/test_lens.py) */
+        compare_stage (cuda, cpu, &g, p, &src, range, "folds over", what,
+            &worst);
         test_image_free (&src);
       }
   TEST_CHECK (worst.runs >= 200, "lens: only %d of 240 frames ran", worst.runs);
@@ -755,13 +770,10 @@ test_stmap (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         int shrink = variant == 3, dw = shrink ? w / 2 : w;
         int dh = shrink ? h / 2 : h;
         bspline_geometry g;
-        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
         bspline_image src;
         bspline_params p;
-        bspline_plan *plan_d = NULL, *plan_f = NULL;
-        bspline_lens lens;
-        double m[9], range[2];
-        char msg[256], what[160];
+        double range[2];
+        char what[160];
 
         if (!maps[variant % 3])
           continue;
@@ -780,30 +792,12 @@ test_stmap (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
             test_rng_int (rng, 0, 7));
         test_image_fill_random (&src, rng, 0.0, 255.0, range);
-        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
-                sizeof (msg)) != BSPLINE_OK) {
-          TEST_CHECK (0, "stmap: geometry: %s", msg);
-          goto next;
-        }
-        p.precision = BSPLINE_PRECISION_DOUBLE;
-        bspline_plan_new_lens (&p, m, &lens, w, h, dw, dh, channels, &plan_d,
-            msg, sizeof (msg));
-        p.precision = BSPLINE_PRECISION_FLOAT;
-        if (bspline_plan_new_lens (&p, m, &lens, w, h, dw, dh, channels,
-                &plan_f, msg, sizeof (msg)) != BSPLINE_OK || !plan_d) {
-          TEST_CHECK (0, "stmap: plan: %s", msg);
-          goto next;
-        }
         snprintf (what, sizeof (what), "stmap: order %d %s map %dx%d%s%s "
             "%dx%dx%d", order, test_boundary_name (boundary),
             bspline_stmap_width (g.stmap), bspline_stmap_height (g.stmap),
             variant >= 2 ? " rotated" : "", shrink ? " shrunk 2x" : "", w,
             h, channels);
-        compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range, order,
-            1.5, what, &worst);
-      next:
-        bspline_plan_free (plan_d);
-        bspline_plan_free (plan_f);
+        compare_stage (cuda, cpu, &g, p, &src, range, NULL, what, &worst);
         test_image_free (&src);
       }
   for (variant = 0; variant < 3; variant++)
