@@ -79,6 +79,10 @@ typedef struct
   double new_camera[4];         /* of the undistorted frame */
   int lens_fit;                 /* unset new camera: 0 scaled; 1 fitted */
   double lens_fit_alpha;        /* 0: no border shows; 1: all input */
+  /* undistorting: 0, output points past the model's fold are an error; 1,
+   * they are the fill (bsplinestabilize, whose corrections may move the
+   * frame's corners there) */
+  int lens_fill_fold;
   /* lens_model BSPLINE_LENS_STMAP: the map (borrowed; the plan takes its
    * own reference), NULL where the element has not loaded it yet */
   const struct bspline_stmap *stmap;

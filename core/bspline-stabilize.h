@@ -118,6 +118,12 @@ bspline_status bspline_motion_estimator_new (const bspline_motion_params *
     params, int width, int height, bspline_motion_estimator ** estimator,
     char *msg, size_t msg_len);
 void bspline_motion_estimator_free (bspline_motion_estimator * estimator);
+/* The power of two the estimator averages width x height frames down by:
+ * it analyses width / factor x height / factor pixels, analysis pixel
+ * (i, j) the mean of the factor x factor frame pixels from (factor i,
+ * factor j) (params valid, as bspline_motion_estimator_new checks). */
+int bspline_motion_analysis_factor (const bspline_motion_params * params,
+    int width, int height);
 /* Forgets the previous frame: the next one starts a new sequence. */
 void bspline_motion_estimator_reset (bspline_motion_estimator * estimator);
 /* The motion from the previous frame given to this one; the first frame of

@@ -77,6 +77,9 @@ typedef struct
   double k[BSPLINE_LENS_MAX_COEFFS];    /* OpenCV's order (above) */
   double fold;                  /* r (brown) or theta (fisheye) limit */
   double fold_r;                /* the same as a normalised radius r */
+  /* applying d (solve 0): 1 when the frame may reach past the fold, whose
+   * points are then the fill; 0 when that is an error (the plan fails) */
+  int fill_fold;
   double post[6];               /* 2x3: normalised -> input pixels */
   /* BSPLINE_LENS_STMAP: n is a position in map samples; the map's
    * coefficients (bspline_stmap_coefficients' layout, in the memory of

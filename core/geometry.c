@@ -464,6 +464,7 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
   bspline_matrix_multiply (to_plane, in_cam, tmp2);
   lens->model = geometry->lens_model;
   lens->solve = distort;
+  lens->fill_fold = geometry->lens_fill_fold;
   for (k = 0; k < geometry->n_distortion; k++)
     lens->k[k] = geometry->distortion[k];
   for (k = 0; k < 6; k++)

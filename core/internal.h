@@ -5,6 +5,7 @@
 #include "bspline.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* ---- thread pool (threadpool.c) ---- */
 typedef struct bspline_pool bspline_pool;
@@ -238,6 +239,8 @@ typedef struct
   bspline_plan *sample;         /* y -> Gram prefilter -> b^n -> output */
 } bspline_reduction;
 
+typedef struct bspline_point_cache bspline_point_cache;
+
 /* Largest separable weight table (entries per axis): an extreme shrink of
  * a large output would otherwise ask for gigabytes of taps. */
 #define BSPLINE_MAX_TABLE_ENTRIES (1 << 24)
@@ -271,7 +274,64 @@ struct bspline_plan
    * only, `inverse` ending at the lens's normalised coordinates. */
   int has_lens;
   bspline_lens lens;
+  /* Lens plans: the input points of the output pixels, kept from the
+   * second execution on (point-cache.c); NULL where there is no lens or
+   * no memory for the small struct.  Mutable through a const plan, under
+   * point-cache.c's protocol. */
+  bspline_point_cache *points;
 };
+
+/* ---- point-cache.c ----
+ *
+ * A row of points of a lens plan holds, for output pixels 0 .. dst_width
+ * - 1 of one row, dst_width values each of x, y (input pixel coordinates,
+ * NaN where the pixel has no input point) and, where plan->widen, of the
+ * kernel widening along x and along y, one after the other:
+ * bspline_point_values (plan) x dst_width doubles. */
+/* The most bytes of points a plan keeps (a 4K output with widening takes
+ * 253 MiB). */
+#define BSPLINE_POINT_CACHE_MAX_BYTES ((uint64_t) 256 << 20)
+bspline_point_cache *bspline_point_cache_new (void);
+void bspline_point_cache_free (bspline_point_cache * cache);
+/* 2, or 4 where plan->widen. */
+int bspline_point_values (const bspline_plan * plan);
+
+/* What one execution of a lens plan gets of the plan's cache. */
+typedef struct
+{
+  double *rows;                 /* every output row's points; NULL: none */
+  unsigned char *widened;       /* per output row: bspline_point_row's
+                                 * value */
+  int fill;                     /* 1: this execution computes them */
+} bspline_point_rows;
+
+/* Called once per execution of a lens plan, before its rows: the plan's
+ * rows of points, or rows NULL where the plan has none (first execution,
+ * too large, no memory, or another execution is filling them).  fill 1:
+ * this execution must compute every row into them (bspline_point_row and
+ * its value into widened[i], each row by the thread that samples it) and
+ * then, after the pool's join, call bspline_point_cache_filled; 0: they
+ * are ready to read. */
+void bspline_point_cache_begin (const bspline_plan * plan,
+    bspline_point_rows * rows);
+void bspline_point_cache_filled (const bspline_plan * plan);
+/* 1 once the plan's rows of points are filled and read by its
+ * executions (for tests/core `lens-cache`). */
+int bspline_point_cache_ready (const bspline_plan * plan);
+/* Output row i's points (bspline_stage_footprint where plan->widen, else
+ * bspline_stage_map_point, at the pixel centres) into row; returns 1 where
+ * a pixel of the row has a widening other than 1, 0 where the row's
+ * widenings are all 1 (and need not be read). */
+int bspline_point_row (const bspline_plan * plan, int i, double *row);
+
+/* Row i of the cache's rows. */
+static inline double *
+bspline_point_rows_row (const bspline_plan * plan,
+    const bspline_point_rows * rows, int i)
+{
+  return rows->rows + (size_t) i * (size_t) bspline_point_values (plan)
+      * (size_t) plan->dst_width;
+}
 
 /* ---- lens.c ---- */
 /* Checks the lens's coefficients and finds its fold radius (lens->fold);

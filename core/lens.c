@@ -193,7 +193,7 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
 
   if (!lens->solve) {
     lens->fold = lens_fold (lens, need * (1.0 + 1e-9) + 1e-12);
-    if (!(need < lens->fold)) {
+    if (!(need < lens->fold) && !lens->fill_fold) {
       if (msg)
         snprintf (msg, msg_len, "the %s lens model folds over inside the "
             "frame: its radial function stops growing at %s %.6g, and "
@@ -239,6 +239,8 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
     double nx, ny, x, y, J[4];
     if (!bspline_map_point (m, u, v, &nx, &ny))
       continue;
+    if (!lens->solve && !(sqrt (nx * nx + ny * ny) < lens->fold_r))
+      continue;                 /* past the fold: the fill (fill_fold) */
     if (lens->solve) {
       double rd = sqrt (nx * nx + ny * ny), ds;
       if (fisheye && !(rd < bspline_lens_radial (lens, lens->fold, &ds)))

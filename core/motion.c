@@ -200,13 +200,26 @@ motion_pyramid_alloc (motion_pyramid * pyr, int w, int h)
   return 1;
 }
 
+int
+bspline_motion_analysis_factor (const bspline_motion_params * params,
+    int width, int height)
+{
+  int factor = 1;
+
+  while (width / (factor * 2) >= params->analysis_width / 2
+      && width / factor > params->analysis_width
+      && height / (factor * 2) >= 16)
+    factor *= 2;
+  return factor;
+}
+
 bspline_status
 bspline_motion_estimator_new (const bspline_motion_params * params,
     int width, int height, bspline_motion_estimator ** estimator, char *msg,
     size_t msg_len)
 {
   bspline_motion_estimator *e;
-  int factor = 1, aw, ah;
+  int factor, aw, ah;
 
   *estimator = NULL;
   if (params->model != BSPLINE_MOTION_SIMILARITY
@@ -230,10 +243,7 @@ bspline_motion_estimator_new (const bspline_motion_params * params,
         params->min_inliers, params->n_threads);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
-  while (width / (factor * 2) >= params->analysis_width / 2
-      && width / factor > params->analysis_width
-      && height / (factor * 2) >= 16)
-    factor *= 2;
+  factor = bspline_motion_analysis_factor (params, width, height);
   aw = width / factor;
   ah = height / factor;
 

@@ -408,6 +408,9 @@ bspline_plan_new_lens (const bspline_params * params,
     plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE
         && !bspline_lens_never_widens (&stage, inverse, dst_width,
         dst_height);
+    /* without it (no memory for a few bytes), every execution computes
+     * its points */
+    plan->points = bspline_point_cache_new ();
     *out = plan;
     return BSPLINE_OK;
   }
@@ -510,6 +513,7 @@ bspline_plan_free (bspline_plan * plan)
   axis_table_clear (&plan->y);
   if (plan->has_lens)
     bspline_stmap_unref (plan->lens.stmap);
+  bspline_point_cache_free (plan->points);
   free (plan);
 }
 

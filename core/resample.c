@@ -502,6 +502,48 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
 #undef REAL
 #undef SUFFIX
 
+/* ---- general path with a lens or STMap stage: rows of points ----
+ *
+ * A lens plan's rows are sampled from its rows of points (point-cache.c):
+ * each output row's input points and widenings are computed first, into
+ * the worker's scratch or, from the plan's second execution on, into the
+ * plan's cache, which later executions read instead.  They are the
+ * doubles that warp_rows_d and warp_rows_f compute pixel by pixel, so the
+ * output is the same bits.  A copy built with BSPLINE_NO_WARP_FAST keeps
+ * warp_rows_d and warp_rows_f alone (no rows of points, no cache): the
+ * reference of both (tests/core `lens-kernels`). */
+#ifdef BSPLINE_NO_WARP_FAST
+#define LENS_POINT_ROWS 0
+#else
+#define LENS_POINT_ROWS 1
+#endif
+
+/* Output row i of a lens plan from its points (warp_rows_d and warp_rows_f
+ * at the points they would compute), where no fast row takes it: double
+ * precision, or orders past 5 in single. */
+#define DEFINE_LENS_ROWS(SUFFIX, REAL) \
+static void \
+lens_rows_##SUFFIX (const bspline_plan * plan, \
+    const bspline_coefficients * coef, REAL * acc, const bspline_image * dst, \
+    int i, const double *points, int widened) \
+{ \
+  const int C = plan->channels; \
+  int j, c; \
+  for (j = 0; j < plan->dst_width; j++) { \
+    double x, y, widen_x = 1.0, widen_y = 1.0; \
+    REAL *px = acc + (ptrdiff_t) j * C; \
+    if (!point_at (plan, points, widened, j, &x, &y, &widen_x, \
+            &widen_y)) { \
+      for (c = 0; c < C; c++) \
+        px[c] = (REAL) plan->params.fill[c]; \
+      continue; \
+    } \
+    eval_point_##SUFFIX (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y, \
+        px); \
+  } \
+  store_values_##SUFFIX (dst, i, 0, acc, plan->dst_width * C); \
+}
+
 /* ---- general path, float: the pixels whose taps are all stored ----
  *
  * Most pixels of a warp read an unwidened kernel whose taps lie inside
@@ -512,12 +554,14 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
  * known at compile time, and sum in eval_point_f's order; every other
  * pixel (widened kernels, taps past the stored plane, coordinates far
  * outside, no input point) goes through eval_point_f.  One-, two- and
- * four-channel planes under affine maps take eight pixels a step with AVX2
- * (warp_rows_avx2_body).  The core is compiled without contraction
- * into fused multiply-adds (ISO C99), so all of them write the same bits
- * as warp_rows_f: tests/core `kernels` checks it against a copy built
- * with BSPLINE_NO_WARP_FAST (warp_rows_f only).  Measured in
- * docs/notes/cpu-performance-notes.md (v9). */
+ * four-channel planes under affine maps, and under a lens or STMap stage
+ * from the plan's rows of points (see above), take eight pixels a step
+ * with AVX2 (warp_rows_avx2_body).  The core is compiled without
+ * contraction into fused multiply-adds (ISO C99), so all of them write
+ * the same bits as warp_rows_f: tests/core `kernels` (affine and
+ * perspective maps) and `lens-kernels` (lens and STMap stages) check it
+ * against a copy built with BSPLINE_NO_WARP_FAST (warp_rows_f only).
+ * Measured in docs/notes/cpu-performance-notes.md (v9). */
 
 /* First stored index of taps origin .. origin + n - 1, or -1 where one of
  * them lies past the stored plane (where the boundary rule decides).
@@ -631,36 +675,74 @@ bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
         BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
 }
 
-/* Output rows first .. last - 1 (see above). */
+/* Pixel j of a row of points of a lens plan (point-cache.c, internal.h):
+ * its input point and, where the row has a widened pixel (`widened`,
+ * bspline_point_row), its widening (left at 1 where not); 0 where the
+ * pixel has no input point. */
+#if defined(__GNUC__)
+__attribute__ ((always_inline))
+#endif
+static inline int
+point_at (const bspline_plan * plan, const double *row, int widened, int j,
+    double *x, double *y, double *widen_x, double *widen_y)
+{
+  const int W = plan->dst_width;
+  *x = row[j];
+  if (isnan (*x))
+    return 0;
+  *y = row[W + j];
+  if (widened) {
+    *widen_x = row[2 * W + j];
+    *widen_y = row[3 * W + j];
+  }
+  return 1;
+}
+
+DEFINE_LENS_ROWS (d, double)
+DEFINE_LENS_ROWS (f, float)
+#undef DEFINE_LENS_ROWS
+
+/* The offset of output row i's points in `points`, which holds rows first
+ * .. last - 1 one after the other. */
+static inline ptrdiff_t
+point_row_offset (const bspline_plan * plan, int i, int first)
+{
+  return (ptrdiff_t) (i - first) * bspline_point_values (plan)
+      * plan->dst_width;
+}
+
+/* Output rows first .. last - 1 (see above); a lens plan's input points
+ * from `points` (its rows first .. last - 1), NULL for other plans;
+ * `widened` 0 where none of those rows has a widened pixel. */
 #if defined(__GNUC__)
 __attribute__ ((always_inline))
 #endif
 static inline void
 warp_rows_fast_body (const bspline_plan * plan,
     const bspline_coefficients * coef, float *acc, const bspline_image * dst,
-    int first, int last, const int ORDER, const int C)
+    int first, int last, const double *points, int widened, const int ORDER,
+    const int C)
 {
   const double *m = plan->inverse;
-  const bspline_lens *lens = plan->has_lens ? &plan->lens : NULL;
-  const int affine = !lens && map_is_affine (m);
+  const int affine = !points && map_is_affine (m);
   double affine_widen_x, affine_widen_y;
   int i, j, c;
 
   bspline_plan_affine_widening (plan, &affine_widen_x, &affine_widen_y);
   for (i = first; i < last; i++) {
+    const double *row = points ? points + point_row_offset (plan, i, first) :
+        NULL;
     for (j = 0; j < plan->dst_width; j++) {
       double x, y, widen_x = affine_widen_x, widen_y = affine_widen_y;
       float *px = acc + (ptrdiff_t) j * C;
-      int found = !lens ? fast_map (m, affine, j, i, &x, &y) :
-          plan->widen ? bspline_stage_footprint (m, lens, j + 0.5, i + 0.5,
-          BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
-          bspline_stage_map_point (m, lens, j + 0.5, i + 0.5, &x, &y);
+      int found = row ? point_at (plan, row, widened, j, &x, &y, &widen_x,
+          &widen_y) : fast_map (m, affine, j, i, &x, &y);
       if (!found) {
         for (c = 0; c < C; c++)
           px[c] = (float) plan->params.fill[c];
         continue;
       }
-      if (!lens && !affine && plan->widen)
+      if (!row && !affine && plan->widen)
         bspline_footprint (m, j + 0.5, i + 0.5, x, y,
             BSPLINE_MAX_WARP_WIDENING, &widen_x, &widen_y);
       fast_pixel (plan, coef, x, y, widen_x, widen_y, ORDER, C, px);
@@ -673,9 +755,11 @@ warp_rows_fast_body (const bspline_plan * plan,
 BSPLINE_VECTOR_CLONES static void \
 warp_rows_fast_##ORDER##_##C (const bspline_plan * plan, \
     const bspline_coefficients * coef, float *acc, \
-    const bspline_image * dst, int first, int last) \
+    const bspline_image * dst, int first, int last, const double *points, \
+    int widened) \
 { \
-  warp_rows_fast_body (plan, coef, acc, dst, first, last, ORDER - 1, C); \
+  warp_rows_fast_body (plan, coef, acc, dst, first, last, points, widened, \
+      ORDER - 1, C); \
 }
 #define WARP_FAST_CASES(ORDER) \
   WARP_FAST_CASE (ORDER, 1) WARP_FAST_CASE (ORDER, 2) \
@@ -748,13 +832,42 @@ weights_avx2 (const int ORDER, float bicubic_a, const float *inv, __m256 t,
   }
 }
 
+/* One pixel of warp_rows_avx2_body that the vectors do not take: as
+ * warp_rows_fast_body does it. */
+__attribute__ ((always_inline))
+static inline void
+warp_pixel_avx2_exception (const bspline_plan * plan,
+    const bspline_coefficients * coef, float *acc, const double *row,
+    int widened, int j, int i, const int ORDER, const int C)
+{
+  double x, y, widen_x = 1.0, widen_y = 1.0;
+  int c;
+  if (row ? point_at (plan, row, widened, j, &x, &y, &widen_x, &widen_y) :
+      fast_map (plan->inverse, 1, j, i, &x, &y)) {
+    fast_pixel (plan, coef, x, y, widen_x, widen_y, ORDER, C,
+        acc + (ptrdiff_t) j * C);
+  } else {
+    for (c = 0; c < C; c++)
+      acc[(ptrdiff_t) j * C + c] = (float) plan->params.fill[c];
+  }
+}
+
+/* The affine map's rows, or a lens plan's rows of points (points not
+ * NULL, its rows first .. last - 1; point-cache.c): the input points are
+ * then the stored doubles, which fast_pixel would take, and where the rows
+ * have widened pixels (`widened`), a group of eight with one (kernel
+ * widening other than 1 along either axis) goes pixel by pixel too. */
 __attribute__ ((target ("avx2"), always_inline))
 static inline void
 warp_rows_avx2_body (const bspline_plan * plan,
     const bspline_coefficients * coef, float *acc, const bspline_image * dst,
-    int first, int last, const int ORDER, const int C)
+    int first, int last, const double *points, int widened, const int ORDER,
+    const int C)
 {
   const double *m = plan->inverse;
+  const int W = plan->dst_width;
+  const int widen = points && widened;
+  const __m256d one = _mm256_set1_pd (1.0);
   const int N = ORDER < 0 ? 4 : ORDER + 1;
   const int row_len = (int) coef->row_len;
   const float a_f = (float) plan->axis_x.bicubic_a;
@@ -785,21 +898,32 @@ warp_rows_avx2_body (const bspline_plan * plan,
     const __m256d ry = _mm256_set1_pd (m[4] * v), rx = _mm256_set1_pd (m[1]
         * v);
     const __m256d cx = _mm256_set1_pd (m[2]), cy = _mm256_set1_pd (m[5]);
-    for (j = 0; j + 8 <= plan->dst_width; j += 8) {
+    const double *row = points ? points + point_row_offset (plan, i, first) :
+        NULL;
+    for (j = 0; j + 8 <= W; j += 8) {
       __m256d xs[2], ys[2], tx[2], ty[2];
       __m128i ox[2], oy[2];
       __m256i bx, by, ok;
       __m256 wx[BSPLINE_MAX_TAPS], wy[BSPLINE_MAX_TAPS], sum;
       int good = 1;
       for (q = 0; q < 2; q++) {
-        /* u = j + 4 q + 0.5 + lane, exactly as (j + 4 q + lane) + 0.5 */
-        __m256d u = _mm256_add_pd (_mm256_set1_pd ((double) (j + 4 * q)),
-            lane);
-        __m256d x = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m0, u),
-                rx), cx);
-        __m256d y = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m3, u),
-                ry), cy);
-        __m256d fx, fy;
+        __m256d x, y, fx, fy;
+        if (row) {
+          /* NaN where there is no input point: not good below */
+          x = _mm256_loadu_pd (row + j + 4 * q);
+          y = _mm256_loadu_pd (row + W + j + 4 * q);
+          if (widen)
+            good &= _mm256_movemask_pd (_mm256_and_pd (_mm256_cmp_pd
+                    (_mm256_loadu_pd (row + 2 * W + j + 4 * q), one,
+                        _CMP_EQ_OQ), _mm256_cmp_pd (_mm256_loadu_pd (row
+                            + 3 * W + j + 4 * q), one, _CMP_EQ_OQ))) == 15;
+        } else {
+          /* u = j + 4 q + 0.5 + lane, exactly as (j + 4 q + lane) + 0.5 */
+          __m256d u = _mm256_add_pd (_mm256_set1_pd ((double) (j + 4 * q)),
+              lane);
+          x = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m0, u), rx), cx);
+          y = _mm256_add_pd (_mm256_add_pd (_mm256_mul_pd (m3, u), ry), cy);
+        }
         xs[q] = _mm256_sub_pd (x, half);
         ys[q] = _mm256_sub_pd (y, half);
         good &= _mm256_movemask_pd (_mm256_and_pd (_mm256_and_pd
@@ -903,28 +1027,13 @@ warp_rows_avx2_body (const bspline_plan * plan,
       }
       continue;
     scalar:
-      for (q = j; q < j + 8; q++) {
-        double x, y;
-        if (!fast_map (m, 1, q, i, &x, &y)) {
-          for (a = 0; a < C; a++)
-            acc[(ptrdiff_t) q * C + a] = (float) plan->params.fill[a];
-        } else {
-          fast_pixel (plan, coef, x, y, 1.0, 1.0, ORDER, C,
-              acc + (ptrdiff_t) q * C);
-        }
-      }
+      for (q = j; q < j + 8; q++)
+        warp_pixel_avx2_exception (plan, coef, acc, row, widened, q, i,
+            ORDER, C);
     }
-    for (; j < plan->dst_width; j++) {
-      double x, y;
-      if (!fast_map (m, 1, j, i, &x, &y)) {
-        for (a = 0; a < C; a++)
-          acc[(ptrdiff_t) j * C + a] = (float) plan->params.fill[a];
-      } else {
-        fast_pixel (plan, coef, x, y, 1.0, 1.0, ORDER, C,
-            acc + (ptrdiff_t) j * C);
-      }
-    }
-    store_values_f (dst, i, 0, acc, (ptrdiff_t) plan->dst_width * C);
+    for (; j < W; j++)
+      warp_pixel_avx2_exception (plan, coef, acc, row, widened, j, i, ORDER, C);
+    store_values_f (dst, i, 0, acc, (ptrdiff_t) W * C);
   }
 }
 
@@ -932,9 +1041,11 @@ warp_rows_avx2_body (const bspline_plan * plan,
 __attribute__ ((target ("avx2"))) static void \
 warp_rows_avx2_##NAME##_##C (const bspline_plan * plan, \
     const bspline_coefficients * coef, float *acc, \
-    const bspline_image * dst, int first, int last) \
+    const bspline_image * dst, int first, int last, const double *points, \
+    int widened) \
 { \
-  warp_rows_avx2_body (plan, coef, acc, dst, first, last, ORDER, C); \
+  warp_rows_avx2_body (plan, coef, acc, dst, first, last, points, widened, \
+      ORDER, C); \
 }
 #define WARP_AVX2_CASES(NAME, ORDER) \
   WARP_AVX2_CASE (NAME, ORDER, 1) WARP_AVX2_CASE (NAME, ORDER, 2) \
@@ -947,7 +1058,8 @@ WARP_AVX2_CASES (bicubic, -1)
 #endif /* BSPLINE_X86_DISPATCH */
 
 typedef void (*warp_rows_fn) (const bspline_plan *,
-    const bspline_coefficients *, float *, const bspline_image *, int, int);
+    const bspline_coefficients *, float *, const bspline_image *, int, int,
+    const double *, int);
 
 /* The fast rows for the plan (bicubic, orders 0-5, 1-4 channels), or NULL
  * where only the general rows take it.  The vector rows' gathers take
@@ -981,11 +1093,12 @@ warp_rows_fast_for (const bspline_plan * plan,
       {warp_rows_avx2_5_1, warp_rows_avx2_5_2, warp_rows_avx2_5_4}
     };
     double widen_x, widen_y;
+    /* a lens plan's rows of points, or an unwidened affine map */
     bspline_plan_affine_widening (plan, &widen_x, &widen_y);
     if ((C == 1 || C == 2 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
-            || plan->axis_x.order <= 5) && !plan->has_lens
-        && map_is_affine (plan->inverse)
-        && widen_x == 1.0 && widen_y == 1.0
+            || plan->axis_x.order <= 5)
+        && (plan->has_lens || (map_is_affine (plan->inverse)
+                && widen_x == 1.0 && widen_y == 1.0))
         && (double) coef->row_len * (coef->height + 2 * coef->pad)
         < 2147483647.0 && bspline_x86_avx2 ())
       return avx2[plan->axis_x.method == BSPLINE_METHOD_BICUBIC ? 0 :
@@ -1014,6 +1127,9 @@ typedef struct
   int ring;                     /* streaming: rows of the ring */
   const stream_strips *strips;  /* streaming: strips of a group */
   int n_bands, n_rows;
+  int n_workers;                /* warp: the pool's threads */
+  bspline_point_rows points;    /* warp with a lens: the plan's cached rows
+                                 * of points (rows NULL: none) */
 } resample_job;
 
 static size_t
@@ -1158,14 +1274,26 @@ stream_tables_size (const bspline_plan * plan)
   return round64 (sizeof (int) * n_chunks + n_blocks);
 }
 
+/* Bytes of a row of points of a lens plan (point-cache.c), 64-byte
+ * aligned. */
+static size_t
+point_row_size (const bspline_plan * plan)
+{
+  return round64 ((size_t) bspline_point_values (plan) * plan->dst_width
+      * sizeof (double));
+}
+
 size_t
 bspline_resample_scratch_size (const bspline_plan * plan, int n_workers)
 {
   const size_t n_lines = (size_t) plan->src_height + 2 * (size_t) plan->pad;
   const size_t row = (size_t) plan->dst_width * plan->channels
       * real_size (plan);
+  /* the warp's rows; a lens plan's rows of points after them */
   if (!plan->separable)
-    return row * (size_t) n_workers;
+    return LENS_POINT_ROWS && plan->has_lens ?
+        round64 (row * (size_t) n_workers) + point_row_size (plan)
+        * (size_t) n_workers : row * (size_t) n_workers;
   if (bspline_separable_streams (plan))
     return worker_size (plan, stream_ring (plan)) * (size_t) n_workers
         + stream_tables_size (plan);
@@ -1239,25 +1367,58 @@ stream_task (void *data, int task, int worker)
         (float *) sink, (float *) rows, used);
 }
 
+/* A lens plan's output rows first .. last - 1 from its rows of points:
+ * the cache's (job->points; computed first where job->fill_points) or
+ * each computed into the worker's own row (point_scratch). */
+static void
+warp_lens_rows (const resample_job * job, warp_rows_fn fast, void *acc,
+    double *point_scratch, int first, int last)
+{
+  const bspline_plan *plan = job->plan;
+  const bspline_point_rows *cache = &job->points;
+  int i;
+  for (i = first; i < last; i++) {
+    double *points = cache->rows ? bspline_point_rows_row (plan, cache, i) :
+        point_scratch;
+    int widened;
+    if (!cache->rows || cache->fill) {
+      widened = bspline_point_row (plan, i, points);
+      if (cache->rows)
+        cache->widened[i] = (unsigned char) widened;
+    } else {
+      widened = cache->widened[i];
+    }
+    if (plan->use_double)
+      lens_rows_d (plan, job->coef, acc, job->dst, i, points, widened);
+    else if (fast != NULL)
+      fast (plan, job->coef, acc, job->dst, i, i + 1, points, widened);
+    else
+      lens_rows_f (plan, job->coef, acc, job->dst, i, points, widened);
+  }
+}
+
 static void
 warp_task (void *data, int task, int worker)
 {
   const resample_job *job = data;
   const bspline_plan *plan = job->plan;
-  size_t row = (size_t) plan->dst_width * plan->channels;
+  const size_t row = (size_t) plan->dst_width * plan->channels
+      * real_size (plan);
   const warp_rows_fn fast = plan->use_double ? NULL :
       warp_rows_fast_for (plan, job->coef);
+  void *acc = job->scratch + row * worker;
   int first, last;
   band (job, plan->dst_height, task, &first, &last);
-  if (plan->use_double)
-    warp_rows_d (plan, job->coef, (double *) job->scratch + row * worker,
-        job->dst, first, last);
+  if (LENS_POINT_ROWS && plan->has_lens)
+    warp_lens_rows (job, fast, acc, (double *) (job->scratch
+            + round64 (row * job->n_workers)) + point_row_size (plan)
+        / sizeof (double) * worker, first, last);
+  else if (plan->use_double)
+    warp_rows_d (plan, job->coef, acc, job->dst, first, last);
   else if (fast != NULL)
-    fast (plan, job->coef, (float *) job->scratch + row * worker, job->dst,
-        first, last);
+    fast (plan, job->coef, acc, job->dst, first, last, NULL, 0);
   else
-    warp_rows_f (plan, job->coef, (float *) job->scratch + row * worker,
-        job->dst, first, last);
+    warp_rows_f (plan, job->coef, acc, job->dst, first, last);
 }
 
 /* The streaming path's pool run: tasks are the causal blocks, then the
@@ -1377,8 +1538,14 @@ bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
   job.n_bands = n_bands (plan);
   job.n_rows = plan->src_height + 2 * plan->pad;
   job.scratch = scratch;
+  job.n_workers = bspline_pool_size (pool);
   if (!plan->separable) {
+    if (LENS_POINT_ROWS && plan->has_lens)
+      bspline_point_cache_begin (plan, &job.points);
     bspline_pool_run (pool, job.n_bands, warp_task, &job);
+    /* after the pool's join: every row is written */
+    if (job.points.fill)
+      bspline_point_cache_filled (plan);
   } else {
     size_t i, n_taps = (size_t) plan->y.n_taps * plan->y.n_out;
     job.tmp = scratch;

@@ -66,15 +66,35 @@ typedef struct
  * prefilter's narrow ones). */
 #define BSPLINE_GPU_FUSED_SPAN 64
 
+/* The lens table of a float warp plan with a lens (or STMap) stage: per
+ * output pixel (row-major, dst_width a row), where it samples the input
+ * less its centre, (x - j - 0.5, y - i - 0.5), in fixed point with
+ * BSPLINE_GPU_LENS_BITS fraction bits (within 2^-21 pixel of the
+ * stage's double), or in x one of the marks: BSPLINE_GPU_LENS_FILL (no
+ * input point) or BSPLINE_GPU_LENS_OWN (the pixel computes its point
+ * itself: its kernel widens, or it samples over BSPLINE_GPU_LENS_REACH
+ * pixels away).  A plan run again reads its points from the table in
+ * place of evaluating the stage (the engine builds it on a plan's second
+ * run in a slot). */
+#define BSPLINE_GPU_LENS_BITS 20
+#define BSPLINE_GPU_LENS_REACH 2000.0
+#define BSPLINE_GPU_LENS_FILL (-2147483647 - 1)
+#define BSPLINE_GPU_LENS_OWN (-2147483647)
+
+/* Fills f's lens table (dst_width x dst_height pairs of int). */
+int bspline_gpu_lens_table (const bspline_gpu_frame * f, int *table,
+    void *stream);
+
 /* Both return a cudaError_t as int (0 = success) from the launches.
  * scratch: a second plane the size of coef, for the segmented
  * prefilter's causal pass. */
 int bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, void *coef, void *scratch, void *stream);
-/* tables == NULL: general (warp) path. */
+/* tables == NULL: general (warp) path; lens_xy: f's lens table, or NULL
+ * (the stage evaluated per pixel). */
 int bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
-    const bspline_gpu_tables * tables, void *tmp, void *dst,
-    size_t dst_pitch, void *stream);
+    const bspline_gpu_tables * tables, const int *lens_xy, void *tmp,
+    void *dst, size_t dst_pitch, void *stream);
 
 /* The separable path in two fused passes for float plans with one pole:
  * along x windows of the source rows prefiltered (warp scans) and

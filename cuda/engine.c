@@ -41,6 +41,20 @@ typedef struct
  * frame (core/reduce.c). */
 #define SLOT_TABLES 2
 
+/* The lens table (cuda-kernels.h) of a float plan with a lens or STMap
+ * stage, made on the plan's second run in the slot (a plan run once, such
+ * as bsplinestabilize's of each frame, does not pay for it); one per
+ * plane of a frame.  On the H100, a 4K fisheye undistortion took 336
+ * against 572 us a frame without it (docs/benchmarks.md). */
+typedef struct
+{
+  device_buffer xy;
+  unsigned long serial;         /* plan seen, 0: none */
+  int ready;                    /* xy holds its table */
+  unsigned long used;           /* the slot's clock when last used */
+} lens_copy;
+#define SLOT_LENS 4
+
 /* One frame in flight: its stream, device buffers, the device copies of
  * the separable tables of the plans it last ran, a reduction's
  * intermediate plane and the texture of precision=fast. */
@@ -63,6 +77,7 @@ typedef struct
    * still reads; the slot holds a reference to the map it copied */
   device_buffer stmap_copy;
   bspline_stmap *stmap_of;
+  lens_copy lens[SLOT_LENS];
 } slot;
 
 struct bspline_cuda
@@ -75,6 +90,9 @@ struct bspline_cuda
   int fault_kind;               /* BSPLINE_CUDA_FAULT, FAULT_NONE if unset */
   long fault_countdown;
   int fault_injected;
+  /* BSPLINE_CUDA_LENS_TABLE=0: no lens tables, every pixel evaluates its
+   * stage (benchmarks measure both ways in one run) */
+  int no_lens_table;
   bspline_pool *copiers;        /* staging copies, made on first use */
   char error[512];
 };
@@ -226,6 +244,11 @@ slot_free (slot * sl)
   buffer_free (&sl->stmap_copy);
   bspline_stmap_unref (sl->stmap_of);
   sl->stmap_of = NULL;
+  for (i = 0; i < SLOT_LENS; i++) {
+    buffer_free (&sl->lens[i].xy);
+    sl->lens[i].serial = 0;
+    sl->lens[i].ready = 0;
+  }
   for (i = 0; i < SLOT_TABLES; i++) {
     table_copy *tc = &sl->tables[i];
     buffer_free (&tc->x_index);
@@ -347,6 +370,8 @@ engine_new (int device_id, int bound, bspline_cuda ** out, char *msg,
         cuda->fault_countdown = strtol (fault + strlen (kinds[k]), NULL, 10);
       }
   }
+  cuda->no_lens_table = getenv ("BSPLINE_CUDA_LENS_TABLE")
+      && strcmp (getenv ("BSPLINE_CUDA_LENS_TABLE"), "0") == 0;
   cuda->bound = bound;
   if (bound)
     CUDA_CHECK (cuda, cudaGetDevice (&cuda->device));
@@ -764,6 +789,58 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+/* The lens table of plan (f its frame, the stage's map in the slot) where
+ * the slot has made it, or makes it now on the plan's second run there;
+ * NULL where the plan has none (its first run, another path, or no
+ * memory for it: the stage is then evaluated per pixel); *status a CUDA
+ * failure. */
+static const int *
+lens_table (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    const bspline_gpu_frame * f, cudaStream_t stream, bspline_status * status)
+{
+  lens_copy *lc = &sl->lens[0];
+  int i;
+
+  *status = BSPLINE_OK;
+  /* not for order 0, whose nearest sample a point moved by 2^-21 pixel
+   * from a tie can change (the table would not give the CPU's pixels) */
+  if (cuda->no_lens_table || !plan->has_lens || plan->use_double
+      || (plan->axis_x.method == BSPLINE_METHOD_BSPLINE
+          && plan->axis_x.order == 0) || plan->separable
+      || uses_texture (plan) || (plan->channels != 1 && plan->channels != 4))
+    return NULL;
+  for (i = 0; i < SLOT_LENS; i++) {
+    if (sl->lens[i].serial == plan->serial) {
+      lc = &sl->lens[i];
+      break;
+    }
+    if (sl->lens[i].used < lc->used)
+      lc = &sl->lens[i];
+  }
+  lc->used = ++sl->clock;
+  if (lc->serial != plan->serial) {
+    lc->serial = plan->serial;
+    lc->ready = 0;
+    return NULL;
+  }
+  if (!lc->ready) {
+    if (buffer_ensure (&lc->xy, (size_t) plan->dst_width * plan->dst_height
+            * 2 * sizeof (int)) != cudaSuccess) {
+      cudaGetLastError ();
+      return NULL;
+    }
+    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_lens_table (f,
+            (int *) lc->xy.ptr, stream));
+    lc->ready = 1;
+  }
+  return (const int *) lc->xy.ptr;
+
+fail:
+  lc->serial = 0;
+  *status = BSPLINE_ERROR_BACKEND;
+  return NULL;
+}
+
 /* resample_on_device for one plan. */
 static bspline_status
 resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
@@ -806,9 +883,13 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_fast (&f,
             sl->texture, normalized, sl->coef.ptr, dst_dev, dst_pitch, stream));
   } else {
+    bspline_status status;
+    const int *lens_xy = lens_table (cuda, sl, plan, &f, stream, &status);
+    if (status != BSPLINE_OK)
+      goto fail;
     CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,
-            sl->coef.ptr, plan->separable ? &tables : NULL, sl->tmp.ptr,
-            dst_dev, dst_pitch, stream));
+            sl->coef.ptr, plan->separable ? &tables : NULL, lens_xy,
+            sl->tmp.ptr, dst_dev, dst_pitch, stream));
   }
   return BSPLINE_OK;
 

@@ -366,13 +366,14 @@ stage_box_wait (void)
   __pipeline_wait_prior (0);
 }
 
-/* One output pixel (j, i) of warp_fixed_kernel: the map, the footprint
- * (the frame's for affine maps), then the TAPS x TAPS taps from the
- * staged region (w > 0) or the plane. */
+/* One output pixel (j, i) of warp_fixed_kernel: the map (from the lens
+ * table where there is one), the footprint (the frame's for affine maps),
+ * then the TAPS x TAPS taps from the staged region (w > 0) or the
+ * plane. */
 template < int C, int TAPS > __device__ __forceinline__ static void
 warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
-    const float *region, int x0, int y0, int w, int affine,
-    size_t row_floats, int j, int i, unsigned char *out)
+    const int2 * lens_xy, const float *region, int x0, int y0, int w,
+    int affine, size_t row_floats, int j, int i, unsigned char *out)
 {
   float acc[BSPLINE_MAX_CHANNELS];
   double x, y, widen_x, widen_y;
@@ -390,6 +391,16 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
       if (f.widen) {
         widen_x = f.affine_widen[0];
         widen_y = f.affine_widen[1];
+      }
+    } else if (lens_xy) {
+      const int2 e = lens_xy[(size_t) i * f.dst_width + j];
+      const double unit = 1.0 / (1 << BSPLINE_GPU_LENS_BITS);
+      if (e.x == BSPLINE_GPU_LENS_OWN) {
+        found = warp_map (f, u, v, &x, &y, &widen_x, &widen_y);
+      } else {
+        found = e.x != BSPLINE_GPU_LENS_FILL;
+        x = u + e.x * unit;
+        y = v + e.y * unit;
       }
     } else {
       found = warp_map (f, u, v, &x, &y, &widen_x, &widen_y);
@@ -521,8 +532,9 @@ warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
  * read the coefficients from global memory. */
 template < int C, int TAPS, int BLOCKS > __global__ void
 __launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y, BLOCKS)
-warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
-    size_t dst_pitch, int region_texels)
+warp_fixed_kernel (bspline_gpu_frame f, const float *coef,
+    const int2 * lens_xy, unsigned char *dst, size_t dst_pitch,
+    int region_texels)
 {
   extern __shared__ float region[];
   __shared__ int box[5];
@@ -587,8 +599,8 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef, unsigned char *dst,
     const int i = i0 + (int) threadIdx.y + k * WARP_BLOCK_Y;
     if (i >= f.dst_height)
       break;
-    warp_fixed_pixel < C, TAPS > (f, coef, region, x0, y0, w, affine,
-        row_floats, j, i, dst + (size_t) i * dst_pitch);
+    warp_fixed_pixel < C, TAPS > (f, coef, lens_xy, region, x0, y0, w,
+        affine, row_floats, j, i, dst + (size_t) i * dst_pitch);
   }
 }
 
@@ -632,7 +644,8 @@ warp_region_texels (const bspline_gpu_frame * f, int affine, int channels,
 
 template < int C > static cudaError_t
 launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
-    unsigned char *dst, size_t dst_pitch, cudaStream_t stream)
+    const int *lens_xy, unsigned char *dst, size_t dst_pitch,
+    cudaStream_t stream)
 {
   dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
   const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
@@ -647,8 +660,8 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
     err = cudaFuncSetAttribute (kernel,
         cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
     if (err == cudaSuccess)
-      kernel <<<warp_grid (f), block, bytes, stream >>> (*f, coef, dst,
-          dst_pitch, region_texels);
+      kernel <<<warp_grid (f), block, bytes, stream >>> (*f, coef,
+          (const int2 *) lens_xy, dst, dst_pitch, region_texels);
   };
   switch (taps) {
 #define WARP_FIXED_CASE(T) \
@@ -682,22 +695,58 @@ run_warp (const bspline_gpu_frame * f, const T * coef, void *dst,
 
 static cudaError_t
 resample_warp_float (const bspline_gpu_frame * f, const float *coef,
-    unsigned char *dst, size_t dst_pitch, cudaStream_t s)
+    const int *lens_xy, unsigned char *dst, size_t dst_pitch, cudaStream_t s)
 {
   switch (f->channels) {
     case 1:
-      return launch_warp_fixed < 1 > (f, coef, dst, dst_pitch, s);
+      return launch_warp_fixed < 1 > (f, coef, lens_xy, dst, dst_pitch, s);
     case 4:
-      return launch_warp_fixed < 4 > (f, coef, dst, dst_pitch, s);
+      return launch_warp_fixed < 4 > (f, coef, lens_xy, dst, dst_pitch, s);
     default:
       return run_warp (f, coef, dst, dst_pitch, s);
   }
 }
 
+/* One entry of the lens table (cuda-kernels.h) per output pixel. */
+__global__ static void
+lens_table_kernel (bspline_gpu_frame f, int2 * table)
+{
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y * blockDim.y + threadIdx.y;
+  const double u = j + 0.5, v = i + 0.5, scale = 1 << BSPLINE_GPU_LENS_BITS;
+  double x, y, widen_x = 1.0, widen_y = 1.0;
+  int2 e;
+
+  if (j >= f.dst_width || i >= f.dst_height)
+    return;
+  e.y = 0;
+  if (!warp_map (f, u, v, &x, &y, &widen_x, &widen_y))
+    e.x = BSPLINE_GPU_LENS_FILL;
+  else if (widen_x > 1.0 || widen_y > 1.0
+      || !(fabs (x - u) < BSPLINE_GPU_LENS_REACH)
+      || !(fabs (y - v) < BSPLINE_GPU_LENS_REACH))
+    e.x = BSPLINE_GPU_LENS_OWN;
+  else {
+    e.x = __double2int_rn ((x - u) * scale);
+    e.y = __double2int_rn ((y - v) * scale);
+  }
+  table[(size_t) i * f.dst_width + j] = e;
+}
+
+extern "C" int
+bspline_gpu_lens_table (const bspline_gpu_frame * f, int *table,
+    void *stream)
+{
+  dim3 block (32, 8);
+  lens_table_kernel <<<grid2 (f->dst_width, f->dst_height, block), block, 0,
+      (cudaStream_t) stream >>> (*f, (int2 *) table);
+  return cudaGetLastError ();
+}
+
 extern "C" int
 bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
-    const bspline_gpu_tables * tables, void *tmp, void *dst,
-    size_t dst_pitch, void *stream)
+    const bspline_gpu_tables * tables, const int *lens_xy, void *tmp,
+    void *dst, size_t dst_pitch, void *stream)
 {
   cudaStream_t s = (cudaStream_t) stream;
   if (tables)
@@ -705,6 +754,6 @@ bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
         dst_pitch, s);
   if (f->use_double)
     return run_warp (f, (const double *) coef, dst, dst_pitch, s);
-  return resample_warp_float (f, (const float *) coef, (unsigned char *) dst,
-      dst_pitch, s);
+  return resample_warp_float (f, (const float *) coef, lens_xy,
+      (unsigned char *) dst, dst_pitch, s);
 }

@@ -328,10 +328,10 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
 
 void
 gst_bspline_settings_install_lens_properties (GObjectClass * klass,
-    gsize lens_offset)
+    gsize lens_offset, gboolean at_start)
 {
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_PLAYING;
+      (at_start ? GST_PARAM_MUTABLE_READY : GST_PARAM_MUTABLE_PLAYING);
 
   gst_bspline_settings_install_field (klass,
       GST_BSPLINE_SETTINGS_PROP_LENS_MODEL, LENS_FIELD (model),

@@ -121,9 +121,10 @@ void gst_bspline_settings_install_properties (GObjectClass * klass,
 
 /* Installs the lens stage's properties into klass; their values live in
  * the GstBSplineLensSettings at lens_offset in the element's settings
- * struct. */
+ * struct.  at_start: the element reads them when it starts (they may
+ * change in NULL and READY only), else with every frame. */
 void gst_bspline_settings_install_lens_properties (GObjectClass * klass,
-    gsize lens_offset);
+    gsize lens_offset, gboolean at_start);
 
 /* The lens stage of lens into geometry (its lens_* fields, camera,
  * distortion, new_camera). */

@@ -93,6 +93,7 @@ typedef struct
   gboolean tripod;
   bspline_motion_model motion_model;
   GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
+  GstBSplineLensSettings lens;  /* the lens stage's */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
 } GstBSplineStabilizeSettings;
@@ -130,7 +131,14 @@ struct _GstBSplineStabilize
   GstBSplineStabilizeSettings run;      /* snapshot taken at start */
   GstVideoChromaSite chroma_site;
   bspline_motion_params motion_params;
+  gint motion_width, motion_height;     /* of the frames it is estimated on */
   bspline_motion_estimator *estimator;  /* the motion on the CPU, or NULL */
+  /* with a lens stage, the motion is estimated on the undistorted luma (or
+   * R'G'B'), resampled from plane 0 at the analysis resolution, 1 /
+   * analysis_factor of the frame's, by analysis_plan into analysis */
+  bspline_plan *analysis_plan;
+  bspline_image analysis;
+  gint analysis_factor;
   bspline_stabilizer *stabilizer;
   bspline_cpu *cpu;
 #ifdef HAVE_BSPLINE_CUDA
@@ -319,6 +327,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   gst_bspline_settings_install_properties (gobject_class,
       &gst_bspline_stabilize_defaults,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, resample));
+  gst_bspline_settings_install_lens_properties (gobject_class,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, lens), TRUE);
   gst_bspline_settings_install_field (gobject_class, PROP_SMOOTHING,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, smoothing),
       g_param_spec_int ("smoothing", "Smoothing",
@@ -506,6 +516,107 @@ gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
   self->estimator = NULL;
   bspline_stabilizer_free (self->stabilizer);
   self->stabilizer = NULL;
+  bspline_plan_free (self->analysis_plan);
+  self->analysis_plan = NULL;
+  g_free (self->analysis.data);
+  self->analysis.data = NULL;
+}
+
+/* The warp of a frame of info: its correction (NULL: none) after the lens
+ * stage, as bsplinewarp's matrix about the pivot (0, 0), onto a frame of
+ * the same size.  Without a correction, a lens that folds over inside the
+ * frame is an error (the properties cannot be used); with one, the points
+ * past the fold are the fill (a correction may move a corner there). */
+static void
+gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
+    const GstVideoInfo * info, const bspline_affine * correction,
+    bspline_geometry * geometry)
+{
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+
+  bspline_geometry_init (geometry, w, h, w, h);
+  gst_bspline_settings_lens_geometry (&self->run.lens, geometry);
+  geometry->pivot_x = 0.0;
+  geometry->pivot_y = 0.0;
+  if (correction) {
+    geometry->lens_fill_fold = 1;
+    geometry->use_matrix = 1;
+    bspline_affine_to_matrix (correction, geometry->matrix);
+  }
+}
+
+/* The lens stage's plan of the analysis (see analysis_plan): the map of
+ * plane 0 with no correction, its output pixels factor times larger; a
+ * linear B-spline widened where the map shrinks (the estimator's own
+ * averaging is a box of factor x factor pixels), the frame's edges
+ * reflected rather than filled (a constant border would hold the motion
+ * still). */
+static gboolean
+gst_bspline_stabilize_analysis_plan (GstBSplineStabilize * self,
+    GstVideoInfo * in_info, gint factor)
+{
+  bspline_geometry geometry;
+  bspline_plane_grid grid;
+  bspline_params params;
+  bspline_image src;
+  bspline_lens lens;
+  bspline_status status;
+  gdouble inverse[9];
+  gchar msg[256] = "";
+  gint i;
+
+  if (self->run.lens.direction != 0) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("bsplinestabilize cannot "
+            "use lens-direction=distort: it stabilizes the undistorted view "
+            "of a lens (lens-direction=undistort)."), (NULL));
+    return FALSE;
+  }
+  gst_bspline_stabilize_geometry (self, in_info, NULL, &geometry);
+  gst_bspline_frame_plane_grid (in_info, self->chroma_site, 0, &grid);
+  gst_bspline_frame_plane_image (in_info, NULL, 0, &src);
+  gst_bspline_settings_plane_params (&self->run.resample, in_info, 0, &src,
+      &params);
+  params.method = BSPLINE_METHOD_BSPLINE;
+  params.order = 1;
+  params.boundary = BSPLINE_BOUNDARY_REFLECT;
+  params.precision = BSPLINE_PRECISION_FLOAT;
+  params.antialias = BSPLINE_ANTIALIAS_WIDEN;
+  status = bspline_geometry_plane_map (&geometry, &grid, inverse, &lens, msg,
+      sizeof (msg));
+  /* analysis pixel coordinates are the output's divided by factor */
+  for (i = 0; i < 3; i++) {
+    inverse[3 * i] *= factor;
+    inverse[3 * i + 1] *= factor;
+  }
+  self->analysis = src;
+  self->analysis.width = src.width / factor;
+  self->analysis.height = src.height / factor;
+  self->analysis.stride = (gssize) self->analysis.width * src.channels;
+  if (status == BSPLINE_OK)
+    status = bspline_plan_new_lens (&params, inverse, &lens, src.width,
+        src.height, self->analysis.width, self->analysis.height,
+        src.channels, &self->analysis_plan, msg, sizeof (msg));
+  if (status == BSPLINE_ERROR_INVALID_TRANSFORM
+      || status == BSPLINE_ERROR_INVALID_ARGUMENT) {
+    gchar *text = gst_bspline_settings_lens_describe (&self->run.lens);
+
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The lens stage cannot be used: %s (%s).", msg, text),
+        ("%dx%d frames", src.width, src.height));
+    g_free (text);
+    return FALSE;
+  }
+  self->analysis.data = status == BSPLINE_OK ?
+      g_try_malloc ((gsize) self->analysis.stride * self->analysis.height) :
+      NULL;
+  if (self->analysis.data == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to undistort %dx%d frames for the motion.",
+            src.width, src.height), ("%s", msg));
+    return FALSE;
+  }
+  self->analysis_factor = factor;
+  return TRUE;
 }
 
 static gboolean
@@ -699,13 +810,28 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   bspline_motion_params_init (&mp);
   mp.model = s->motion_model;
   mp.n_threads = (int) s->resample.n_threads;
+  self->motion_width = w;
+  self->motion_height = h;
+  /* with the lens stage, the estimator sees the undistorted frame at its
+   * analysis resolution, and averages it no further */
+  if (s->lens.model != BSPLINE_LENS_NONE) {
+    gint factor = bspline_motion_analysis_factor (&mp, w, h);
+
+    if (!gst_bspline_stabilize_analysis_plan (self, in_info, factor))
+      return FALSE;
+    self->motion_width = self->analysis.width;
+    self->motion_height = self->analysis.height;
+    mp.analysis_width = self->motion_width;
+    mp.search_range /= factor;
+  }
   self->motion_params = mp;
   /* with the warp on the GPU, the frames go up once, where the motion
    * (when estimated) and the warp read them */
 #ifdef HAVE_BSPLINE_CUDA
   if (self->cuda) {
-    if (bspline_cuda_motion_new (s->resample.cuda_device_id, &mp, w, h,
-            &self->gpu_motion, msg, sizeof (msg)) != BSPLINE_OK) {
+    if (bspline_cuda_motion_new (s->resample.cuda_device_id, &mp,
+            self->motion_width, self->motion_height, &self->gpu_motion, msg,
+            sizeof (msg)) != BSPLINE_OK) {
       if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA)
         goto no_gpu_motion;
       GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
@@ -740,7 +866,8 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
 #ifdef HAVE_BSPLINE_CUDA
   if (self->gpu_motion == NULL)
 #endif
-    if (bspline_motion_estimator_new (&mp, w, h, &self->estimator, msg,
+    if (bspline_motion_estimator_new (&mp, self->motion_width,
+            self->motion_height, &self->estimator, msg,
             sizeof (msg)) != BSPLINE_OK)
       goto bad_settings;
   return TRUE;
@@ -787,6 +914,88 @@ gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
     luma->offset_y = 0;
     luma->offset_r = -1;
   }
+}
+
+#ifdef HAVE_BSPLINE_CUDA
+/* The GPU failed on a resampling (msg says why): with backend=cuda, FALSE
+ * (the caller posts the error); with backend=auto, a warning, and every
+ * resampling from now on runs on the CPU. */
+static gboolean
+gst_bspline_stabilize_resample_to_cpu (GstBSplineStabilize * self,
+    const gchar * msg)
+{
+  if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA)
+    return FALSE;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
+      ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
+  bspline_cuda_free (self->cuda);
+  self->cuda = NULL;
+  return TRUE;
+}
+#endif
+
+/* With the lens stage, the frame the motion is estimated on: plane 0 of
+ * vframe undistorted at the analysis resolution by analysis_plan (on the
+ * GPU where there is one, from the frame's device copy where it has one),
+ * in place of luma's pixels (its layout of R'G'B' or grey bytes stays);
+ * msg says why it failed. */
+static bspline_status
+gst_bspline_stabilize_undistort (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstBSplineStabilizeFrame * frame,
+    bspline_luma_frame * luma, gchar * msg, gsize msg_len)
+{
+  bspline_image src;
+  bspline_status status = BSPLINE_ERROR_BACKEND;
+
+  gst_bspline_frame_plane_image (&vframe->info, vframe, 0, &src);
+#ifdef HAVE_BSPLINE_CUDA
+  if (self->cuda) {
+    bspline_image on_device = src;
+    gint slot = -1;
+
+    if (frame && frame->device) {
+      on_device.data = (guint8 *) frame->device + frame->plane_offset[0];
+      on_device.stride = frame->plane_stride[0];
+    }
+    status = bspline_cuda_submit_placed (self->cuda, self->analysis_plan,
+        &on_device, frame && frame->device, &self->analysis, 0, &slot);
+    if (status == BSPLINE_OK)
+      status = bspline_cuda_finish (self->cuda, slot);
+    if (status != BSPLINE_OK) {
+      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), msg_len);
+      if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
+        return status;
+    }
+  }
+#else
+  (void) frame;
+#endif
+  if (status != BSPLINE_OK) {
+    status = bspline_cpu_execute (self->cpu, self->analysis_plan, &src,
+        &self->analysis);
+    if (status != BSPLINE_OK) {
+      g_strlcpy (msg, bspline_cpu_last_error (self->cpu), msg_len);
+      return status;
+    }
+  }
+  luma->data = self->analysis.data;
+  luma->stride = self->analysis.stride;
+  luma->width = self->analysis.width;
+  luma->height = self->analysis.height;
+  return BSPLINE_OK;
+}
+
+/* A motion estimated on the analysis frames of the lens stage, in the
+ * frame's pixels: the analysis pixels' edges are analysis_factor frame
+ * pixels apart, from the same origin. */
+static void
+gst_bspline_stabilize_motion_to_frame (GstBSplineStabilize * self,
+    bspline_motion_result * r)
+{
+  if (self->analysis_plan == NULL)
+    return;
+  r->motion.m[2] *= self->analysis_factor;
+  r->motion.m[5] *= self->analysis_factor;
 }
 
 #ifdef HAVE_BSPLINE_CUDA
@@ -849,26 +1058,38 @@ gst_bspline_stabilize_upload (GstBSplineStabilize * self,
 }
 
 /* The motion of a mapped frame on the GPU, from its device copy where it
- * has one. */
+ * has one (with the lens stage, from its undistorted analysis frame);
+ * error says why it failed. */
 static bspline_status
 gst_bspline_stabilize_estimate_gpu (GstBSplineStabilize * self,
     GstVideoFrame * vframe, const bspline_luma_frame * luma,
-    GstBSplineStabilizeFrame * frame, bspline_motion_result * r)
+    GstBSplineStabilizeFrame * frame, bspline_motion_result * r,
+    gchar * error, gsize error_len)
 {
-  bspline_luma_frame on_device = *luma;
+  bspline_luma_frame analysis = *luma;
   bspline_status status;
+  gboolean uploaded = gst_bspline_stabilize_upload (self, vframe, frame,
+      &status);
 
-  if (!gst_bspline_stabilize_upload (self, vframe, frame, &status)) {
+  if (status == BSPLINE_OK && self->analysis_plan) {
+    status = gst_bspline_stabilize_undistort (self, vframe, frame, &analysis,
+        error, error_len);
     if (status != BSPLINE_OK)
       return status;
-    return bspline_cuda_motion_estimate (self->gpu_motion, luma, 0, r);
+  } else if (status == BSPLINE_OK && uploaded) {
+    /* the luma (or R'G'B') lies in plane 0 */
+    analysis.data = (const guint8 *) frame->device + frame->plane_offset[0]
+        + ((const guint8 *) luma->data -
+        (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vframe, 0));
+    analysis.stride = frame->plane_stride[0];
   }
-  /* the luma (or R'G'B') lies in plane 0 */
-  on_device.data = (const guint8 *) frame->device + frame->plane_offset[0]
-      + ((const guint8 *) luma->data -
-      (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vframe, 0));
-  on_device.stride = frame->plane_stride[0];
-  return bspline_cuda_motion_estimate (self->gpu_motion, &on_device, 1, r);
+  if (status == BSPLINE_OK)
+    status = bspline_cuda_motion_estimate (self->gpu_motion, &analysis,
+        uploaded && self->analysis_plan == NULL, r);
+  if (status != BSPLINE_OK)
+    g_strlcpy (error, bspline_cuda_motion_last_error (self->gpu_motion),
+        error_len);
+  return status;
 }
 
 /* No more frames on the GPU: those held back are warped from system
@@ -902,8 +1123,7 @@ gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
           "now on is estimated on the CPU."));
   gst_bspline_stabilize_drop_gpu_motion (self);
   if (bspline_motion_estimator_new (&self->motion_params,
-          GST_VIDEO_INFO_WIDTH (&filter->in_info),
-          GST_VIDEO_INFO_HEIGHT (&filter->in_info), &self->estimator, msg,
+          self->motion_width, self->motion_height, &self->estimator, msg,
           sizeof (msg)) != BSPLINE_OK)
     return FALSE;
   last = g_queue_peek_tail (&self->frames);
@@ -915,7 +1135,10 @@ gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
     if (gst_video_frame_map (&vframe, &filter->in_info, last->buffer,
             GST_MAP_READ)) {
       gst_bspline_stabilize_luma (&vframe, &luma);
-      bspline_motion_estimate (self->estimator, &luma, &ignored);
+      if (self->analysis_plan == NULL
+          || gst_bspline_stabilize_undistort (self, &vframe, last, &luma, msg,
+              sizeof (msg)) == BSPLINE_OK)
+        bspline_motion_estimate (self->estimator, &luma, &ignored);
       gst_video_frame_unmap (&vframe);
     }
   }
@@ -1076,6 +1299,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   bspline_motion_result r;
   bspline_status status = BSPLINE_ERROR_BACKEND;
   GError *write_error = NULL;
+  gchar error[512] = "";
   GstFlowReturn ret;
 
   /* the base class renegotiates and decides the allocation, then leaves
@@ -1139,12 +1363,8 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
 #ifdef HAVE_BSPLINE_CUDA
     if (self->gpu_motion) {
       status = gst_bspline_stabilize_estimate_gpu (self, &vframe, &luma,
-          frame, &r);
+          frame, &r, error, sizeof (error));
       if (status != BSPLINE_OK) {
-        gchar error[512];
-
-        g_strlcpy (error, bspline_cuda_motion_last_error (self->gpu_motion),
-            sizeof (error));
         gst_bspline_stabilize_frame_release (self, frame);
         if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA
             || !gst_bspline_stabilize_motion_to_cpu (self, error)) {
@@ -1162,12 +1382,20 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
       }
     }
 #endif
+    /* status BSPLINE_OK: estimated on the GPU; else on the CPU */
+    if (status != BSPLINE_OK && self->analysis_plan
+        && gst_bspline_stabilize_undistort (self, &vframe, frame, &luma,
+            error, sizeof (error)) != BSPLINE_OK) {
+      gst_video_frame_unmap (&vframe);
+      goto undistort_failed;
+    }
     if (status != BSPLINE_OK
         && bspline_motion_estimate (self->estimator, &luma, &r) != BSPLINE_OK) {
       gst_video_frame_unmap (&vframe);
       goto estimate_failed;
     }
     gst_video_frame_unmap (&vframe);
+    gst_bspline_stabilize_motion_to_frame (self, &r);
     if (bspline_stabilizer_push (self->stabilizer, &r.motion) != BSPLINE_OK)
       goto estimate_failed;
     if (self->writer.file && !gst_bspline_transforms_writer_record
@@ -1194,6 +1422,15 @@ map_failed:
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
             gst_buffer_get_size (input)), (NULL));
+    gst_bspline_stabilize_frame_free (self, frame);
+    return GST_FLOW_ERROR;
+  }
+undistort_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Undistorting frame %"
+            G_GUINT64_FORMAT " for the motion estimation failed: %s.",
+            self->n_in, error), ("backend=%s", self->run.resample.backend ==
+            GST_BSPLINE_BACKEND_CUDA ? "cuda" : "auto or cpu"));
     gst_bspline_stabilize_frame_free (self, frame);
     return GST_FLOW_ERROR;
   }
@@ -1225,13 +1462,15 @@ gst_bspline_stabilize_is_identity (const bspline_affine * a)
   return TRUE;
 }
 
-/* Output pixels of plane image dst whose centre maps (by inverse, output
- * plane pixels -> input plane pixels) outside the input plane get the
- * previous output frame's pixel. */
+/* Output pixels of plane image dst whose centre maps (by inverse and the
+ * lens stage, as bspline_geometry_plane_map gave them) outside the input
+ * plane, or nowhere, get the previous output frame's pixel. */
 static void
 gst_bspline_stabilize_keep_border (const bspline_image * dst,
-    const bspline_image * previous, const gdouble inverse[9])
+    const bspline_image * previous, const gdouble inverse[9],
+    const bspline_lens * lens)
 {
+  const bspline_lens *stage = lens->model != BSPLINE_LENS_NONE ? lens : NULL;
   gsize pixel = (gsize) dst->channels * bspline_sample_size (dst->type);
   gint u, v;
 
@@ -1242,12 +1481,10 @@ gst_bspline_stabilize_keep_border (const bspline_image * dst,
     gdouble y = v + 0.5;
 
     for (u = 0; u < dst->width; u++) {
-      gdouble x = u + 0.5;
-      gdouble w = inverse[6] * x + inverse[7] * y + inverse[8];
-      gdouble px = (inverse[0] * x + inverse[1] * y + inverse[2]) / w;
-      gdouble py = (inverse[3] * x + inverse[4] * y + inverse[5]) / w;
+      gdouble px, py;
 
-      if (px < 0.0 || py < 0.0 || px > dst->width || py > dst->height)
+      if (!bspline_stage_map_point (inverse, stage, u + 0.5, y, &px, &py)
+          || px < 0.0 || py < 0.0 || px > dst->width || py > dst->height)
         memcpy (out + u * pixel, prev + u * pixel, pixel);
     }
   }
@@ -1268,6 +1505,7 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   bspline_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL, };
   bspline_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
   gdouble inverse[GST_VIDEO_MAX_PLANES][9];
+  bspline_lens lens[GST_VIDEO_MAX_PLANES];
   bspline_status status = BSPLINE_OK;
   gboolean on_gpu = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
@@ -1292,12 +1530,12 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst[p]);
     gst_bspline_settings_plane_params (&resample, &filter->in_info, p,
         &src[p], &params);
-    status = bspline_geometry_plane_inverse (geometry, &grid, inverse[p], msg,
-        sizeof (msg));
+    status = bspline_geometry_plane_map (geometry, &grid, inverse[p], &lens[p],
+        msg, sizeof (msg));
     if (status == BSPLINE_OK)
-      status = bspline_plan_new (&params, inverse[p], src[p].width,
-          src[p].height, dst[p].width, dst[p].height, src[p].channels,
-          &plans[p], msg, sizeof (msg));
+      status = bspline_plan_new_lens (&params, inverse[p], &lens[p],
+          src[p].width, src[p].height, dst[p].width, dst[p].height,
+          src[p].channels, &plans[p], msg, sizeof (msg));
     if (status != BSPLINE_OK)
       goto failed;
   }
@@ -1329,17 +1567,12 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
         status = BSPLINE_ERROR_BACKEND;
         g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
       }
-    if (status == BSPLINE_OK) {
+    if (status == BSPLINE_OK)
       on_gpu = TRUE;
-    } else {
-      if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA)
-        goto failed;
-      GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-          ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
-      bspline_cuda_free (self->cuda);
-      self->cuda = NULL;
+    else if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
+      goto failed;
+    else
       status = BSPLINE_OK;
-    }
   }
 #endif
   for (p = 0; !on_gpu && status == BSPLINE_OK && p < n; p++) {
@@ -1353,7 +1586,7 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     bspline_image prev;
 
     gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev);
-    gst_bspline_stabilize_keep_border (&dst[p], &prev, inverse[p]);
+    gst_bspline_stabilize_keep_border (&dst[p], &prev, inverse[p], &lens[p]);
   }
 
 done:
@@ -1498,20 +1731,15 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     gst_video_frame_unmap (&in);
     goto map_failed;
   }
-  if (gst_bspline_stabilize_is_identity (&result.correction)) {
+  /* (with the lens stage, every frame is resampled) */
+  if (self->run.lens.model == BSPLINE_LENS_NONE
+      && gst_bspline_stabilize_is_identity (&result.correction)) {
     gst_video_frame_copy (&out, &in);
   } else {
     bspline_geometry geometry;
 
-    /* the correction as bsplinewarp's matrix about the pivot (0, 0) */
-    bspline_geometry_init (&geometry, GST_VIDEO_INFO_WIDTH (&filter->in_info),
-        GST_VIDEO_INFO_HEIGHT (&filter->in_info),
-        GST_VIDEO_INFO_WIDTH (&filter->out_info),
-        GST_VIDEO_INFO_HEIGHT (&filter->out_info));
-    geometry.pivot_x = 0.0;
-    geometry.pivot_y = 0.0;
-    geometry.use_matrix = 1;
-    bspline_affine_to_matrix (&result.correction, geometry.matrix);
+    gst_bspline_stabilize_geometry (self, &filter->in_info,
+        &result.correction, &geometry);
     if (self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
         && self->previous)
       have_prev = gst_video_frame_map (&prev, &filter->out_info,

@@ -301,7 +301,7 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
       &gst_bspline_warp_defaults, G_STRUCT_OFFSET (GstBSplineWarpSettings,
           resample));
   gst_bspline_settings_install_lens_properties (gobject_class,
-      G_STRUCT_OFFSET (GstBSplineWarpSettings, lens));
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, lens), FALSE);
   gst_bspline_settings_install_field (gobject_class, PROP_ROTATION,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, rotation),
       g_param_spec_double ("rotation", "Rotation",

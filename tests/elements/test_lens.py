@@ -505,6 +505,18 @@ def references(script, reexec):
     return cv2, np, ndimage
 
 
+def finish(failures, seed, name):
+    """Prints each failure and exits 1 with the seed that repeats the run
+    where there are any; else says that `name` passed."""
+    for f in failures:
+        print("FAIL %s" % f)
+    if failures:
+        print("%d failures [seed %d: BSPLINE_TEST_SEED=%d repeats]" % (
+            len(failures), seed, seed))
+        sys.exit(1)
+    print("%s: all passed" % name)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -523,13 +535,7 @@ def main():
         check_round_trip(cv2, np, ndimage, cal, tmp, failures)
         check_antialias(cv2, np, cal, seed, tmp, failures)
         check_bad_input(np, cal, tmp, failures)
-    for f in failures:
-        print("FAIL %s" % f)
-    if failures:
-        print("%d failures [seed %d: BSPLINE_TEST_SEED=%d repeats]" % (
-            len(failures), seed, seed))
-        sys.exit(1)
-    print("test_lens: all passed")
+    finish(failures, seed, "test_lens")
 
 
 if __name__ == "__main__":

@@ -392,13 +392,7 @@ def main():
         check_antialias(L, cv2, np, seed, tmp, failures)
         check_playing(L, cv2, np, tmp, failures)
         check_bad_input(L, cv2, np, tmp, failures)
-    for f in failures:
-        print("FAIL %s" % f)
-    if failures:
-        print("%d failures [seed %d: BSPLINE_TEST_SEED=%d repeats]" % (
-            len(failures), seed, seed))
-        sys.exit(1)
-    print("test_stmap: all passed")
+    L.finish(failures, seed, "test_stmap")
 
 
 if __name__ == "__main__":

@@ -143,34 +143,27 @@ clip_make_maps (clip_spec * spec, int photo_w, int photo_h, test_rng * rng)
   }
 }
 
-/* Renders frame k as RGB (stride 3 width) with the double engine, order 5,
- * mirror boundary. */
-static inline int
-clip_render (bspline_cpu * cpu, const clip_photo * photo,
-    const clip_spec * spec, int k, uint8_t * out)
+/* The renderings' resampling: the double engine, order 5, mirror
+ * boundary, no antialiasing. */
+static inline void
+clip_params (bspline_params * params)
 {
-  bspline_params params;
-  bspline_plan *plan = NULL;
+  bspline_params_init (params);
+  params->order = 5;
+  params->precision = BSPLINE_PRECISION_DOUBLE;
+  params->boundary = BSPLINE_BOUNDARY_MIRROR;
+  params->antialias = BSPLINE_ANTIALIAS_NONE;
+}
+
+/* Runs plan (the photo onto a width x height frame) into out as RGB
+ * (stride 3 width), then frees it. */
+static inline int
+clip_execute (bspline_cpu * cpu, bspline_plan * plan,
+    const clip_photo * photo, int width, int height, uint8_t * out)
+{
   bspline_image src, dst;
-  bspline_affine inv;
-  double m[9];
-  char msg[256];
   bspline_status st;
 
-  bspline_params_init (&params);
-  params.order = 5;
-  params.precision = BSPLINE_PRECISION_DOUBLE;
-  params.boundary = BSPLINE_BOUNDARY_MIRROR;
-  params.antialias = 0;
-  if (!bspline_affine_invert (&spec->maps[k], &inv))
-    return 0;
-  bspline_affine_to_matrix (&inv, m);
-  st = bspline_plan_new (&params, m, photo->width, photo->height,
-      spec->width, spec->height, 3, &plan, msg, sizeof (msg));
-  if (st != BSPLINE_OK) {
-    printf ("plan: %s\n", msg);
-    return 0;
-  }
   memset (&src, 0, sizeof (src));
   src.data = photo->rgb;
   src.stride = (ptrdiff_t) photo->width * 3;
@@ -181,12 +174,36 @@ clip_render (bspline_cpu * cpu, const clip_photo * photo,
   src.bits = 8;
   dst = src;
   dst.data = out;
-  dst.stride = (ptrdiff_t) spec->width * 3;
-  dst.width = spec->width;
-  dst.height = spec->height;
+  dst.stride = (ptrdiff_t) width * 3;
+  dst.width = width;
+  dst.height = height;
   st = bspline_cpu_execute (cpu, plan, &src, &dst);
   bspline_plan_free (plan);
   return st == BSPLINE_OK;
+}
+
+/* Renders frame k as RGB (stride 3 width) with clip_params. */
+static inline int
+clip_render (bspline_cpu * cpu, const clip_photo * photo,
+    const clip_spec * spec, int k, uint8_t * out)
+{
+  bspline_params params;
+  bspline_plan *plan = NULL;
+  bspline_affine inv;
+  double m[9];
+  char msg[256];
+
+  clip_params (&params);
+  if (!bspline_affine_invert (&spec->maps[k], &inv))
+    return 0;
+  bspline_affine_to_matrix (&inv, m);
+  if (bspline_plan_new (&params, m, photo->width, photo->height,
+          spec->width, spec->height, 3, &plan, msg, sizeof (msg))
+      != BSPLINE_OK) {
+    printf ("plan: %s\n", msg);
+    return 0;
+  }
+  return clip_execute (cpu, plan, photo, spec->width, spec->height, out);
 }
 
 /* Residual jitter (see the top of the file) of corrections[0 .. n-1]. */
