@@ -44,8 +44,8 @@ typedef struct
 /* The lens table (cuda-kernels.h) of a float plan with a lens or STMap
  * stage, made on the plan's second run in the slot (a plan run once, such
  * as bsplinestabilize's of each frame, does not pay for it); one per
- * plane of a frame.  On the H100, a 4K fisheye undistortion took 336
- * against 572 us a frame without it (docs/benchmarks.md). */
+ * plane of a frame.  On the H100, a 4K fisheye undistortion took 328
+ * against 595-601 us a frame without it (docs/benchmarks.md). */
 typedef struct
 {
   device_buffer xy;

@@ -366,6 +366,40 @@ stage_box_wait (void)
   __pipeline_wait_prior (0);
 }
 
+/* fixed_weights at the coordinate of a lens table entry e (cuda-kernels.h)
+ * of output column (or row) j, s = j + e 2^-BSPLINE_GPU_LENS_BITS (the
+ * pixel's x - 0.5), from integers: the same origin and weights, since s,
+ * s + TAPS / 2, their floor and fraction are exact in double and the
+ * fraction's 20 bits exact in float.  0 where bspline_reduce_coordinate
+ * would move s (the caller takes fixed_weights then). */
+template < int TAPS > __device__ static inline int
+lens_fixed_weights (const bspline_axis & ax, int j, int e, float *w,
+    int *origin)
+{
+  const long long one = 1LL << BSPLINE_GPU_LENS_BITS;
+  const long long reach = (long long) (TAPS + 4) * (one / 2);
+  const long long s = (long long) j * one + e;
+  const int bicubic = ax.method == BSPLINE_METHOD_BICUBIC;
+  long long u, fl;
+  float t;
+  if (s < -reach || s > (long long) (ax.len - 1) * one + reach)
+    return 0;
+  u = bicubic ? s : s + (long long) TAPS * (one / 2);
+  fl = u >= 0 ? u / one : -((-u + one - 1) / one);
+  t = (float) (u - fl * one) * (1.0f / (float) one);
+  if (bicubic) {
+    bspline_keys_weights_f ((float) ax.bicubic_a, t, w);
+    *origin = (int) fl - 1;
+  } else {
+    if (TAPS == 4)
+      bspline_cubic_weights_f (t, w);
+    else
+      bspline_weights_f (TAPS - 1, t, w);
+    *origin = (int) fl - (TAPS - 1);
+  }
+  return 1;
+}
+
 /* One output pixel (j, i) of warp_fixed_kernel: the map (from the lens
  * table where there is one), the footprint (the frame's for affine maps),
  * then the TAPS x TAPS taps from the staged region (w > 0) or the
@@ -398,7 +432,19 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
       if (e.x == BSPLINE_GPU_LENS_OWN) {
         found = warp_map (f, u, v, &x, &y, &widen_x, &widen_y);
       } else {
+        float wx[TAPS], wy[TAPS];
+        int ox, oy, ix[TAPS], iy[TAPS];
         found = e.x != BSPLINE_GPU_LENS_FILL;
+        /* the taps from the entry's integers where it can: no double */
+        if (found && lens_fixed_weights < TAPS > (f.axis_x, j, e.x, wx, &ox)
+            && lens_fixed_weights < TAPS > (f.axis_y, i, e.y, wy, &oy)) {
+          fixed_indices < TAPS > (f.axis_x, ox, ix);
+          fixed_indices < TAPS > (f.axis_y, oy, iy);
+          sum_taps < C, TAPS, false > (coef, row_floats, ix, iy, wx, wy, acc);
+          write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j,
+              acc);
+          return;
+        }
         x = u + e.x * unit;
         y = v + e.y * unit;
       }
