@@ -1,25 +1,43 @@
 /* stabilize-tool.c: the clips and the measurement of
  * bench/stabilize-vs-vidstab.sh (docs/stabilization.md).
  *
- *   stabilize-tool make PHOTO.ppm W H N SEED CLIP MAPS.txt [SCALE [PX PY]]
+ *   stabilize-tool make PHOTO.ppm W H N SEED CLIP MAPS.txt [SCALE [PX PY
+ *       [KIND]]]
  *     writes a shaky clip of N frames made from the photo as
  *     tests/stabilize/clip.h makes them (pan PX, PY px per frame, default
- *     1.5, 0.5; shake
- *     up to 20 px, 3 degrees, 2 percent, in frame pixels), the photo
- *     magnified SCALE times (default 1), and each frame's map G_k.  CLIP is
- *     raw RGB24, or I420 (BT.601 full range) when its name ends in .yuv.
+ *     1.5, 0.5), the photo magnified SCALE times (default 1), and each
+ *     frame's map G_k.  KIND is the shake and the pan (clip.h):
+ *       sines       (the default) sums of sines, up to 20 px, 3 degrees,
+ *                   2 percent;
+ *       broadband   white noise, standard deviations 6 px, 0.5 degree, no
+ *                   zoom (the clip of issue 25), a steady pan;
+ *       stop-start  the same shake; the pan runs for the first third of
+ *                   the clip, stops for the second, runs again;
+ *       tripod      the same shake, no pan (PX PY are ignored).
+ *     Shake and pan are in frame pixels whatever SCALE.  CLIP is raw RGB24,
+ *     or I420 (BT.601 full range) when its name ends in .yuv.  MAPS.txt
+ *     starts with the line "N W H PX PY KIND OX OY" (OX OY: the origin o of
+ *     clip.h), then G_k for each frame, from the photo magnified SCALE
+ *     times to the frame; a file of the older five-number header reads as
+ *     KIND sines with the origin unknown.
  *   stabilize-tool analyse W H CLIP.yuv THREADS [gpu]
  *     times the motion estimation alone on an I420 clip (the luma), on the
  *     CPU with THREADS threads; with `gpu` (a build with the CUDA engine:
  *     bench/meson.build) also on the GPU (bspline-cuda-motion.h, luma from
  *     host memory), and prints the largest distance between the two
  *     estimates at the frame corners over the clip.
- *   stabilize-tool measure W H MAPS.txt SHAKY.rgb STABLE.rgb
+ *   stabilize-tool measure W H MAPS.txt SHAKY.rgb STABLE.rgb [PATHS.txt]
  *     finds the correction C_k that took each shaky frame to its
  *     stabilized frame (a robust similarity fit between the two frames by
  *     the core's estimator, the same for every stabilizer measured), and
- *     prints the residual jitter of the corrected clip (clip.h) and the
- *     mean measured fit residual.
+ *     prints the residual jitter of the corrected clip against the
+ *     intended motion of the clip's KIND (clip.h clip_residual), its
+ *     deviation from the intended camera (clip_deviation; where the maps
+ *     file has the origin), and the mean measured fit residual.  With
+ *     PATHS.txt, writes for each frame k the photo point (magnified photo
+ *     pixels) at the centre of the intended camera, of the shaky frame
+ *     and of the stabilized frame: "k ix iy sx sy ox oy" (the camera
+ *     paths that bench/plot-stabilize-paths.py draws).
  *
  * Built by the bench script with the C compiler against the core library,
  * and by meson with the CUDA engine (ninja -C BUILD bench/stabilize-tool).
@@ -35,6 +53,7 @@ seconds_between (const struct timespec *t0, const struct timespec *t1)
   return (t1->tv_sec - t0->tv_sec) + 1e-9 * (t1->tv_nsec - t0->tv_nsec);
 }
 
+#ifdef HAVE_BSPLINE_CUDA
 /* Largest distance between two maps at the corners of a w x h frame. */
 static double
 corner_distance (const bspline_affine * a, const bspline_affine * b, int w,
@@ -54,20 +73,65 @@ corner_distance (const bspline_affine * a, const bspline_affine * b, int w,
   }
   return worst;
 }
+#endif
+
+/* The clip kinds of `make` (clip.h's broadband and stop_start). */
+typedef enum
+{
+  CLIP_KIND_SINES,
+  CLIP_KIND_BROADBAND,
+  CLIP_KIND_STOP_START,
+  CLIP_KIND_TRIPOD
+} clip_kind;
+
+static const char *const clip_kind_names[] = {
+  "sines", "broadband", "stop-start", "tripod"
+};
 
 static int
-read_maps (const char *path, clip_spec * spec)
+parse_kind (const char *name, clip_kind * kind)
+{
+  int i;
+
+  for (i = 0; i <= CLIP_KIND_TRIPOD; i++)
+    if (strcmp (name, clip_kind_names[i]) == 0) {
+      *kind = (clip_kind) i;
+      return 1;
+    }
+  return 0;
+}
+
+/* Reads a maps file of `make`; *has_origin says whether its header has the
+ * kind and the origin (the older header has neither: sines, origin
+ * unknown). */
+static int
+read_maps (const char *path, clip_spec * spec, clip_kind * kind,
+    int *has_origin)
 {
   FILE *f = fopen (path, "r");
-  int k;
+  char line[512], name[32];
+  int k, fields;
 
+  memset (spec, 0, sizeof (*spec));
+  *kind = CLIP_KIND_SINES;
+  *has_origin = 0;
   if (!f)
     return 0;
-  if (fscanf (f, "%d %d %d %lf %lf", &spec->n_frames, &spec->width,
-          &spec->height, &spec->pan_x, &spec->pan_y) != 5) {
+  if (!fgets (line, sizeof (line), f)) {
     fclose (f);
     return 0;
   }
+  fields = sscanf (line, "%d %d %d %lf %lf %31s %lf %lf", &spec->n_frames,
+      &spec->width, &spec->height, &spec->pan_x, &spec->pan_y, name,
+      &spec->origin_x, &spec->origin_y);
+  if ((fields != 5 && fields != 8) || spec->n_frames < 2
+      || (fields == 8 && !parse_kind (name, kind))) {
+    fclose (f);
+    return 0;
+  }
+  *has_origin = fields == 8;
+  spec->broadband = *kind != CLIP_KIND_SINES;
+  spec->stop_start = *kind == CLIP_KIND_STOP_START;
   spec->maps = calloc ((size_t) spec->n_frames, sizeof (bspline_affine));
   for (k = 0; k < spec->n_frames; k++) {
     double *m = spec->maps[k].m;
@@ -127,7 +191,8 @@ write_i420 (const uint8_t * rgb, int w, int h, FILE * f)
 static int
 make (int argc, char **argv)
 {
-  clip_spec spec = { 0, 0, 0, 1.5, 0.5, 20.0, 3.0, 0.02, NULL };
+  clip_spec spec = { 0, 0, 0, 1.5, 0.5, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
+  clip_kind kind = CLIP_KIND_SINES;
   clip_photo photo;
   test_rng rng;
   bspline_cpu *cpu = bspline_cpu_new (0);
@@ -141,6 +206,11 @@ make (int argc, char **argv)
 
   if (argc < 9 || !clip_read_ppm (argv[2], &photo) || !(scale > 0.0))
     return 1;
+  if (argc > 12 && !parse_kind (argv[12], &kind)) {
+    fprintf (stderr, "unknown clip kind %s (sines, broadband, stop-start, "
+        "tripod)\n", argv[12]);
+    return 1;
+  }
   len = strlen (argv[7]);
   yuv = len > 4 && strcmp (argv[7] + len - 4, ".yuv") == 0;
   spec.width = (int) (atoi (argv[3]) / scale);
@@ -150,12 +220,29 @@ make (int argc, char **argv)
     spec.pan_x = atof (argv[10]);
     spec.pan_y = atof (argv[11]);
   }
+  if (kind != CLIP_KIND_SINES) {
+    /* issue 25's clips: white-noise shake, standard deviations */
+    spec.shift = 6.0;
+    spec.angle = 0.5;
+    spec.zoom = 0.0;
+    spec.broadband = 1;
+    spec.stop_start = kind == CLIP_KIND_STOP_START;
+    if (kind == CLIP_KIND_TRIPOD)
+      spec.pan_x = spec.pan_y = 0.0;
+  }
   /* shake and pan in frame pixels whatever the magnification */
   spec.shift /= scale;
   spec.pan_x /= scale;
   spec.pan_y /= scale;
   test_rng_init (&rng, strtoull (argv[6], NULL, 0));
   clip_make_maps (&spec, photo.width, photo.height, &rng);
+  /* the intended camera's centre at frame 0 in the photo magnified scale
+   * times, less the frame centre: the origin of the maps file, whose maps
+   * are from the magnified photo (clip_deviation) */
+  spec.origin_x = scale * (spec.origin_x + 0.5 * spec.width)
+      - 0.5 * atoi (argv[3]);
+  spec.origin_y = scale * (spec.origin_y + 0.5 * spec.height)
+      - 0.5 * atoi (argv[4]);
   /* magnified: frame pixels = scale * the maps' */
   spec.width = atoi (argv[3]);
   spec.height = atoi (argv[4]);
@@ -169,8 +256,9 @@ make (int argc, char **argv)
   maps = fopen (argv[8], "w");
   if (!clip || !maps)
     return 1;
-  fprintf (maps, "%d %d %d %.17g %.17g\n", spec.n_frames, spec.width,
-      spec.height, spec.pan_x, spec.pan_y);
+  fprintf (maps, "%d %d %d %.17g %.17g %s %.17g %.17g\n", spec.n_frames,
+      spec.width, spec.height, spec.pan_x, spec.pan_y, clip_kind_names[kind],
+      spec.origin_x, spec.origin_y);
   for (k = 0; k < spec.n_frames; k++) {
     const double *m = spec.maps[k].m;
 
@@ -179,33 +267,50 @@ make (int argc, char **argv)
       write_i420 (rgb, spec.width, spec.height, clip);
     else
       fwrite (rgb, 1, (size_t) spec.width * spec.height * 3, clip);
-    fprintf (maps, "%.17g %.17g %.17g %.17g %.17g %.17g\n", m[0], m[1], m[2],
-        m[3], m[4], m[5]);
+    /* G_k from the magnified photo: S G S^-1 keeps the linear part of the
+     * unmagnified G and has the translation of S G */
+    fprintf (maps, "%.17g %.17g %.17g %.17g %.17g %.17g\n", m[0] / scale,
+        m[1] / scale, m[2], m[3] / scale, m[4] / scale, m[5]);
   }
   fclose (clip);
   fclose (maps);
   return 0;
 }
 
+/* The photo point at the centre of the frame of map t. */
+static void
+centre_point (const bspline_affine * t, double cx, double cy, double *x,
+    double *y)
+{
+  bspline_affine inv;
+
+  bspline_affine_invert (t, &inv);
+  *x = inv.m[0] * cx + inv.m[1] * cy + inv.m[2];
+  *y = inv.m[3] * cx + inv.m[4] * cy + inv.m[5];
+}
+
 static int
 measure (int argc, char **argv)
 {
   clip_spec spec;
+  clip_kind kind;
   bspline_motion_params mp;
   bspline_motion_estimator *est;
   bspline_affine *corr;
   uint8_t *a, *b;
   FILE *fa, *fb;
   double rms_px, rms_deg, mean_dx, mean_dy, residual = 0.0;
+  double dev_rms, dev_max;
   size_t size;
   char msg[256];
-  int k, w, h, unreliable = 0;
+  int k, w, h, unreliable = 0, has_origin;
 
   if (argc < 7)
     return 1;
   w = atoi (argv[2]);
   h = atoi (argv[3]);
-  if (!read_maps (argv[4], &spec) || spec.width != w || spec.height != h) {
+  if (!read_maps (argv[4], &spec, &kind, &has_origin) || spec.width != w
+      || spec.height != h) {
     fprintf (stderr, "bad maps file %s\n", argv[4]);
     return 1;
   }
@@ -241,10 +346,37 @@ measure (int argc, char **argv)
     residual += r.residual;
   }
   clip_residual (&spec, corr, &rms_px, &rms_deg, &mean_dx, &mean_dy);
-  printf ("residual jitter %.4f px RMS, %.4f deg RMS; pan %.4f %.4f px per "
-      "frame (true %.4f %.4f); %d frames unmeasured; fit residual %.2f "
-      "grey levels\n", rms_px, rms_deg, mean_dx, mean_dy, -spec.pan_x,
-      -spec.pan_y, unreliable, residual / spec.n_frames);
+  printf ("residual jitter %.4f px RMS, %.4f deg RMS", rms_px, rms_deg);
+  if (has_origin) {
+    clip_deviation (&spec, corr, &dev_rms, &dev_max);
+    printf ("; deviation %.3f px RMS, %.3f px max", dev_rms, dev_max);
+  }
+  printf ("; mean motion %.4f %.4f px per frame (intended %.4f %.4f, %s); "
+      "%d frames unmeasured; fit residual %.2f grey levels\n", mean_dx,
+      mean_dy, -spec.pan_x * clip_pan_at (&spec, spec.n_frames - 1)
+      / (spec.n_frames - 1), -spec.pan_y * clip_pan_at (&spec,
+          spec.n_frames - 1) / (spec.n_frames - 1), clip_kind_names[kind],
+      unreliable, residual / spec.n_frames);
+  if (argc > 7) {
+    FILE *paths = fopen (argv[7], "w");
+    double cx = 0.5 * w, cy = 0.5 * h;
+
+    if (!paths)
+      return 1;
+    for (k = 0; k < spec.n_frames; k++) {
+      bspline_affine t;
+      double sx, sy, ox, oy;
+
+      centre_point (&spec.maps[k], cx, cy, &sx, &sy);
+      bspline_affine_compose (&corr[k], &spec.maps[k], &t);
+      centre_point (&t, cx, cy, &ox, &oy);
+      fprintf (paths, "%d %.6f %.6f %.6f %.6f %.6f %.6f\n", k,
+          cx + spec.origin_x + clip_pan_at (&spec, k) * spec.pan_x,
+          cy + spec.origin_y + clip_pan_at (&spec, k) * spec.pan_y, sx, sy,
+          ox, oy);
+    }
+    fclose (paths);
+  }
   return 0;
 }
 
@@ -360,8 +492,9 @@ main (int argc, char **argv)
     return make (argc, argv);
   if (argc > 1 && strcmp (argv[1], "measure") == 0)
     return measure (argc, argv);
-  fprintf (stderr, "usage: %s make PHOTO.ppm W H N SEED CLIP.rgb MAPS.txt\n"
-      "       %s measure W H MAPS.txt SHAKY.rgb STABLE.rgb\n"
+  fprintf (stderr, "usage: %s make PHOTO.ppm W H N SEED CLIP.rgb MAPS.txt "
+      "[SCALE [PX PY [sines|broadband|stop-start|tripod]]]\n"
+      "       %s measure W H MAPS.txt SHAKY.rgb STABLE.rgb [PATHS.txt]\n"
       "       %s analyse W H CLIP.yuv THREADS [gpu]\n", argv[0], argv[0],
       argv[0]);
   return 2;

@@ -7,23 +7,51 @@
 #      both; each output frame's correction is measured against its shaky
 #      frame with the same robust fit for both (stabilize-tool measure);
 #   2. speed: the same clip scaled to 1920x1080 (I420, lanczos), wall time of
-#      bsplinestabilize (CPU engine) against vid.stab's two passes added.
-# Usage: bench/stabilize-vs-vidstab.sh [BUILD-DIR] [THREADS] [FRAMES]
-# (defaults build, 2, 300).  Needs ffmpeg with vid.stab (Debian's has it).
+#      bsplinestabilize (CPU engine) against vid.stab's two passes added;
+#   3. camera paths (issue 25): clips with broadband (white-noise) shake of
+#      6 px and 0.5 degree standard deviation, 480x270, 90 frames: a steady
+#      pan, a pan that stops and starts, a tripod shot; each through
+#      bsplinestabilize path=gaussian (smoothing 15 and 30), path=optimal
+#      (one pass, 15 frames of look-ahead), optimal in two passes
+#      (transforms-mode=write, then read: the whole clip solved at once), and
+#      vid.stab's two passes (its default smoothing, 15, and 30; its
+#      optalgo=gauss: Debian 12's vid.stab 1.1.0 runs its default
+#      optalgo=opt as the Gaussian, its L1 path not being there, and the
+#      two rows come out identical); all without zoom and without the
+#      previous frame in the border (ours crop=fill, vid.stab crop=black
+#      optzoom=0) so that only the path differs; residual jitter against
+#      the intended motion and the deviation from the intended camera,
+#      measured on the output frames (stabilize-tool measure).
+# Usage: bench/stabilize-vs-vidstab.sh [BUILD-DIR] [THREADS] [FRAMES] [MODE]
+# (defaults build, 2, 300, all).  MODE: sines (sections 1 and 2, FRAMES
+# frames), paths (section 3), paths-long (section 3, and the same three
+# clips at 640x360, 300 frames), all (1, 2 and 3).  With PATHS_DIR set,
+# section 3 keeps each run's per-frame camera paths there
+# (PATHS_DIR/CLIP-WxH-RUN.txt, stabilize-tool measure's PATHS.txt) for
+# bench/plot-stabilize-paths.py.  Needs ffmpeg with vid.stab (Debian's has
+# it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 threads=${2:-2}
 frames=${3:-300}
+mode=${4:-all}
 smoothing=30
+case "$mode" in
+  sines | paths | paths-long | all) ;;
+  *) echo "unknown mode $mode (sines, paths, paths-long, all)"; exit 2 ;;
+esac
 work=$(mktemp -d /tmp/stabilize-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export GST_PLUGIN_PATH=$PWD/$build/gst GST_REGISTRY=$work/registry.bin
 
 [[ "$(ffmpeg -hide_banner -filters 2>/dev/null)" == *vidstabdetect* ]] || {
   echo "ffmpeg has no vid.stab filters"; exit 1; }
+# the core's STMap reader needs libpng, libtiff and OpenEXRCore (OpenEXR's C
+# library alone, found by name as core/meson.build does)
 cc -O2 -std=gnu99 -Icore -Itests/core -Itests/stabilize \
-  bench/stabilize-tool.c "$build/core/libbspline-core.a" -lm -lpthread \
+  bench/stabilize-tool.c "$build/core/libbspline-core.a" \
+  $(pkg-config --libs libpng libtiff-4) -lOpenEXRCore-3_1 -lm -lpthread \
   -o "$work/stabilize-tool"
 photo=$build/tests/stabilize/face.ppm
 [ -f "$photo" ] || /usr/bin/python3 tests/stabilize/make-photo.py "$photo"
@@ -31,7 +59,8 @@ photo=$build/tests/stabilize/face.ppm
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "ffmpeg: $(ffmpeg -version | head -1)"
-echo "threads: $threads, frames: $frames, smoothing: $smoothing (both)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min averages, at the start)"
+echo "command: bench/stabilize-vs-vidstab.sh $build $threads $frames $mode"
 
 # seconds of wall time of a command
 wall () {
@@ -42,6 +71,8 @@ wall () {
   echo "$t1 - $t0" | bc -l
 }
 
+sines_and_speed () {
+echo "threads: $threads, frames: $frames, smoothing: $smoothing (both)"
 "$work/stabilize-tool" make "$photo" 640 360 "$frames" 1 "$work/shaky.rgb" \
   "$work/maps.txt"
 raw360=(-f rawvideo -pix_fmt rgb24 -s 640x360 -r 30 -i "$work/shaky.rgb")
@@ -92,3 +123,87 @@ printf "bsplinestabilize:  %.2f s, %.1f frames/s (reading the file alone %.2f s)
 printf "vid.stab:          %.2f s (detect %.2f s + transform %.2f s), %.1f frames/s (ffmpeg reading alone %.2f s)\n" \
   "$(echo "$t_detect + $t_transform" | bc -l)" "$t_detect" "$t_transform" \
   "$(echo "$frames / ($t_detect + $t_transform)" | bc -l)" "$t_null"
+}
+
+# the figures of one `stabilize-tool measure` line as table columns
+columns () {
+  sed -E 's/^residual jitter ([0-9.]+) px RMS, ([0-9.]+) deg RMS; deviation ([0-9.]+) px RMS, ([0-9.]+) px max;.*; ([0-9]+) frames unmeasured.*/\1 \2 \3 \4 \5/'
+}
+
+# one row: clip, method, then the measured output; keeps the paths file
+row () {
+  local clip=$1 size=$2 name=$3 out=$4 w=${2%x*} h=${2#*x} paths=()
+  [ -n "${PATHS_DIR:-}" ] && paths=("$PATHS_DIR/$clip-$size-$name.txt")
+  printf "%-11s %-8s %-24s %9s %9s %9s %9s %6s\n" "$clip" "$size" "$name" \
+    $("$work/stabilize-tool" measure "$w" "$h" "$work/p-maps.txt" \
+      "$work/p-shaky.rgb" "$out" "${paths[@]}" | columns)
+}
+
+paths_section () {
+  local w=$1 h=$2 n=$3 size=$1x$2 kind px py seed
+  local parse=(filesrc location="$work/p-shaky.rgb" ! rawvideoparse format=rgb
+    width="$w" height="$h" framerate=30/1)
+  local ours=(crop=fill backend=cpu n-threads="$threads")
+  local raw=(-f rawvideo -pix_fmt rgb24 -s "${w}x$h" -r 30
+    -i "$work/p-shaky.rgb")
+  echo
+  echo "== camera paths, ${w}x$h, $n frames, broadband shake 6 px 0.5 deg (standard deviations), $threads threads"
+  echo "clip make:  stabilize-tool make face.ppm $w $h $n SEED shaky.rgb maps.txt 1 PX PY KIND"
+  echo "            (pan: seed 1, 0.8 0.25 broadband; stop-start: seed 2, 1.2 0.3 stop-start; tripod: seed 3, 0 0 tripod)"
+  echo "ours:       gst-launch-1.0 filesrc ! rawvideoparse format=rgb ! bsplinestabilize ${ours[*]} PROPS ! filesink"
+  echo "            gauss-15: path=gaussian; gauss-30: path=gaussian smoothing=30; optimal: (defaults: path=optimal smoothing=15);"
+  echo "            optimal-2pass: transforms-mode=write transforms-location=T ! fakesink, then transforms-mode=read transforms-location=T"
+  echo "vid.stab:   ffmpeg -vf format=yuv420p,vidstabdetect=shakiness=10:accuracy=15:result=T, then"
+  echo "            -vf format=yuv420p,vidstabtransform=input=T:OPTS:crop=black:optzoom=0:interpol=bicubic,format=rgb24"
+  echo "            vidstab-15: OPTS empty (defaults: optalgo=opt smoothing=15); vidstab-30: smoothing=30; vidstab-gauss-15: optalgo=gauss"
+  echo "measure:    stabilize-tool measure $w $h maps.txt shaky.rgb OUT.rgb (jitter: RMS of the output's frame-to-frame motion"
+  echo "            less the intended; deviation: RMS and max distance of the output framing from the intended camera, mean offset removed)"
+  printf "%-11s %-8s %-24s %9s %9s %9s %9s %6s\n" clip size method "jitter-px" \
+    "jitter-deg" "dev-px" "devmax-px" unmeas
+  for kind in broadband stop-start tripod; do
+    case $kind in
+      broadband) seed=1 px=0.8 py=0.25 clip=pan ;;
+      stop-start) seed=2 px=1.2 py=0.3 clip=stop-start ;;
+      tripod) seed=3 px=0 py=0 clip=tripod ;;
+    esac
+    "$work/stabilize-tool" make "$photo" "$w" "$h" "$n" "$seed" \
+      "$work/p-shaky.rgb" "$work/p-maps.txt" 1 "$px" "$py" "$kind"
+    row "$clip" "$size" shaky "$work/p-shaky.rgb"
+    gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize path=gaussian \
+      "${ours[@]}" ! filesink location="$work/p-out.rgb"
+    row "$clip" "$size" gauss-15 "$work/p-out.rgb"
+    gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize path=gaussian \
+      smoothing=30 "${ours[@]}" ! filesink location="$work/p-out.rgb"
+    row "$clip" "$size" gauss-30 "$work/p-out.rgb"
+    gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize "${ours[@]}" ! \
+      filesink location="$work/p-out.rgb"
+    row "$clip" "$size" optimal "$work/p-out.rgb"
+    rm -f "$work/p-t.txt"
+    gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize transforms-mode=write \
+      transforms-location="$work/p-t.txt" "${ours[@]}" ! fakesink
+    gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize transforms-mode=read \
+      transforms-location="$work/p-t.txt" "${ours[@]}" ! \
+      filesink location="$work/p-out.rgb"
+    row "$clip" "$size" optimal-2pass "$work/p-out.rgb"
+    ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+      -vf format=yuv420p,vidstabdetect=shakiness=10:accuracy=15:result="$work/p.trf" \
+      -f null -
+    for opts in vidstab-15: vidstab-30:smoothing=30: \
+      vidstab-gauss-15:optalgo=gauss:; do
+      ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+        -vf format=yuv420p,vidstabtransform=input="$work/p.trf":${opts#*:}crop=black:optzoom=0:interpol=bicubic,format=rgb24 \
+        -f rawvideo -pix_fmt rgb24 -y "$work/p-out.rgb"
+      row "$clip" "$size" "${opts%%:*}" "$work/p-out.rgb"
+    done
+  done
+}
+
+[ -n "${PATHS_DIR:-}" ] && mkdir -p "$PATHS_DIR"
+case "$mode" in
+  sines) sines_and_speed ;;
+  paths) paths_section 480 270 90 ;;
+  paths-long) paths_section 480 270 90; paths_section 640 360 300 ;;
+  all) sines_and_speed; paths_section 480 270 90 ;;
+esac
+echo
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (at the end)"

@@ -10,10 +10,11 @@
  *     and 4.4, with Tukey weights by iteratively reweighted least squares)
  *     at every level, down to the analysis resolution.  docs/stabilization.md
  *     says why this design.
- *  2. bspline_stabilizer_*: the camera path (the motions composed), smoothed
- *     over a window of `smoothing` frames on each side, and the correction
- *     of each frame: the smoothed path composed with the inverse of the real
- *     one, clamped, zoomed.
+ *  2. bspline_stabilizer_*: the camera path (the motions composed), the
+ *     intended path found from it (L1-optimal over `smoothing` frames of
+ *     look-ahead, or a Gaussian smoothing over `smoothing` frames on each
+ *     side), and the correction of each frame: the intended path composed
+ *     with the inverse of the real one, clamped, zoomed.
  *
  * Coordinates as everywhere in the project: pixel (i, j) covers
  * [i, i+1) x [j, j+1), x right, y down, in full-frame luma pixels.  An
@@ -99,7 +100,14 @@ typedef struct
 typedef struct
 {
   bspline_affine motion;        /* previous frame -> this frame */
-  int reliable;                 /* 0: motion is the identity, not measured */
+  /* 0: motion is the identity, not measured: the first frame of a
+   * sequence; too little texture (min_texture), over the frame or outside
+   * a few cells of it (a lone object on a flat background); no distinct
+   * best shift in the coarse search (noise, a flash: frames that do not
+   * match anywhere); a refinement that failed or ended with too few
+   * inliers.  The first three are decided before any Gauss-Newton step,
+   * so that such frames cost less than a textured one. */
+  int reliable;
   double texture;               /* smallest structure tensor eigenvalue */
   double inliers;               /* fraction of pixels with weight > 0.5 */
   double residual;              /* robust scale of the residual, grey levels */
@@ -136,18 +144,25 @@ bspline_status bspline_motion_estimate (bspline_motion_estimator *
  *
  * bspline_motion_estimate_with runs the same algorithm as
  * bspline_motion_estimate (the same control logic, coarse hypotheses,
- * step sizes, weights, solves and reliability tests, all here) but asks
- * `ops` for every pass over pixels: building a frame's pyramid, the
- * texture sums, the coarse search and each Gauss-Newton pass.  The engine
- * behind ops keeps the two pyramids itself, laid out as
- * bspline_motion_estimator_layout says, and must compute what the CPU
- * functions of motion.c compute (the comments there say how). */
+ * levels and reliability tests, all here) but asks `ops` for the work on
+ * pixels: building a frame's pyramid, the texture sums, the coarse search
+ * and the Gauss-Newton refinement of a warp at one level, whose steps
+ * (the passes over pixels and, between them, motion-gn.h's arithmetic)
+ * the engine behind ops runs itself.  That engine keeps the two pyramids,
+ * laid out as bspline_motion_estimator_layout says, and must compute what
+ * the CPU functions of motion.c compute (the comments there say how). */
 #define BSPLINE_MOTION_MAX_LEVELS 8
 #define BSPLINE_MOTION_MAX_PARAMS 6
 /* histogram of |residual| for the median: bins of 1/32 grey level up to
  * 64 grey levels, the last bin for everything above */
 #define BSPLINE_MOTION_HIST_SCALE 32.0
 #define BSPLINE_MOTION_HIST_BINS 2049
+/* The texture is summed over a grid of G x G cells of level 0: cell (a, b)
+ * covers columns [w a / G, w (a + 1) / G) and rows [h b / G, h (b + 1) / G)
+ * (integer division), cells in row-major order. */
+#define BSPLINE_MOTION_TEXTURE_GRID 8
+#define BSPLINE_MOTION_TEXTURE_CELLS \
+  (BSPLINE_MOTION_TEXTURE_GRID * BSPLINE_MOTION_TEXTURE_GRID)
 
 typedef struct
 {
@@ -156,46 +171,49 @@ typedef struct
   int width[BSPLINE_MOTION_MAX_LEVELS], height[BSPLINE_MOTION_MAX_LEVELS];
 } bspline_motion_layout;
 
-/* One Gauss-Newton pass over the template pixels of a level. */
+/* The refinement of a warp at one level: up to max_steps Gauss-Newton
+ * steps (motion.c's motion_refine_level). */
 typedef struct
 {
   int level;
-  double m[6];                  /* warp, level pixels, template -> image */
+  double m[6];                  /* start warp, level pixels, template -> image */
   double cx, cy;                /* centre of the parameters */
   int n_params;                 /* 4 (similarity) or 6 (affine) */
-  int pass;                     /* 0: histogram only; 1: and the sums */
   int sampling;                 /* every pixel (1) or every other (2) */
-  int tukey;                    /* weights: 0 Huber, 1 Tukey */
-  double scale;                 /* Huber k or Tukey c */
-} bspline_motion_step;
+  double sigma;                 /* residual scale so far; < 0: measure it */
+  int max_steps;
+  double tolerance;             /* pixels of corner motion: converged */
+} bspline_motion_refine;
 
 typedef struct
 {
-  /* upper triangle of J^T W J (n_params x n_params, row-major) and
-   * J^T W r */
-  double h[BSPLINE_MOTION_MAX_PARAMS * BSPLINE_MOTION_MAX_PARAMS];
-  double b[BSPLINE_MOTION_MAX_PARAMS];
-  long valid, inliers;          /* pass 1: pixels inside, weight > 0.5 */
-  unsigned hist[BSPLINE_MOTION_HIST_BINS];
-} bspline_motion_sums;
+  double m[6];                  /* the refined warp */
+  double sigma;                 /* scale of the last pass's residuals */
+  double scale;                 /* Huber k or Tukey c of the last pass */
+  int steps;                    /* steps taken, -1: singular equations */
+  long valid, inliers;          /* last pass: pixels inside, weight > 0.5 */
+} bspline_motion_refined;
 
 typedef struct
 {
   /* The pyramid of `frame` (opaque here) into pyramid `index` (0 or 1). */
   bspline_status (*pyramid) (void *ctx, int index, const void *frame);
-  /* Sums over every pixel of level 0 of pyramid `index` of gx^2, gx gy,
-   * gy^2. */
-  bspline_status (*texture) (void *ctx, int index, double sums[3]);
+  /* For each cell of level 0 of pyramid `index`
+   * (BSPLINE_MOTION_TEXTURE_GRID), the sums over its pixels of gx^2,
+   * gx gy, gy^2: cells[3 k .. 3 k + 2] for cell k. */
+  bspline_status (*texture) (void *ctx, int index, double *cells);
   /* The coarse search at `level` (motion.c's motion_search): for each of
    * n_angles rotations, the best integer shift within +-range and its mean
-   * absolute difference (INFINITY where too few pixels overlap). */
+   * absolute difference (INFINITY where too few pixels overlap), and the
+   * mean of the differences of every angle and shift that has enough
+   * overlap, added in the order angle, row, column (INFINITY if none). */
   bspline_status (*search) (void *ctx, int template_index, int level,
       int range, const double *angles, int n_angles, double *cost,
-      int *best_x, int *best_y);
-  /* One pass (motion.c's motion_gn_rows over all rows), template pyramid
-   * template_index, image the other one. */
-  bspline_status (*step) (void *ctx, int template_index,
-      const bspline_motion_step * step, bspline_motion_sums * sums);
+      int *best_x, int *best_y, double *mean_cost);
+  /* The refinement of in->m at in->level, template pyramid template_index,
+   * image the other one. */
+  bspline_status (*refine) (void *ctx, int template_index,
+      const bspline_motion_refine * in, bspline_motion_refined * out);
 } bspline_motion_ops;
 
 void bspline_motion_estimator_layout (const bspline_motion_estimator *
@@ -209,9 +227,32 @@ bspline_status bspline_motion_estimate_with (bspline_motion_estimator *
 
 /* ---- the camera path and the corrections ---- */
 
+/* How the intended camera path is found (docs/stabilization.md). */
+typedef enum
+{
+  /* the L1-optimal path (core/camera-path.h): constant, constant-velocity
+   * and constant-acceleration pieces, the crop window kept inside every
+   * frame; solved over frames k .. k + smoothing for frame k, continuing
+   * from the three frames before it */
+  BSPLINE_STABILIZE_PATH_OPTIMAL = 0,
+  /* each path parameter averaged with Gaussian weights over k - smoothing
+   * .. k + smoothing (local linear regression) */
+  BSPLINE_STABILIZE_PATH_GAUSSIAN = 1
+} bspline_stabilize_path;
+
+#define BSPLINE_STABILIZE_DEFAULT_MARGIN 30.0
+#define BSPLINE_STABILIZE_MAX_MARGIN 100.0
+
 typedef struct
 {
   int smoothing;                /* frames of look-behind and look-ahead */
+  bspline_stabilize_path path;
+  /* path = optimal: the crop window the path keeps inside every frame is
+   * the output's view shrunk by 1 + margin / 100 about its centre (percent,
+   * 0 .. BSPLINE_STABILIZE_MAX_MARGIN, default
+   * BSPLINE_STABILIZE_DEFAULT_MARGIN): how far the path may leave the
+   * camera's */
+  double margin;
   double max_shift;             /* pixels, < 0: no limit */
   double max_angle;             /* degrees, < 0: no limit */
   double zoom;                  /* percent, added to auto-zoom; may be < 0 */
@@ -248,7 +289,11 @@ int bspline_stabilizer_pending (const bspline_stabilizer * stabilizer);
 int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
     int final);
 /* The correction of the oldest pending frame, which is then popped.
- * Returns BSPLINE_ERROR_INVALID_ARGUMENT when it is not ready. */
+ * With path = optimal and `final` set, the first pop solves every pending
+ * frame in one piece (a whole clip pushed at once: one solve), and the
+ * pops after it use that solution.  Returns BSPLINE_ERROR_INVALID_ARGUMENT
+ * when it is not ready; never fails otherwise (a window the solver cannot
+ * take continues the path still). */
 bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
     int final, bspline_stabilize_result * result);
 

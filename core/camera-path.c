@@ -69,6 +69,10 @@ struct bspline_camera_path
   double local_a[CP_MAX_LOCAL][CP_MAX_PARAMS];
   double local_b[CP_MAX_LOCAL];
   int local_s[CP_MAX_LOCAL];
+  /* the fidelity term (data_weight > 0): 1/2 (p_t - p0)^T Q (p_t - p0)
+   * per free frame, p0 the parameters of B = I */
+  int quadratic;
+  double Q[CP_MAX_PARAMS][CP_MAX_PARAMS], p0[CP_MAX_PARAMS];
 
   /* the current problem */
   int n_frames, n_fixed, n_free;
@@ -117,6 +121,7 @@ bspline_camera_path_params_init (bspline_camera_path_params * params,
   params->max_skew = 0.05;
   params->max_aspect = 0.1;
   params->crop_penalty = 0.0;
+  params->data_weight = 0.0;
   params->max_iterations = 60;
   params->tolerance = 1e-8;
 }
@@ -151,6 +156,8 @@ params_check (const bspline_camera_path_params * p, char *msg, size_t msg_len)
     why = "proximity bounds must be finite and > 0, max_scale < 1";
   else if (!isfinite (p->crop_penalty) || p->crop_penalty < 0.0)
     why = "crop_penalty must be finite and >= 0";
+  else if (!isfinite (p->data_weight) || p->data_weight < 0.0)
+    why = "data_weight must be finite and >= 0";
   else if (p->max_iterations < 1)
     why = "max_iterations must be >= 1";
   else if (!(p->tolerance > 0.0 && p->tolerance < 1.0))
@@ -245,6 +252,37 @@ build_local_rows (bspline_camera_path * cp)
       add_local (cp, negated (cp, ay, neg), hh, 1);
   }
   cp->n_inclusion = cp->n_local;
+
+  /* the fidelity term: data_weight / 2 times the mean over the frame's
+   * four corners of |B q - q|^2, which is linear in p - p0 through the
+   * same rows as above (at the frame's corners, not the crop window's) */
+  memset (cp->Q, 0, sizeof (cp->Q));
+  memset (cp->p0, 0, sizeof (cp->p0));
+  cp->p0[2] = 1.0;
+  if (affine)
+    cp->p0[5] = 1.0;
+  cp->quadratic = p->data_weight > 0.0;
+  for (corner = 0; corner < 4 && cp->quadratic; corner++) {
+    double qx = (corner & 1) ? hw : -hw, qy = (corner & 2) ? hh : -hh;
+    double ax[CP_MAX_PARAMS] = { 0 }, ay[CP_MAX_PARAMS] = { 0 };
+    int a, b;
+
+    ax[0] = 1.0;
+    ay[1] = 1.0;
+    ax[2] = qx;
+    if (affine) {
+      ax[3] = qy;
+      ay[4] = qx;
+      ay[5] = qy;
+    } else {
+      ax[3] = -qy;
+      ay[2] = qy;
+      ay[3] = qx;
+    }
+    for (a = 0; a < cp->n; a++)
+      for (b = 0; b < cp->n; b++)
+        cp->Q[a][b] += 0.25 * p->data_weight * (ax[a] * ax[b] + ay[a] * ay[b]);
+  }
   {
     double u[CP_MAX_PARAMS];
 
@@ -871,7 +909,8 @@ normal_factor (bspline_camera_path * cp)
     cp->frame_h[f] = h;
     for (a = 0; a < n; a++)
       for (b = 0; b <= a; b++)
-        *band_at (cp, f * n + a, f * n + b) += acc[a][b] - v[a] * v[b] / h;
+        *band_at (cp, f * n + a, f * n + b) += acc[a][b] - v[a] * v[b] / h
+            + cp->Q[a][b];
   }
 
   for (j = 0; j < m; j++)
@@ -1198,6 +1237,30 @@ max_abs (double acc, const double *x, int m)
   return lane[2] > lane[0] ? lane[2] : lane[0];
 }
 
+/* The fidelity term of a frame's parameters pt, 1/2 (pt - p0)^T Q (pt -
+ * p0); its gradient Q (pt - p0) into grad when not NULL. */
+static double
+fidelity (const bspline_camera_path * cp, const double *pt, double *grad)
+{
+  double dev[CP_MAX_PARAMS], acc = 0.0;
+  int a, b;
+
+  if (!cp->quadratic)
+    return 0.0;
+  for (a = 0; a < cp->n; a++)
+    dev[a] = pt[a] - cp->p0[a];
+  for (a = 0; a < cp->n; a++) {
+    double g = 0.0;
+
+    for (b = 0; b < cp->n; b++)
+      g += cp->Q[a][b] * dev[b];
+    if (grad)
+      grad[a] = g;
+    acc += 0.5 * dev[a] * g;
+  }
+  return acc;
+}
+
 static double
 objective_value (const bspline_camera_path * cp, const double *e,
     const double *s)
@@ -1208,7 +1271,8 @@ objective_value (const bspline_camera_path * cp, const double *e,
   for (j = 0; j < cp->n_terms; j++)
     acc += cp->cw[j] * e[j];
   for (f = 0; f < cp->n_free; f++)
-    acc += cp->penalty * s[f];
+    acc += cp->penalty * s[f] + fidelity (cp, cp->p + (size_t) (cp->n_fixed
+            + f) * cp->n, NULL);
   return acc;
 }
 
@@ -1239,8 +1303,18 @@ interior_point (bspline_camera_path * cp)
     rows_transpose (cp, cp->lam, cp->rd_p, cp->rd_e, cp->rd_s);
     for (i = 0; i < E; i++)
       cp->rd_e[i] += cp->cw[i];
-    for (i = 0; i < cp->n_free; i++)
+    for (i = 0; i < cp->n_free; i++) {
+      size_t off = (size_t) (cp->n_fixed + i) * cp->n;
+      double grad[CP_MAX_PARAMS];
+      int k;
+
       cp->rd_s[i] += cp->penalty;
+      if (cp->quadratic) {
+        fidelity (cp, cp->p + off, grad);
+        for (k = 0; k < cp->n; k++)
+          cp->rd_p[off + k] += grad[k];
+      }
+    }
     rd_max = max_abs (0.0, cp->rd_p + (size_t) cp->n_fixed * cp->n,
         cp->n_free * cp->n);
     rd_max = max_abs (rd_max, cp->rd_e, E);
@@ -1271,6 +1345,9 @@ interior_point (bspline_camera_path * cp)
     newton_step (cp);
     ap = max_step (cp->inv_w, cp->dw, m);
     ad = max_step (cp->inv_lam, cp->dlam, m);
+    /* with the fidelity term the dual equations involve p: one step */
+    if (cp->quadratic)
+      ap = ad = fmin (ap, ad);
     mu_aff = step_dot (cp->w, cp->dw, ap, cp->lam, cp->dlam, ad, m) / m;
     sigma = mu_aff / mu;
     sigma = sigma * sigma * sigma;
@@ -1284,6 +1361,8 @@ interior_point (bspline_camera_path * cp)
     newton_step (cp);
     ap = 0.995 * max_step (cp->inv_w, cp->dw, m);
     ad = 0.995 * max_step (cp->inv_lam, cp->dlam, m);
+    if (cp->quadratic)
+      ap = ad = fmin (ap, ad);
 
     for (i = (int) ((size_t) cp->n_fixed * cp->n); i < (int) np; i++)
       cp->p[i] += ap * cp->dp[i];
@@ -1381,6 +1460,8 @@ bspline_camera_path_solve (bspline_camera_path * cp,
   }
   result.smoothness = smooth;
   result.objective = smooth + cp->penalty * worst_total;
+  for (f = 0; f < cp->n_free; f++)
+    result.objective += fidelity (cp, cp->p + (size_t) (n_fixed + f) * n, NULL);
   result.max_violation = worst;
 
   for (t = 0; t < n_frames; t++) {

@@ -82,6 +82,14 @@ extern "C"
      * the crop inside costs less than this per pixel, the path is the exact
      * optimum of the constrained problem (an exact penalty). */
     double crop_penalty;
+    /* Weight of the fidelity term (0, the default: none, [GKE11]'s linear
+     * program): data_weight / 2 times the mean over the frame's corners of
+     * the squared distance (pixels^2) by which B_t moves them, for every
+     * frame.  It ties the path to the camera's in the least-squares sense
+     * where the crop window alone would leave it free (a pan slower than
+     * the margin allows is then kept); the problem becomes a quadratic
+     * program, solved by the same method. */
+    double data_weight;
     int max_iterations;         /* default 60 */
     /* Stop when the duality gap is below tolerance (1 + |objective|) and
      * the residuals are as small (default 1e-8). */
@@ -94,8 +102,9 @@ extern "C"
     /* w1 |D P| + w2 |D^2 P| + w3 |D^3 P| of the path returned, over the terms
      * that involve a frame not fixed */
     double smoothness;
-    /* The linear program's objective: smoothness + crop_penalty times the
-     * sum over the frames of each one's largest violation. */
+    /* The program's objective: smoothness + crop_penalty times the sum
+     * over the frames of each one's largest violation + the fidelity
+     * term. */
     double objective;
     double max_violation;       /* pixels the crop window leaves a frame */
     int iterations;

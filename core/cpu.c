@@ -55,6 +55,12 @@ bspline_cpu_n_threads (const bspline_cpu * cpu)
   return bspline_pool_size (cpu->pool);
 }
 
+bspline_pool *
+bspline_cpu_pool (bspline_cpu * cpu)
+{
+  return cpu->pool;
+}
+
 const char *
 bspline_cpu_last_error (const bspline_cpu * cpu)
 {

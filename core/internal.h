@@ -42,6 +42,9 @@ void bspline_pool_wait (bspline_pool * pool, int (*ready) (void *ctx,
 void bspline_pool_update (bspline_pool * pool, void (*update) (void *ctx,
         int arg), void *ctx, int arg);
 void bspline_pool_free (bspline_pool * pool);
+/* The thread pool of a CPU engine (cpu.c), for work beside its plans
+ * (keep-border.c). */
+bspline_pool *bspline_cpu_pool (bspline_cpu * cpu);
 
 /* ---- vector code ----
  *

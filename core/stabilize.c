@@ -38,10 +38,36 @@
 #include <string.h>
 
 #include "bspline-stabilize.h"
+#include "camera-path.h"
 
 #define PATH_PARAMS 7           /* tx, ty, theta, u00, u01, u10, u11 */
 #define STABILIZE_MAX_SMOOTHING 1000
 #define STABILIZE_MAX_ZOOM 4.0
+/* path = optimal: the frames already output that a window continues from
+ * (three fix every difference the objective sees, camera-path.h) */
+#define PATH_FIXED 3
+/* path = optimal: the weights of the path's velocity, acceleration and
+ * jerk (camera-path.h's w1, w2, w3), and of its fidelity to the camera
+ * (data_weight, times 550 / the frame's diagonal in pixels, so that the
+ * balance against the L1 terms does not depend on the frame size; 550 is
+ * the diagonal of 480x270).  [GKE11]'s own weights are 10, 1, 100 and no
+ * fidelity term: with them the optimum holds a pan still until the crop
+ * window forces it along and eases velocities in and out with constant
+ * accelerations, which leaves 0.6-0.8 px RMS of residual jitter against a
+ * steady pan (docs/notes/l1-camera-path.md, "The element's weights"). */
+#define PATH_W1 5.0
+#define PATH_W2 300.0
+#define PATH_W3 100.0
+#define PATH_DATA_WEIGHT 550.0
+/* B_t may scale the crop window by 5 % at most: enough to steady a zoom
+ * shake, not enough to zoom in for free where the fidelity term is weak */
+#define PATH_MAX_SCALE 0.05
+#define PATH_MAX_ITERATIONS 200
+#define PATH_SNAP 1e-6
+/* frames solved in one piece at most (a whole clip, transforms-mode=read);
+ * a longer one is solved in pieces of this many frames, each continuing
+ * from the one before */
+#define PATH_MAX_WHOLE (1 << 14)
 
 struct bspline_stabilizer
 {
@@ -56,6 +82,20 @@ struct bspline_stabilizer
   /* req of frames already popped, by frame index modulo the window */
   double *past_req;
   int window;                   /* 4 * smoothing + 1 */
+  /* path = optimal (not tripod): the solver, for up to solver_frames
+   * frames, and its window: camera and stabilization of each frame, the
+   * fixed ones first */
+  bspline_camera_path_params path_params;
+  bspline_camera_path *solver;
+  int solver_frames;
+  bspline_affine *win_camera, *win_fixed, *win_b;
+  /* B_j of frames win_from .. win_from + win_count - 1 (the last solve);
+   * win_final: it reaches the end of the stream, later pops reuse it */
+  long win_from;
+  int win_count, win_final;
+  /* B of the frames already output, by frame modulo PATH_FIXED + 1 */
+  bspline_affine done_b[PATH_FIXED + 1];
+  bspline_camera_path_info info;        /* of the last solve */
 };
 
 void
@@ -64,6 +104,8 @@ bspline_stabilize_params_init (bspline_stabilize_params * params, int width,
 {
   memset (params, 0, sizeof (*params));
   params->smoothing = 15;
+  params->path = BSPLINE_STABILIZE_PATH_OPTIMAL;
+  params->margin = BSPLINE_STABILIZE_DEFAULT_MARGIN;
   params->max_shift = -1.0;
   params->max_angle = -1.0;
   params->zoom = 0.0;
@@ -72,6 +114,43 @@ bspline_stabilize_params_init (bspline_stabilize_params * params, int width,
   params->model = BSPLINE_MOTION_SIMILARITY;
   params->width = width;
   params->height = height;
+}
+
+/* The solver of path = optimal and its window arrays for windows of up to
+ * `frames` frames (replacing the previous ones). */
+static bspline_status
+path_solver (bspline_stabilizer * st, int frames, char *msg, size_t msg_len)
+{
+  bspline_camera_path *solver = NULL;
+  bspline_affine *camera, *fixed, *b;
+  bspline_status status;
+
+  status = bspline_camera_path_new (&st->path_params, frames, &solver, msg,
+      msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  camera = malloc ((size_t) frames * sizeof (bspline_affine));
+  fixed = malloc ((size_t) frames * sizeof (bspline_affine));
+  b = malloc ((size_t) frames * sizeof (bspline_affine));
+  if (!camera || !fixed || !b) {
+    free (camera);
+    free (fixed);
+    free (b);
+    bspline_camera_path_free (solver);
+    snprintf (msg, msg_len, "out of memory for a camera path window of %d "
+        "frames", frames);
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  bspline_camera_path_free (st->solver);
+  free (st->win_camera);
+  free (st->win_fixed);
+  free (st->win_b);
+  st->solver = solver;
+  st->solver_frames = frames;
+  st->win_camera = camera;
+  st->win_fixed = fixed;
+  st->win_b = b;
+  return BSPLINE_OK;
 }
 
 bspline_status
@@ -86,10 +165,17 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
   if (s < 0 || s > STABILIZE_MAX_SMOOTHING || params->width < 1
       || params->height < 1 || !isfinite (params->zoom)
       || params->zoom <= -100.0 || isnan (params->max_shift)
-      || isnan (params->max_angle)) {
-    snprintf (msg, msg_len, "bad stabilization parameters (smoothing %d, "
-        "0 to %d; size %dx%d; zoom %g percent, above -100)", s,
-        STABILIZE_MAX_SMOOTHING, params->width, params->height, params->zoom);
+      || isnan (params->max_angle)
+      || (params->path != BSPLINE_STABILIZE_PATH_OPTIMAL
+          && params->path != BSPLINE_STABILIZE_PATH_GAUSSIAN)
+      || !(params->margin >= 0.0
+          && params->margin <= BSPLINE_STABILIZE_MAX_MARGIN)) {
+    snprintf (msg, msg_len,
+        "bad stabilization parameters (smoothing %d, "
+        "0 to %d; size %dx%d; zoom %g percent, above -100; path %d; margin "
+        "%g percent, 0 to %g)", s, STABILIZE_MAX_SMOOTHING, params->width,
+        params->height, params->zoom, (int) params->path, params->margin,
+        BSPLINE_STABILIZE_MAX_MARGIN);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   st = calloc (1, sizeof (*st));
@@ -108,6 +194,28 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
   sigma = s / 3.0;
   for (i = -s; i <= s; i++)
     st->weights[i + s] = s == 0 ? 1.0 : exp (-0.5 * (i / sigma) * (i / sigma));
+  if (params->path == BSPLINE_STABILIZE_PATH_OPTIMAL && !params->tripod) {
+    bspline_camera_path_params *cp = &st->path_params;
+    bspline_status status;
+
+    bspline_camera_path_params_init (cp, params->width, params->height);
+    cp->model = params->model;
+    /* the crop window: the output's view (its zoom, never below the
+     * frame) shrunk by the margin */
+    cp->zoom = (1.0 + params->margin / 100.0) * fmax (1.0,
+        1.0 + params->zoom / 100.0);
+    cp->w1 = PATH_W1;
+    cp->w2 = PATH_W2;
+    cp->w3 = PATH_W3;
+    cp->max_scale = PATH_MAX_SCALE;
+    cp->data_weight = PATH_DATA_WEIGHT / hypot (params->width, params->height);
+    cp->max_iterations = PATH_MAX_ITERATIONS;
+    status = path_solver (st, s + 1 + PATH_FIXED, msg, msg_len);
+    if (status != BSPLINE_OK) {
+      bspline_stabilizer_free (st);
+      return status;
+    }
+  }
   bspline_stabilizer_reset (st);
   *stabilizer = st;
   return BSPLINE_OK;
@@ -127,6 +235,10 @@ bspline_stabilizer_free (bspline_stabilizer * st)
   free (st->weights);
   free (st->past_req);
   free (st->path);
+  bspline_camera_path_free (st->solver);
+  free (st->win_camera);
+  free (st->win_fixed);
+  free (st->win_b);
   free (st);
 }
 
@@ -137,6 +249,9 @@ bspline_stabilizer_reset (bspline_stabilizer * st)
   st->count = 0;
   st->next = 0;
   bspline_affine_identity (&st->last);
+  st->win_from = 0;
+  st->win_count = 0;
+  st->win_final = 0;
 }
 
 /* ---- path parameters ---- */
@@ -149,7 +264,9 @@ path_from_affine (const bspline_stabilizer * st, const bspline_affine * a,
   double theta = atan2 (m[3] - m[1], m[0] + m[4]), c, s;
 
   /* unwrap: the angle nearest to the previous frame's */
-  theta += 2.0 * BSPLINE_STABILIZE_PI * floor ((previous_theta - theta) / (2.0 * BSPLINE_STABILIZE_PI) + 0.5);
+  theta +=
+      2.0 * BSPLINE_STABILIZE_PI * floor ((previous_theta -
+          theta) / (2.0 * BSPLINE_STABILIZE_PI) + 0.5);
   c = cos (theta);
   s = sin (theta);
   q[0] = m[0] * st->cx + m[1] * st->cy + m[2] - st->cx;
@@ -184,8 +301,7 @@ path_at (const bspline_stabilizer * st, long k)
 }
 
 bspline_status
-bspline_stabilizer_push (bspline_stabilizer * st,
-    const bspline_affine * motion)
+bspline_stabilizer_push (bspline_stabilizer * st, const bspline_affine * motion)
 {
   bspline_affine a;
   long n = st->base + st->count;
@@ -193,7 +309,7 @@ bspline_stabilizer_push (bspline_stabilizer * st,
   int i, finite = 1;
 
   if (st->count == st->capacity) {
-    long keep_from = st->next - 2 * st->p.smoothing - 1, drop;
+    long keep_from = st->next - 2 * st->p.smoothing - 1 - PATH_FIXED, drop;
 
     drop = keep_from - st->base;
     if (drop > 0) {
@@ -246,20 +362,30 @@ bspline_stabilizer_ready (const bspline_stabilizer * st, int final)
   return final || st->next + st->p.smoothing <= newest;
 }
 
-/* The clamped correction of frame k, before any zoom, from the frames up
- * to newest. */
+/* A_k^-1: frame k's pixels -> frame 0's (the identity where A_k is
+ * singular). */
 static void
-stabilize_correction (const bspline_stabilizer * st, long k, long newest,
+camera_inverse (const bspline_stabilizer * st, long k, bspline_affine * inv)
+{
+  bspline_affine real;
+
+  path_to_affine (st, path_at (st, k), &real);
+  if (!bspline_affine_invert (&real, inv))
+    bspline_affine_identity (inv);
+}
+
+/* The Gaussian path's correction of frame k (tripod: A_k^-1), before the
+ * clamps and the zoom, from the frames up to newest. */
+static void
+gaussian_correction (const bspline_stabilizer * st, long k, long newest,
     bspline_affine * correction)
 {
   int s = st->p.smoothing, i;
-  bspline_affine real, real_inv, smooth;
-  double q[PATH_PARAMS], dx, dy, angle, det;
+  bspline_affine real_inv, smooth;
+  double q[PATH_PARAMS], det;
   long j;
 
-  path_to_affine (st, path_at (st, k), &real);
-  if (!bspline_affine_invert (&real, &real_inv))
-    bspline_affine_identity (&real_inv);
+  camera_inverse (st, k, &real_inv);
   if (st->p.tripod) {
     *correction = real_inv;
   } else {
@@ -300,20 +426,26 @@ stabilize_correction (const bspline_stabilizer * st, long k, long newest,
     path_to_affine (st, q, &smooth);
     bspline_affine_compose (&smooth, &real_inv, correction);
   }
+}
 
-  /* clamps, about the centre: C(p) = c + L (p - c) + t */
-  bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, &angle,
-      NULL);
+/* max-angle and max-shift applied to a correction, about the centre:
+ * C(p) = c + L (p - c) + t. */
+static void
+stabilize_clamp (const bspline_stabilizer * st, bspline_affine * correction)
+{
+  double dx, dy, angle;
+
+  bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, &angle, NULL);
   if (st->p.max_angle >= 0.0 && fabs (angle) > st->p.max_angle) {
     double target = angle > 0 ? st->p.max_angle : -st->p.max_angle;
-    double r = (target - angle) * (BSPLINE_STABILIZE_PI / 180.0), c = cos (r), sn = sin (r);
+    double r = (target - angle) * (BSPLINE_STABILIZE_PI / 180.0), c =
+        cos (r), sn = sin (r);
     bspline_affine rot = { {c, -sn, 0, sn, c, 0} };
 
     rot.m[2] = st->cx - c * st->cx + sn * st->cy;
     rot.m[5] = st->cy - sn * st->cx - c * st->cy;
     bspline_affine_compose (&rot, correction, correction);
-    bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, NULL,
-        NULL);
+    bspline_affine_decompose (correction, st->cx, st->cy, &dx, &dy, NULL, NULL);
   }
   if (st->p.max_shift >= 0.0) {
     double cdx = fmax (-st->p.max_shift, fmin (st->p.max_shift, dx));
@@ -322,6 +454,103 @@ stabilize_correction (const bspline_stabilizer * st, long k, long newest,
     correction->m[2] += cdx - dx;
     correction->m[5] += cdy - dy;
   }
+}
+
+/* A B within PATH_SNAP of the identity (in pixels at a distance of 1000
+ * pixels from the centre) is the solver's rounding around a still camera:
+ * it becomes the identity, so that the frames of a still shot pass through
+ * untouched as with the Gaussian path. */
+static void
+snap_identity (bspline_affine * b)
+{
+  static const double id[6] = { 1, 0, 0, 0, 1, 0 };
+  int i;
+
+  for (i = 0; i < 6; i++)
+    if (fabs (b->m[i] - id[i]) * (i == 2 || i == 5 ? 1.0 : 1000.0)
+        > PATH_SNAP)
+      return;
+  bspline_affine_identity (b);
+}
+
+/* path = optimal: B_j (crop window -> frame j) of the frames k .. from
+ * one solve over k .. k + smoothing (final: .. newest, at most
+ * PATH_MAX_WHOLE frames, and the solution kept for the pops after it),
+ * continuing from the B of the frames k - 3 .. k - 1 already output.
+ * Where the solver cannot take the window (a camera path that is not
+ * finite, no memory for a whole clip's solve), the window is cut, and at
+ * worst frame k keeps frame k - 1's output still. */
+static void
+optimal_window (bspline_stabilizer * st, long k, long newest, int final)
+{
+  long last = final ? newest : k + st->p.smoothing, first, j;
+  int nf = k < PATH_FIXED ? (int) k : PATH_FIXED, n, i;
+  char msg[256];
+
+  if (st->win_final && k >= st->win_from && k < st->win_from + st->win_count)
+    return;
+  if (last > newest)
+    last = newest;
+  if (last - k + 1 > PATH_MAX_WHOLE)
+    last = k + PATH_MAX_WHOLE - 1;
+  first = k - nf;
+  n = (int) (last - first + 1);
+  if (n > st->solver_frames && path_solver (st, n, msg, sizeof (msg))
+      != BSPLINE_OK) {
+    last = first + st->solver_frames - 1;
+    n = st->solver_frames;
+  }
+  for (i = 0; i < n; i++) {
+    j = first + i;
+    camera_inverse (st, j, &st->win_camera[i]);
+    if (i < nf)
+      st->win_fixed[i] = st->done_b[j % (PATH_FIXED + 1)];
+  }
+  st->win_from = k;
+  st->win_count = (int) (last - k + 1);
+  st->win_final = final && last == newest;
+  if (bspline_camera_path_solve (st->solver, st->win_camera, n,
+          st->win_fixed, nf, st->win_b, &st->info) == BSPLINE_OK) {
+    memmove (st->win_b, st->win_b + nf,
+        (size_t) st->win_count * sizeof (bspline_affine));
+    for (i = 0; i < st->win_count; i++)
+      snap_identity (&st->win_b[i]);
+    return;
+  }
+  /* held still: C_k B_k = C_(k-1) B_(k-1) */
+  if (k == 0) {
+    bspline_affine_identity (&st->win_b[0]);
+  } else {
+    bspline_affine real, prev_inv, step;
+
+    path_to_affine (st, path_at (st, k), &real);
+    camera_inverse (st, k - 1, &prev_inv);
+    bspline_affine_compose (&real, &prev_inv, &step);
+    bspline_affine_compose (&step, &st->done_b[(k - 1) % (PATH_FIXED + 1)],
+        &st->win_b[0]);
+  }
+  st->win_count = 1;
+  st->win_final = 0;
+  memset (&st->info, 0, sizeof (st->info));
+  st->info.status = BSPLINE_CAMERA_PATH_ITERATION_LIMIT;
+}
+
+/* The clamped correction of frame j >= k (the oldest pending frame, whose
+ * optimal window has been solved), before any zoom, from the frames up to
+ * newest.  Returns 0 where it is not known yet (beyond the window). */
+static int
+stabilize_correction (const bspline_stabilizer * st, long j, long newest,
+    bspline_affine * correction)
+{
+  if (st->solver) {
+    if (j < st->win_from || j >= st->win_from + st->win_count
+        || !bspline_affine_invert (&st->win_b[j - st->win_from], correction))
+      return 0;
+  } else {
+    gaussian_correction (st, j, newest, correction);
+  }
+  stabilize_clamp (st, correction);
+  return 1;
 }
 
 double
@@ -373,6 +602,9 @@ stabilize_auto_zoom (bspline_stabilizer * st, long k, long newest)
     first = 0;
   if (last > newest)
     last = newest;
+  /* path = optimal: the corrections after the window are not known */
+  if (st->solver && last >= st->win_from + st->win_count)
+    last = st->win_from + st->win_count - 1;
   req = malloc ((size_t) (last - first + 1) * sizeof (double));
   if (req == NULL)
     return 1.0;
@@ -414,7 +646,12 @@ bspline_stabilizer_pop (bspline_stabilizer * st, int final,
 
   if (!bspline_stabilizer_ready (st, final))
     return BSPLINE_ERROR_INVALID_ARGUMENT;
-  stabilize_correction (st, k, newest, &c);
+  if (st->solver) {
+    optimal_window (st, k, newest, final);
+    st->done_b[k % (PATH_FIXED + 1)] = st->win_b[k - st->win_from];
+  }
+  if (!stabilize_correction (st, k, newest, &c))
+    bspline_affine_identity (&c);
   z = 1.0 + st->p.zoom / 100.0;
   if (st->p.auto_zoom)
     z *= stabilize_auto_zoom (st, k, newest);

@@ -75,6 +75,39 @@ bspline_status bspline_cuda_submit_placed (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src, int src_on_device,
     const bspline_image * dst, int dst_on_device, int *slot);
 
+/* crop=keep-border (bsplinestabilize) on the device: the previous output
+ * plane, kept in device memory from frame to frame, and how the rule of
+ * bspline-keep-border.h finds the pixels that take it. */
+typedef struct
+{
+  const double *inverse;        /* 9: output pixel centre -> input point */
+  const bspline_lens *lens;     /* the lens stage; NULL or model NONE:
+                                 * none (an STMap is refused) */
+  int in_width, in_height;      /* the input plane, [0, w] x [0, h] */
+  void *previous;               /* device memory: dst's size and layout */
+  size_t previous_pitch;        /* bytes from row to row */
+  int have_previous;            /* 0: previous holds no frame yet */
+  /* where previous does not hold the previous output frame any more (it
+   * went out from the CPU): that frame in host memory, copied up first;
+   * NULL: previous holds it */
+  const bspline_image *upload;
+} bspline_cuda_keep_border;
+
+/* bspline_cuda_submit_placed, and after the plane's resampling, on the
+ * slot's stream before the download: the pixels of dst that the rule
+ * picks take the previous frame's (where there is one: have_previous),
+ * and previous then holds dst, the frame going out, for the next frame.
+ * previous must not be used by other work until finish. */
+bspline_status bspline_cuda_submit_keep_border (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src, int src_on_device,
+    const bspline_image * dst, int dst_on_device,
+    const bspline_cuda_keep_border * keep, int *slot);
+
+/* Device memory of the engine's device (the previous frame of
+ * keep-border); NULL on failure, with the engine's error set. */
+void *bspline_cuda_device_alloc (bspline_cuda * cuda, size_t size);
+void bspline_cuda_device_free (bspline_cuda * cuda, void *ptr);
+
 /* Images already on the device (data are device pointers, strides in
  * bytes): prefilter and resample queued on `stream` (a cudaStream_t; NULL
  * for the default stream) without waiting.  The engine's buffers for this

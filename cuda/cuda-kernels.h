@@ -116,6 +116,25 @@ int bspline_gpu_resample_fast (const bspline_gpu_frame * f,
     unsigned long long texture, int normalized, const void *coef, void *dst,
     size_t dst_pitch, void *stream);
 
+/* crop=keep-border on a resampled plane (keep-border.cu): the rule of
+ * bspline-keep-border.h with inverse and the lens stage (has_lens), the
+ * input plane in_width x in_height; have_previous 0: no previous frame
+ * yet, which only receives the plane. */
+typedef struct
+{
+  double inverse[9];
+  int has_lens;
+  bspline_lens lens;
+  int in_width, in_height;
+  int width, height;            /* of the output plane */
+  int pixel;                    /* bytes of a pixel */
+  int have_previous;
+} bspline_gpu_keep_border_frame;
+
+int bspline_gpu_keep_border (const bspline_gpu_keep_border_frame * k,
+    void *out, size_t out_pitch, void *previous, size_t previous_pitch,
+    void *stream);
+
 #ifdef __cplusplus
 }
 #endif

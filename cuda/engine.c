@@ -1022,10 +1022,47 @@ free_slot (bspline_cuda * cuda)
   return -1;
 }
 
-bspline_status
-bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
+/* crop=keep-border on the resampled plane at dst_dev (dst's layout, pitch
+ * dst_pitch), queued on the slot's stream: the previous frame copied up
+ * first where asked, then the kernel (keep-border.cu). */
+static bspline_status
+keep_border (bspline_cuda * cuda, slot * sl,
+    const bspline_cuda_keep_border * keep, const bspline_image * dst,
+    void *dst_dev, size_t dst_pitch)
+{
+  bspline_gpu_keep_border_frame k;
+
+  memset (&k, 0, sizeof (k));
+  memcpy (k.inverse, keep->inverse, sizeof (k.inverse));
+  k.has_lens = keep->lens && keep->lens->model != BSPLINE_LENS_NONE;
+  if (k.has_lens)
+    k.lens = *keep->lens;
+  k.in_width = keep->in_width;
+  k.in_height = keep->in_height;
+  k.width = dst->width;
+  k.height = dst->height;
+  k.pixel = (int) row_bytes (dst) / dst->width;
+  k.have_previous = keep->have_previous;
+  if (keep->upload)
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (keep->previous,
+            keep->previous_pitch, keep->upload->data,
+            (size_t) keep->upload->stride, row_bytes (dst), dst->height,
+            cudaMemcpyHostToDevice, sl->stream));
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_keep_border (&k,
+          dst_dev, dst_pitch, keep->previous, keep->previous_pitch,
+          sl->stream));
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* bspline_cuda_submit_placed, with keep-border after the resampling where
+ * keep is not NULL. */
+static bspline_status
+submit (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, int src_on_device, const bspline_image * dst,
-    int dst_on_device, int *slot_index)
+    int dst_on_device, const bspline_cuda_keep_border * keep, int *slot_index)
 {
   const void *src_dev;
   void *dst_dev;
@@ -1097,6 +1134,9 @@ bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
   if (resample_on_device (cuda, sl, plan, src, src_dev, src_pitch, dst,
           dst_dev, dst_pitch, sl->stream) != BSPLINE_OK)
     goto fail;
+  if (keep && keep_border (cuda, sl, keep, dst, dst_dev, dst_pitch)
+      != BSPLINE_OK)
+    goto fail;
 
   sl->dst = *dst;
   sl->dst_staged = 0;
@@ -1123,4 +1163,66 @@ fail:
   cudaStreamSynchronize (sl->stream);
   cudaGetLastError ();
   return BSPLINE_ERROR_BACKEND;
+}
+
+bspline_status
+bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, int src_on_device, const bspline_image * dst,
+    int dst_on_device, int *slot_index)
+{
+  return submit (cuda, plan, src, src_on_device, dst, dst_on_device, NULL,
+      slot_index);
+}
+
+bspline_status
+bspline_cuda_submit_keep_border (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src, int src_on_device,
+    const bspline_image * dst, int dst_on_device,
+    const bspline_cuda_keep_border * keep, int *slot_index)
+{
+  if (!cuda || !keep || !dst)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cuda->error[0] = '\0';
+  if (!keep->inverse || !keep->previous || keep->in_width < 0
+      || keep->in_height < 0 || keep->previous_pitch < row_bytes (dst)
+      || (keep->upload && (keep->upload->width != dst->width
+              || keep->upload->height != dst->height
+              || keep->upload->channels != dst->channels
+              || keep->upload->type != dst->type
+              || keep->upload->stride < (ptrdiff_t) row_bytes (dst)))) {
+    snprintf (cuda->error, sizeof (cuda->error), "keep-border: no matrix, "
+        "no previous plane, or one that does not match the output");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (keep->lens && keep->lens->model == BSPLINE_LENS_STMAP) {
+    snprintf (cuda->error, sizeof (cuda->error), "keep-border: an STMap "
+        "stage is not taken on the GPU");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  return submit (cuda, plan, src, src_on_device, dst, dst_on_device, keep,
+      slot_index);
+}
+
+void *
+bspline_cuda_device_alloc (bspline_cuda * cuda, size_t size)
+{
+  void *ptr = NULL;
+
+  if (!cuda)
+    return NULL;
+  cuda->error[0] = '\0';
+  CUDA_CHECK (cuda, select_device (cuda));
+  CUDA_TRY (cuda, FAULT_ALLOC, cudaMalloc (&ptr, size));
+  return ptr;
+
+fail:
+  cudaGetLastError ();
+  return NULL;
+}
+
+void
+bspline_cuda_device_free (bspline_cuda * cuda, void *ptr)
+{
+  if (cuda && ptr && select_device (cuda) == cudaSuccess)
+    cudaFree (ptr);
 }

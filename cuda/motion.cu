@@ -1,8 +1,7 @@
 /* motion.cu: the per-pixel passes of the motion estimation (core/motion.c)
  * in CUDA kernels, behind bspline-cuda-motion.h.
  *
- * The control logic (coarse hypotheses, step sizes, the robust scale from
- * the histogram, the 4x4 / 6x6 solves, the reliability tests) is
+ * The control logic (coarse hypotheses, levels, the reliability tests) is
  * core/motion.c's, run through bspline_motion_estimate_with; the kernels
  * here compute what motion.c's CPU loops compute, pixel by pixel with the
  * same arithmetic: float pyramid and gradients, double warps, residuals,
@@ -12,21 +11,42 @@
  * pixel's residual come out of the CPU's operations in the CPU's order;
  * only the order of the sums differs (float rounding of the totals).
  *
+ * Gauss-Newton without the host: a refinement at one level is one
+ * cooperative launch (every block resident at once) that loops over the
+ * steps: every block does its share of a pass, one grid-wide barrier,
+ * then every block reads the same partial sums and histogram and takes
+ * the same step (core/motion-gn.h, the CPU's code: the residual scale
+ * from the histogram, the 4x4 / 6x6 solve, the update and the convergence
+ * test) into its own copy of the warp, and goes on to the next pass, until
+ * converged or out of steps; the result lands in mapped host memory.  The
+ * host waits once per refinement (3 to 7 a frame at 1080p) instead of
+ * once per pass.  A step is a chain of latencies, not of throughput
+ * (1080p levels have 2k to 130k pixels), so: a pass gives each thread
+ * about MOTION_PIXELS_PER_THREAD pixels (the coarse levels' grids have a
+ * few blocks, a level of one block has no grid barrier at all); one grid
+ * barrier per step; the partials added by all warps; thread 0 solves
+ * while the second warp finds the median.
+ * On the H100 at 1080p (2026-11-26, one run) this took 0.66-0.67 ms a
+ * frame of motion against 0.90-1.09 with a host round trip per pass.
+ * (Two earlier versions were slower than that round trip: each
+ * refinement launched as its largest number of passes, one kernel each,
+ * 1.45 ms a frame against 0.93; one grid of up to 240 blocks, block 0
+ * adding the partials alone and taking the step between two grid
+ * barriers, 1.28-1.53 ms.)
+ *
  * Determinism: a pass writes one partial sum per block (the threads of a
  * block reduced by warp shuffles then across warps, in a fixed order) and
- * the last block to finish (or, for the texture, a one-block kernel) adds
- * the partials in block order; the number of blocks depends on the level's
- * size alone.  Only integers (pixel counts, histogram bins) use atomics,
- * which are exact.
- *
- * Each Gauss-Newton pass is one kernel, one copy of its sums and histogram
- * back (8 KiB) and one wait: the CPU needs them for the next step. */
+ * the blocks add the partials in a fixed order; the number of blocks
+ * depends on the level's size and the device alone.  Only integers (pixel
+ * counts, histogram bins) use atomics, which are exact. */
 #include "bspline-cuda-motion.h"
 extern "C"
 {
 #include "internal.h"
 }
+#include "motion-gn.h"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +55,11 @@ extern "C"
 
 #define MOTION_THREADS 256
 #define MOTION_WARPS (MOTION_THREADS / 32)
-/* blocks of a pass: at most this many, each thread striding over pixels */
+/* blocks of a refinement: about this many pixels per thread (a pass is
+ * bound by the latency of one pixel's chain of double operations, so a
+ * thread should have few), at most MOTION_MAX_BLOCKS and no more than
+ * are resident at once */
+#define MOTION_PIXELS_PER_THREAD 1
 #define MOTION_MAX_BLOCKS 240
 /* 21 entries of a 6x6 upper triangle + 6 of J^T W r */
 #define MOTION_MAX_SUMS 27
@@ -45,14 +69,45 @@ extern "C"
 #define MOTION_COPY_THREADS 4
 #define MOTION_COPY_CHUNK ((size_t) 256 << 10)
 #define MOTION_MAX_CHUNKS 256
+/* accumulators that passes take in turn (motion_refine_kernel says why
+ * three) */
+#define MOTION_TURNS 3
 
-/* What a pass returns to the host, in one copy. */
+/* What the blocks of a pass add up with atomics. */
 typedef struct
 {
-  double sums[MOTION_MAX_SUMS];
   unsigned long long valid, inliers;
   unsigned hist[BSPLINE_MOTION_HIST_BINS];
-} motion_gpu_result;
+} motion_gpu_accum;
+
+#define MOTION_ACCUM_WORDS (sizeof (motion_gpu_accum) / sizeof (unsigned))
+
+/* What a refinement starts from, a kernel parameter. */
+typedef struct
+{
+  double m[6];                  /* the warp */
+  double cx, cy;
+  double sigma;                 /* < 0: measure it first (pass 0) */
+  double tolerance;
+  int w, h, sampling, max_steps;
+} motion_gpu_job;
+
+/* A refinement in progress: each block keeps its own copy in shared
+ * memory and takes the same steps from the same sums; block 0 writes the
+ * last one for the host. */
+typedef struct
+{
+  double m[6];                  /* the warp */
+  double sigma;                 /* scale of the last residuals */
+  double scale;                 /* Huber k or Tukey c of the last pass */
+  unsigned long long valid, inliers;    /* of the last pass */
+  int step;
+  int done;                     /* 1: no more passes */
+  int steps;                    /* when done: steps taken, -1 singular */
+  int passes;                   /* when done: passes run */
+} motion_gpu_state;
+
+namespace cg = cooperative_groups;
 
 typedef struct
 {
@@ -67,8 +122,10 @@ struct bspline_cuda_motion
   bspline_motion_layout layout;
   cudaStream_t stream;
   motion_gpu_level levels[2][BSPLINE_MOTION_MAX_LEVELS];
-  double *texture_dev;          /* [2][3]: texture sums of each pyramid */
-  double *texture_host;         /* pinned, [2][3] */
+  /* [2][3 BSPLINE_MOTION_TEXTURE_CELLS]: texture sums of the cells of
+   * each pyramid */
+  double *texture_dev;
+  double *texture_host;         /* pinned */
   unsigned char *luma_dev;      /* a host frame's luma rows, uploaded */
   size_t luma_dev_size;
   void *staging;                /* pinned */
@@ -77,13 +134,17 @@ struct bspline_cuda_motion
   double *search_sad_dev, *search_sad_host;     /* [angles][shifts] */
   unsigned *search_n_dev, *search_n_host;
   size_t search_capacity;       /* entries of the search arrays */
-  double *partial;              /* [MOTION_MAX_BLOCKS][MOTION_MAX_SUMS] */
-  /* two result buffers taking turns: a pass zeroes the next one's
-   * histogram and counts; result_host pinned */
-  motion_gpu_result *result_dev, *result_host;
-  int result_turn;
-  int results_dirty;            /* after a failure: zero both first */
-  unsigned *blocks_done;        /* last-block counter of a pass */
+  /* [2][MOTION_MAX_BLOCKS][MOTION_MAX_SUMS]: the passes' block sums,
+   * odd and even passes */
+  double *partial;
+  motion_gpu_accum *accum;      /* [MOTION_TURNS] */
+  int accum_turn;               /* the one that is zero, for the next pass */
+  int accum_dirty;              /* after a failure: zero them all first */
+  /* blocks of a refinement: all must be resident at once (cooperative
+   * launch), for 4 and 6 parameters */
+  int coop_blocks[2];
+  /* the result of a refinement: pinned, mapped, written by the kernel */
+  motion_gpu_state *state_host, *state_dev;
   bspline_pool *copy_pool;      /* the copies into staging */
   /* the frame of the call in progress */
   const bspline_luma_frame *frame;
@@ -218,40 +279,27 @@ motion_block_sum (double (&v)[N], double *out)
   }
 }
 
-/* Sums gx^2, gx gy, gy^2 over n gradients (motion.c's
- * motion_texture_sums), one partial per block. */
+/* Sums gx^2, gx gy, gy^2 over each cell of a w x h level (motion.c's
+ * motion_texture_cells), one block per cell. */
 __global__ void
-motion_texture_kernel (const float *gx, const float *gy, size_t n,
-    double *partial)
+motion_texture_kernel (const float *gx, const float *gy, int w, int h,
+    double *cells)
 {
+  const int g = BSPLINE_MOTION_TEXTURE_GRID;
+  int a = blockIdx.x % g, b = blockIdx.x / g;
+  int i0 = w * a / g, i1 = w * (a + 1) / g, j0 = h * b / g;
+  int j1 = h * (b + 1) / g, cw = i1 - i0, n = cw * (j1 - j0), k;
   double v[3] = { 0.0, 0.0, 0.0 };
-  size_t k;
 
-  for (k = (size_t) blockIdx.x * blockDim.x + threadIdx.x; k < n;
-      k += (size_t) gridDim.x * blockDim.x) {
-    double x = gx[k], y = gy[k];
+  for (k = threadIdx.x; k < n; k += blockDim.x) {
+    size_t q = (size_t) (j0 + k / cw) * w + i0 + k % cw;
+    double x = gx[q], y = gy[q];
 
     v[0] += x * x;
     v[1] += x * y;
     v[2] += y * y;
   }
-  motion_block_sum < 3 > (v, partial + (size_t) blockIdx.x * 3);
-}
-
-/* Adds the partials of n_blocks blocks in block order: sum k into
- * out[k]. */
-__global__ void
-motion_finish_kernel (const double *partial, int n_blocks, int n_sums,
-    double *out)
-{
-  int k = threadIdx.x, b;
-  double s = 0.0;
-
-  if (k >= n_sums)
-    return;
-  for (b = 0; b < n_blocks; b++)
-    s += partial[(size_t) b * n_sums + k];
-  out[k] = s;
+  motion_block_sum < 3 > (v, cells + 3 * blockIdx.x);
 }
 
 /* Bilinear sample of img at sample position (u, v), in double as the CPU
@@ -341,32 +389,74 @@ motion_sad_kernel (const float *t, const float *rotated, int w, int h,
   }
 }
 
-typedef struct
-{
-  double m[6], cx, cy, scale;
-  int tukey, pass, sampling;
-} motion_gpu_pass;
+/* bins of the histogram each lane of the median's warp holds */
+#define MOTION_BINS_PER_LANE ((BSPLINE_MOTION_HIST_BINS + 31) / 32)
 
-/* One Gauss-Newton pass (motion.c's motion_gn_rows): for the template
- * pixels (i, j), i, j multiples of sampling inside the border, the image
- * sampled at the warped position, the residual, its histogram bin and, in
- * pass 1, the weight and the weighted sums of the normal equations. */
-template < int NP > __global__ void
-motion_step_kernel (const float *t, const float *tgx, const float *tgy,
-    int w, int h, const float *im, int iw, int ih, motion_gpu_pass st,
-    double *partial, motion_gpu_result * res, motion_gpu_result * next,
-    unsigned *blocks_done)
+/* The median bin of the pass's histogram (the first bin where the count
+ * from bin 0 reaches half the total, as motion.c's motion_residual_scale
+ * finds it), -1 when it is empty, by one warp with no block barrier (the
+ * block's first warp solves meanwhile): lane l holds bins
+ * [l MOTION_BINS_PER_LANE, (l + 1) MOTION_BINS_PER_LANE) in registers, a
+ * prefix sum over the lanes finds the lane that holds the median.  The
+ * bins are read from L2 (__ldcg): other blocks' atomics put them there,
+ * and the L1 of this SM may hold an older copy. */
+__device__ int
+motion_median_bin (const motion_gpu_accum * acc)
 {
-  unsigned *hist = res->hist;
-  unsigned long long *counts = &res->valid;
-  __shared__ int last;
+  const unsigned *hist = acc->hist;
+  int lane = threadIdx.x & 31, b0 = lane * MOTION_BINS_PER_LANE, b, o;
+  int found = -1, owner;
+  unsigned bins[MOTION_BINS_PER_LANE];
+  unsigned long long own = 0, incl, total, half, c;
+
+#pragma unroll
+  for (b = 0; b < MOTION_BINS_PER_LANE; b++) {
+    bins[b] = b0 + b < BSPLINE_MOTION_HIST_BINS ? __ldcg (hist + b0 + b) : 0;
+    own += bins[b];
+  }
+  incl = own;
+  for (o = 1; o < 32; o <<= 1) {
+    unsigned long long y = __shfl_up_sync (0xffffffffu, incl, o);
+
+    if (lane >= o)
+      incl += y;
+  }
+  total = __shfl_sync (0xffffffffu, incl, 31);
+  if (total == 0)
+    return -1;
+  half = (total + 1) / 2;
+  owner = __ffs (__ballot_sync (0xffffffffu, incl >= half)) - 1;
+  c = incl - own;
+#pragma unroll
+  for (b = 0; b < MOTION_BINS_PER_LANE; b++) {
+    c += bins[b];
+    if (found < 0 && c >= half)
+      found = b0 + b;
+  }
+  return __shfl_sync (0xffffffffu, found, owner);
+}
+
+/* One Gauss-Newton pass (motion.c's motion_gn_rows) by one block of the
+ * grid, with the warp m and, in pass 1, the weights of `scale` (Tukey's
+ * when tukey, else Huber's): for the template pixels (i, j), i, j
+ * multiples of sampling inside the border, the image sampled at the warped
+ * position, the residual, its histogram bin and, in pass 1, the weight and
+ * the weighted sums of the normal equations, the block's into
+ * partial[blockIdx.x], the histogram and the counts added into acc. */
+template < int NP > __device__ void
+motion_pass (const float *t, const float *tgx, const float *tgy, int w,
+    int h, const float *im, double cx, double cy, int pass, int s,
+    const double *m, int tukey, double scale, double *partial,
+    motion_gpu_accum * acc)
+{
   const int NT = NP * (NP + 1) / 2;
-  double v[NT + NP];
   __shared__ unsigned block_hist[BSPLINE_MOTION_HIST_BINS];
   __shared__ unsigned long long warp_counts[MOTION_WARPS][2];
-  int s = st.sampling, cols = (w - 1 - s + s - 1) / s;
-  int rows = (h - 1 - s + s - 1) / s, k;
-  size_t n_pix = (size_t) (cols > 0 ? cols : 0) * (rows > 0 ? rows : 0), q;
+  double v[NT + NP];
+  int cols = (w - 1 - s + s - 1) / s, rows = (h - 1 - s + s - 1) / s, k;
+  /* int: a level has far fewer than 2^31 pixels, and a 64-bit division
+   * per pixel would lengthen every pass */
+  int n_pix = (cols > 0 ? cols : 0) * (rows > 0 ? rows : 0), q;
   unsigned long long valid = 0, inliers = 0;
 
   for (k = 0; k < NT + NP; k++)
@@ -374,38 +464,38 @@ motion_step_kernel (const float *t, const float *tgx, const float *tgy,
   for (k = threadIdx.x; k < BSPLINE_MOTION_HIST_BINS; k += blockDim.x)
     block_hist[k] = 0;
   __syncthreads ();
-  for (q = (size_t) blockIdx.x * blockDim.x + threadIdx.x; q < n_pix;
-      q += (size_t) gridDim.x * blockDim.x) {
-    int i = s + s * (int) (q % cols), j = s + s * (int) (q / cols), bin;
+  for (q = blockIdx.x * blockDim.x + threadIdx.x; q < n_pix;
+      q += gridDim.x * blockDim.x) {
+    int i = s + s * (q % cols), j = s + s * (q / cols), bin;
     double x = (double) i + 0.5, y = (double) j + 0.5, r, wt, gx, gy, dx, dy;
-    double u = __dsub_rn (__dadd_rn (__dadd_rn (__dmul_rn (st.m[0], x),
-                __dmul_rn (st.m[1], y)), st.m[2]), 0.5);
-    double vv = __dsub_rn (__dadd_rn (__dadd_rn (__dmul_rn (st.m[3], x),
-                __dmul_rn (st.m[4], y)), st.m[5]), 0.5);
+    double u = __dsub_rn (__dadd_rn (__dadd_rn (__dmul_rn (m[0], x),
+                __dmul_rn (m[1], y)), m[2]), 0.5);
+    double vv = __dsub_rn (__dadd_rn (__dadd_rn (__dmul_rn (m[3], x),
+                __dmul_rn (m[4], y)), m[5]), 0.5);
     double jac[NP];
     size_t tk = (size_t) j * w + i;
 
-    if (!(u >= 0.0 && vv >= 0.0 && u < iw - 1 && vv < ih - 1))
+    if (!(u >= 0.0 && vv >= 0.0 && u < w - 1 && vv < h - 1))
       continue;
-    r = __dsub_rn (motion_bilinear (im, iw, u, vv), (double) t[tk]);
+    r = __dsub_rn (motion_bilinear (im, w, u, vv), (double) t[tk]);
     bin = (int) __dmul_rn (fabs (r), BSPLINE_MOTION_HIST_SCALE);
     atomicAdd (&block_hist[bin < BSPLINE_MOTION_HIST_BINS - 1 ? bin :
             BSPLINE_MOTION_HIST_BINS - 1], 1u);
-    if (st.pass == 0)
+    if (pass == 0)
       continue;
     valid++;
-    if (st.tukey) {
+    if (tukey) {
       double a = fabs (r), z;
 
-      if (a >= st.scale) {
+      if (a >= scale) {
         wt = 0.0;
       } else {
-        z = __dsub_rn (1.0, __dmul_rn (__ddiv_rn (r, st.scale),
-                __ddiv_rn (r, st.scale)));
+        z = __dsub_rn (1.0, __dmul_rn (__ddiv_rn (r, scale),
+                __ddiv_rn (r, scale)));
         wt = __dmul_rn (z, z);
       }
     } else {
-      wt = fabs (r) <= st.scale ? 1.0 : __ddiv_rn (st.scale, fabs (r));
+      wt = fabs (r) <= scale ? 1.0 : __ddiv_rn (scale, fabs (r));
     }
     if (wt > 0.5)
       inliers++;
@@ -413,8 +503,8 @@ motion_step_kernel (const float *t, const float *tgx, const float *tgy,
       continue;
     gx = tgx[tk];
     gy = tgy[tk];
-    dx = __dsub_rn (x, st.cx);
-    dy = __dsub_rn (y, st.cy);
+    dx = __dsub_rn (x, cx);
+    dy = __dsub_rn (y, cy);
     if (NP == 4) {
       jac[0] = __dadd_rn (__dmul_rn (gx, dx), __dmul_rn (gy, dy));
       jac[1] = __dsub_rn (__dmul_rn (gy, dx), __dmul_rn (gx, dy));
@@ -452,7 +542,7 @@ motion_step_kernel (const float *t, const float *tgx, const float *tgy,
   /* integers: the atomics' order does not change the totals */
   for (k = threadIdx.x; k < BSPLINE_MOTION_HIST_BINS; k += blockDim.x)
     if (block_hist[k])
-      atomicAdd (&hist[k], block_hist[k]);
+      atomicAdd (&acc->hist[k], block_hist[k]);
   if (threadIdx.x == 0) {
     unsigned long long a = 0, b = 0;
 
@@ -460,34 +550,156 @@ motion_step_kernel (const float *t, const float *tgx, const float *tgy,
       a += warp_counts[k][0];
       b += warp_counts[k][1];
     }
-    atomicAdd (&counts[0], a);
-    atomicAdd (&counts[1], b);
+    atomicAdd (&acc->valid, a);
+    atomicAdd (&acc->inliers, b);
   }
-  /* the last block to finish adds the partials, in block order, and
-   * zeroes the next pass's histogram and counts */
-  __threadfence ();
+  /* block_hist and warp_counts are read: the next pass may clear them */
   __syncthreads ();
-  if (threadIdx.x == 0)
-    last = atomicAdd (blocks_done, 1u) == gridDim.x - 1;
-  __syncthreads ();
-  if (!last)
-    return;
-  __threadfence ();
-  if (threadIdx.x < NT + NP) {
-    const volatile double *vp = partial;
-    double sum = 0.0;
-    unsigned b;
+}
 
-    for (b = 0; b < gridDim.x; b++)
-      sum += vp[(size_t) b * (NT + NP) + threadIdx.x];
-    res->sums[threadIdx.x] = sum;
+/* After a pass, by every block (all read the same sums and compute the
+ * same step, so that no second grid-wide barrier is needed to hand it
+ * out): the partial sums of the n_blocks blocks added in a fixed order
+ * (warp w takes blocks w, w + MOTION_WARPS, ..., then the warps' totals in
+ * warp order) and, after pass 1, the step (motion.c's motion_refine_level)
+ * by thread 0 while the second warp finds the residual scale from the
+ * histogram (the step does not need it: it weighs the next pass), into
+ * *st, this block's copy in shared memory. */
+template < int NP > __device__ void
+motion_take_step (const motion_gpu_job & job, int pass, double scale,
+    int n_blocks, const double *partial, const motion_gpu_accum * acc,
+    motion_gpu_state * st)
+{
+  const int NT = NP * (NP + 1) / 2, NS = NT + NP;
+  __shared__ double warp_sums[MOTION_WARPS][MOTION_MAX_SUMS];
+  __shared__ double sums[MOTION_MAX_SUMS];
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, k;
+
+  if (pass == 1 && lane < NS) {
+    double sum = 0.0;
+
+    for (k = warp; k < n_blocks; k += MOTION_WARPS)
+      sum += __ldcg (partial + (size_t) k * NS + lane);
+    warp_sums[warp][lane] = sum;
   }
-  for (k = threadIdx.x; k < BSPLINE_MOTION_HIST_BINS; k += blockDim.x)
-    next->hist[k] = 0;
+  __syncthreads ();
+  if (warp == 1) {
+    int k = motion_median_bin (acc);
+
+    if (lane == 0)
+      st->sigma = bspline_motion_scale_of_bin (k);
+  } else if (warp == 0 && pass == 1) {
+    if (lane < NS) {
+      double sum = 0.0;
+
+      for (k = 0; k < MOTION_WARPS; k++)
+        sum += warp_sums[k][lane];
+      sums[lane] = sum;
+    }
+    __syncwarp ();
+    if (lane == 0) {
+      double hh[NP * NP], b[NP];
+      int p, c, e = 0, status, step = st->step;
+
+      for (p = 0; p < NP * NP; p++)
+        hh[p] = 0.0;
+      for (p = 0; p < NP; p++) {
+        b[p] = sums[NT + p];
+        for (c = p; c < NP; c++, e++)
+          hh[p * NP + c] = sums[e];
+      }
+      st->scale = scale;
+      st->valid = __ldcg (&acc->valid);
+      st->inliers = __ldcg (&acc->inliers);
+      status = bspline_motion_gn_update (st->m, hh, b, NP, job.cx, job.cy,
+          job.w, job.h, step, job.tolerance);
+      if (status < 0) {
+        st->done = 1;
+        st->steps = -1;
+      } else if (status > 0) {
+        st->done = 1;
+        st->steps = step + 1;
+      } else if (step + 1 == job.max_steps) {
+        st->done = 1;
+        st->steps = job.max_steps;
+      }
+      st->step = step + 1;
+    }
+  }
+  __syncthreads ();
+}
+
+/* Zeroes this block's share of an accumulator. */
+__device__ void
+motion_clear (motion_gpu_accum * acc)
+{
+  unsigned *words = (unsigned *) acc;
+  unsigned k;
+
+  for (k = blockIdx.x * blockDim.x + threadIdx.x; k < MOTION_ACCUM_WORDS;
+      k += gridDim.x * blockDim.x)
+    words[k] = 0;
+}
+
+/* The refinement of `job` at one level, all its steps in one cooperative
+ * launch: pass k by every block into partial[k % 2] and accum[(turn + k)
+ * % MOTION_TURNS], one grid-wide barrier, then every block takes the same
+ * step from those sums and goes on to the next pass, until the step says
+ * done; block 0 writes the result to *out.  Pass 0 first when job.sigma <
+ * 0 (the residual scale is still unknown).
+ *
+ * Three accumulators in turn: while a block sums up pass k, a faster one
+ * may already add pass k + 1 into the next accumulator, which was zeroed
+ * before the barrier of pass k: during pass k - 1, when every block had
+ * read it for pass k - 2.  accum[turn] is zero at the start; at the end
+ * the one after the last pass's is, and the host takes it next. */
+template < int NP > __global__ void
+__launch_bounds__ (MOTION_THREADS)
+motion_refine_kernel (const float *t, const float *tgx, const float *tgy,
+    const float *im, motion_gpu_job job, int turn, double *partial,
+    motion_gpu_accum * accum, motion_gpu_state * out)
+{
+  cg::grid_group grid = cg::this_grid ();
+  __shared__ motion_gpu_state st;
+  int pass = job.sigma < 0.0 ? 0 : 1, k;
+
   if (threadIdx.x == 0) {
-    next->valid = 0;
-    next->inliers = 0;
-    *blocks_done = 0;
+    for (k = 0; k < 6; k++)
+      st.m[k] = job.m[k];
+    st.sigma = job.sigma;
+    st.scale = 0.0;
+    st.valid = 0;
+    st.inliers = 0;
+    st.step = 0;
+    st.done = 0;
+    st.steps = 0;
+  }
+  __syncthreads ();
+  for (k = 0;; k++) {
+    int tukey = st.step > 0, e;
+    double m[6], scale = __dmul_rn (tukey ? BSPLINE_MOTION_TUKEY_C :
+        BSPLINE_MOTION_HUBER_K, st.sigma);
+    double *part = partial + (size_t) (k & 1) * MOTION_MAX_BLOCKS *
+        MOTION_MAX_SUMS;
+    motion_gpu_accum *acc = accum + (turn + k) % MOTION_TURNS;
+
+    for (e = 0; e < 6; e++)
+      m[e] = st.m[e];
+    motion_clear (accum + (turn + k + 1) % MOTION_TURNS);
+    motion_pass < NP > (t, tgx, tgy, job.w, job.h, im, job.cx, job.cy, pass,
+        job.sampling, m, tukey, scale, part, acc);
+    if (gridDim.x > 1)
+      grid.sync ();
+    else
+      __syncthreads ();
+    motion_take_step < NP > (job, pass, scale, gridDim.x, part, acc, &st);
+    if (st.done)
+      break;
+    pass = 1;
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    st.passes = k + 1;
+    *out = st;
   }
 }
 
@@ -496,7 +708,8 @@ motion_step_kernel (const float *t, const float *tgx, const float *tgy,
 static int
 motion_blocks (size_t n)
 {
-  size_t b = (n + MOTION_THREADS - 1) / MOTION_THREADS;
+  size_t per_block = (size_t) MOTION_THREADS * MOTION_PIXELS_PER_THREAD;
+  size_t b = (n + per_block - 1) / per_block;
 
   if (b < 1)
     b = 1;
@@ -574,15 +787,13 @@ motion_gpu_pyramid (void *ctx, int index, const void *frame_unused)
     MOTION_TRY (m, cudaGetLastError ());
   }
   /* the texture sums of level 0, for when this frame is the template */
-  n = motion_blocks ((size_t) lay->width[0] * lay->height[0]);
-  motion_texture_kernel <<< n, MOTION_THREADS, 0, m->stream >>> (lv[0].gx,
-      lv[0].gy, (size_t) lay->width[0] * lay->height[0], m->partial);
+  n = 3 * BSPLINE_MOTION_TEXTURE_CELLS;
+  motion_texture_kernel <<< BSPLINE_MOTION_TEXTURE_CELLS, MOTION_THREADS, 0,
+      m->stream >>> (lv[0].gx, lv[0].gy, lay->width[0], lay->height[0],
+      m->texture_dev + (size_t) n * index);
   MOTION_TRY (m, cudaGetLastError ());
-  motion_finish_kernel <<< 1, 32, 0, m->stream >>> (m->partial, n, 3,
-      m->texture_dev + 3 * index);
-  MOTION_TRY (m, cudaGetLastError ());
-  MOTION_TRY (m, cudaMemcpyAsync (m->texture_host + 3 * index,
-          m->texture_dev + 3 * index, 3 * sizeof (double),
+  MOTION_TRY (m, cudaMemcpyAsync (m->texture_host + (size_t) n * index,
+          m->texture_dev + (size_t) n * index, n * sizeof (double),
           cudaMemcpyDeviceToHost, m->stream));
   return BSPLINE_OK;
 
@@ -594,22 +805,25 @@ fail:
  * copied, in the call of the frame before, which ended with its stream
  * synchronised. */
 static bspline_status
-motion_gpu_texture (void *ctx, int index, double sums[3])
+motion_gpu_texture (void *ctx, int index, double *cells)
 {
   bspline_cuda_motion *m = (bspline_cuda_motion *) ctx;
+  size_t n = 3 * BSPLINE_MOTION_TEXTURE_CELLS;
 
-  memcpy (sums, m->texture_host + 3 * index, 3 * sizeof (double));
+  memcpy (cells, m->texture_host + n * index, n * sizeof (double));
   return BSPLINE_OK;
 }
 
 static bspline_status
 motion_gpu_search (void *ctx, int template_index, int level, int range,
     const double *angles, int n_angles, double *cost, int *best_x,
-    int *best_y)
+    int *best_y, double *mean_cost)
 {
   bspline_cuda_motion *m = (bspline_cuda_motion *) ctx;
   int w = m->layout.width[level], h = m->layout.height[level];
   int side = 2 * range + 1, a, sx, sy;
+  double total = 0.0;
+  long n_costs = 0;
   size_t n = (size_t) n_angles * side * side;
   double2 cs[MOTION_MAX_ANGLES];
   double2 *cs_dev = NULL;
@@ -648,7 +862,7 @@ motion_gpu_search (void *ctx, int template_index, int level, int range,
   }
   /* the angles travel in the partial-sum buffer's tail, which no pass uses
    * at the same time */
-  cs_dev = (double2 *) (m->partial + (size_t) MOTION_MAX_BLOCKS *
+  cs_dev = (double2 *) (m->partial + (size_t) 2 * MOTION_MAX_BLOCKS *
       MOTION_MAX_SUMS);
   MOTION_TRY (m, cudaMemcpyAsync (cs_dev, cs, n_angles * sizeof (double2),
           cudaMemcpyHostToDevice, m->stream));
@@ -680,6 +894,8 @@ motion_gpu_search (void *ctx, int template_index, int level, int range,
         if (cnt < (long) (w - 2 * range) * (h - 2 * range) / 2)
           continue;
         sad = m->search_sad_host[e] / (double) cnt;
+        total += sad;
+        n_costs++;
         if (sad < cost[a]) {
           cost[a] = sad;
           best_x[a] = sx;
@@ -687,68 +903,72 @@ motion_gpu_search (void *ctx, int template_index, int level, int range,
         }
       }
   }
+  *mean_cost = n_costs > 0 ? total / (double) n_costs : INFINITY;
   return BSPLINE_OK;
 
 fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+/* A refinement at one level: one cooperative launch takes all its steps
+ * on the device (motion_refine_kernel) and writes the result into mapped
+ * host memory; one wait for it. */
 static bspline_status
-motion_gpu_step (void *ctx, int template_index,
-    const bspline_motion_step * step, bspline_motion_sums * sums)
+motion_gpu_refine (void *ctx, int template_index,
+    const bspline_motion_refine * in, bspline_motion_refined * out)
 {
   bspline_cuda_motion *m = (bspline_cuda_motion *) ctx;
-  int l = step->level, np = step->n_params, nt = np * (np + 1) / 2;
-  int w = m->layout.width[l], h = m->layout.height[l], s = step->sampling;
+  int l = in->level, np = in->n_params, s = in->sampling;
+  int w = m->layout.width[l], h = m->layout.height[l];
   const motion_gpu_level *t = &m->levels[template_index][l];
   const motion_gpu_level *im = &m->levels[template_index ^ 1][l];
   size_t cols = w - 1 > s ? (size_t) (w - 1 - 1) / s : 0;
   size_t rows = h - 1 > s ? (size_t) (h - 1 - 1) / s : 0;
-  int blocks = motion_blocks (cols * rows), p, q, e;
-  motion_gpu_pass st;
-  motion_gpu_result *res = m->result_host;
-  motion_gpu_result *dev = m->result_dev + m->result_turn;
-  motion_gpu_result *next = m->result_dev + (m->result_turn ^ 1);
+  int blocks = motion_blocks (cols * rows);
+  motion_gpu_state *st = m->state_host;
+  motion_gpu_job job;
+  void *args[] = { (void *) &t->img, (void *) &t->gx, (void *) &t->gy,
+    (void *) &im->img, &job, &m->accum_turn, &m->partial, &m->accum,
+    &m->state_dev
+  };
 
-  memcpy (st.m, step->m, sizeof (st.m));
-  st.cx = step->cx;
-  st.cy = step->cy;
-  st.scale = step->scale;
-  st.tukey = step->tukey;
-  st.pass = step->pass;
-  st.sampling = s;
-  if (m->results_dirty) {
-    MOTION_TRY (m, cudaMemsetAsync (m->result_dev, 0,
-            2 * sizeof (*m->result_dev), m->stream));
-    MOTION_TRY (m, cudaMemsetAsync (m->blocks_done, 0, sizeof (unsigned),
-            m->stream));
-    m->results_dirty = 0;
+  if (blocks > m->coop_blocks[np == 6])
+    blocks = m->coop_blocks[np == 6];
+  memcpy (job.m, in->m, sizeof (job.m));
+  job.cx = in->cx;
+  job.cy = in->cy;
+  job.sigma = in->sigma;
+  job.tolerance = in->tolerance;
+  job.w = w;
+  job.h = h;
+  job.sampling = s;
+  job.max_steps = in->max_steps;
+  if (m->accum_dirty) {
+    MOTION_TRY (m, cudaMemsetAsync (m->accum, 0,
+            MOTION_TURNS * sizeof (*m->accum), m->stream));
+    m->accum_turn = 0;
   }
-  /* dirty until this pass is through */
-  m->results_dirty = 1;
-  if (np == 4)
-    motion_step_kernel < 4 > <<< blocks, MOTION_THREADS, 0, m->stream >>>
-        (t->img, t->gx, t->gy, w, h, im->img, w, h, st, m->partial, dev,
-        next, m->blocks_done);
-  else
-    motion_step_kernel < 6 > <<< blocks, MOTION_THREADS, 0, m->stream >>>
-        (t->img, t->gx, t->gy, w, h, im->img, w, h, st, m->partial, dev,
-        next, m->blocks_done);
-  MOTION_TRY (m, cudaGetLastError ());
-  MOTION_TRY (m, cudaMemcpyAsync (res, dev, sizeof (*res),
-          cudaMemcpyDeviceToHost, m->stream));
+  /* dirty until this refinement is through */
+  m->accum_dirty = 1;
+  st->done = 0;
+  MOTION_TRY (m, cudaLaunchCooperativeKernel (np == 4 ?
+          (const void *) motion_refine_kernel < 4 > :
+          (const void *) motion_refine_kernel < 6 >, dim3 (blocks),
+          dim3 (MOTION_THREADS), args, 0, m->stream));
   MOTION_TRY (m, cudaStreamSynchronize (m->stream));
-  m->result_turn ^= 1;
-  m->results_dirty = 0;
-  memset (sums, 0, sizeof (*sums));
-  for (p = 0, e = 0; p < np; p++) {
-    sums->b[p] = res->sums[nt + p];
-    for (q = p; q < np; q++, e++)
-      sums->h[p * np + q] = res->sums[e];
+  if (!st->done) {
+    snprintf (m->error, sizeof (m->error), "the motion refinement kernel "
+        "returned no result");
+    goto fail;
   }
-  sums->valid = (long) res->valid;
-  sums->inliers = (long) res->inliers;
-  memcpy (sums->hist, res->hist, sizeof (sums->hist));
+  m->accum_dirty = 0;
+  m->accum_turn = (m->accum_turn + st->passes) % MOTION_TURNS;
+  memcpy (out->m, st->m, sizeof (out->m));
+  out->sigma = st->sigma;
+  out->scale = st->scale;
+  out->steps = st->steps;
+  out->valid = (long) st->valid;
+  out->inliers = (long) st->inliers;
   return BSPLINE_OK;
 
 fail:
@@ -756,7 +976,8 @@ fail:
 }
 
 static const bspline_motion_ops motion_gpu_ops = {
-  motion_gpu_pyramid, motion_gpu_texture, motion_gpu_search, motion_gpu_step
+  motion_gpu_pyramid, motion_gpu_texture, motion_gpu_search,
+  motion_gpu_refine
 };
 
 /* ---- the API ---- */
@@ -784,9 +1005,8 @@ bspline_cuda_motion_free (bspline_cuda_motion * m)
   cudaFreeHost (m->search_sad_host);
   cudaFreeHost (m->search_n_host);
   cudaFree (m->partial);
-  cudaFree (m->result_dev);
-  cudaFree (m->blocks_done);
-  cudaFreeHost (m->result_host);
+  cudaFree (m->accum);
+  cudaFreeHost (m->state_host);
   if (m->copy_pool)
     bspline_pool_free (m->copy_pool);
   if (m->stream)
@@ -862,24 +1082,48 @@ bspline_cuda_motion_new (int device_id, const bspline_motion_params * params,
   coarse = (size_t) m->layout.width[l] * m->layout.height[l];
   MOTION_TRY (m, cudaMalloc ((void **) &m->rotated,
           MOTION_MAX_ANGLES * coarse * sizeof (float)));
-  MOTION_TRY (m, cudaMalloc ((void **) &m->texture_dev, 6 * sizeof (double)));
+  MOTION_TRY (m, cudaMalloc ((void **) &m->texture_dev,
+          6 * BSPLINE_MOTION_TEXTURE_CELLS * sizeof (double)));
   MOTION_TRY (m, cudaHostAlloc ((void **) &m->texture_host,
-          6 * sizeof (double), cudaHostAllocDefault));
-  /* the partial sums, then room for the search's angles */
+          6 * BSPLINE_MOTION_TEXTURE_CELLS * sizeof (double),
+          cudaHostAllocDefault));
+  /* the partial sums of odd and even passes, then room for the search's
+   * angles */
   MOTION_TRY (m, cudaMalloc ((void **) &m->partial,
-          (size_t) MOTION_MAX_BLOCKS * MOTION_MAX_SUMS * sizeof (double)
+          (size_t) 2 * MOTION_MAX_BLOCKS * MOTION_MAX_SUMS * sizeof (double)
           + MOTION_MAX_ANGLES * sizeof (double2)));
-  MOTION_TRY (m, cudaMalloc ((void **) &m->result_dev,
-          2 * sizeof (*m->result_dev)));
-  MOTION_TRY (m, cudaMalloc ((void **) &m->blocks_done, sizeof (unsigned)));
-  m->results_dirty = 1;
+  MOTION_TRY (m, cudaMalloc ((void **) &m->accum,
+          MOTION_TURNS * sizeof (*m->accum)));
+  {
+    int coop = 0, sms = 0, per_sm[2] = { 0, 0 };
+
+    MOTION_TRY (m, cudaDeviceGetAttribute (&coop,
+            cudaDevAttrCooperativeLaunch, m->device));
+    MOTION_TRY (m, cudaDeviceGetAttribute (&sms,
+            cudaDevAttrMultiProcessorCount, m->device));
+    MOTION_TRY (m, cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm[0],
+            motion_refine_kernel < 4 >, MOTION_THREADS, 0));
+    MOTION_TRY (m, cudaOccupancyMaxActiveBlocksPerMultiprocessor (&per_sm[1],
+            motion_refine_kernel < 6 >, MOTION_THREADS, 0));
+    if (!coop || per_sm[0] < 1 || per_sm[1] < 1) {
+      snprintf (m->error, sizeof (m->error), "CUDA device %d cannot run the "
+          "motion refinement: no cooperative launch (%d) or no room for a "
+          "block of %d threads", m->device, coop, MOTION_THREADS);
+      goto fail;
+    }
+    m->coop_blocks[0] = per_sm[0] * sms;
+    m->coop_blocks[1] = per_sm[1] * sms;
+  }
+  m->accum_dirty = 1;
   m->copy_pool = bspline_pool_new (MOTION_COPY_THREADS);
   if (m->copy_pool == NULL) {
     snprintf (m->error, sizeof (m->error), "out of memory");
     goto fail;
   }
-  MOTION_TRY (m, cudaHostAlloc ((void **) &m->result_host,
-          sizeof (*m->result_host), cudaHostAllocDefault));
+  MOTION_TRY (m, cudaHostAlloc ((void **) &m->state_host,
+          sizeof (*m->state_host), cudaHostAllocMapped));
+  MOTION_TRY (m, cudaHostGetDevicePointer ((void **) &m->state_dev,
+          m->state_host, 0));
   *out = m;
   return BSPLINE_OK;
 

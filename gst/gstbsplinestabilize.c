@@ -19,8 +19,11 @@
  * Stabilizes shaky video in one pass: estimates the camera motion between
  * consecutive frames from the luma (a similarity or an affine map, robust
  * to moving objects; a frame with too little texture counts as no motion),
- * smooths the camera path over `smoothing` frames before and after each
- * frame, and warps every frame by its correction with the engines and the
+ * finds the intended camera path (path=optimal, the default: the
+ * L1-optimal path of still, constant-velocity and constant-acceleration
+ * pieces, solved for each frame over the `smoothing` frames after it;
+ * path=gaussian: a Gaussian average over `smoothing` frames before and
+ * after it), and warps every frame by its correction with the engines and the
  * quality properties of bsplinewarp; with backend=auto or cuda on a
  * machine with a GPU, the motion estimation and the warp both run there
  * (each frame is uploaded once).  Frames leave `smoothing` frames
@@ -58,6 +61,7 @@
 #include "gstbsplinetransforms.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
+#include "bspline-keep-border.h"
 #include "bspline-stabilize.h"
 #ifdef HAVE_BSPLINE_CUDA
 #include "bspline-cuda.h"
@@ -85,6 +89,8 @@ typedef enum
 typedef struct
 {
   gint smoothing;
+  bspline_stabilize_path path;
+  gdouble path_margin;
   gdouble max_shift;
   gdouble max_angle;
   GstBSplineStabilizeCrop crop;
@@ -148,6 +154,18 @@ struct _GstBSplineStabilize
   guint device_frames;          /* device frames allocated */
   guint max_device_frames;
   gsize device_frame_size;
+  /* crop=keep-border on the GPU: the previous output frame's planes in
+   * device memory (plane p at keep_device + keep_offset[p], rows
+   * keep_pitch[p] bytes apart), made at the caps' first warp; keep_of,
+   * the output buffer whose pixels they hold (NULL: none), keep_position
+   * its frame's; keep_on_cpu: no device memory for them, the border is
+   * composed on the CPU until the caps change */
+  gpointer keep_device;
+  gsize keep_offset[GST_VIDEO_MAX_PLANES];
+  gsize keep_pitch[GST_VIDEO_MAX_PLANES];
+  GstBuffer *keep_of;
+  guint64 keep_position;
+  gboolean keep_on_cpu;
 #endif
   GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
   GstBuffer *previous;          /* the last output frame, for keep-border */
@@ -188,10 +206,14 @@ enum
   PROP_TRIPOD,
   PROP_MOTION_MODEL,
   PROP_TRANSFORMS_LOCATION,
-  PROP_TRANSFORMS_MODE
+  PROP_TRANSFORMS_MODE,
+  PROP_PATH,
+  PROP_PATH_MARGIN
 };
 
 #define DEFAULT_SMOOTHING 15
+#define DEFAULT_PATH BSPLINE_STABILIZE_PATH_OPTIMAL
+#define DEFAULT_PATH_MARGIN BSPLINE_STABILIZE_DEFAULT_MARGIN
 #define DEFAULT_MAX_SHIFT -1.0
 #define DEFAULT_MAX_ANGLE -1.0
 #define DEFAULT_CROP GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
@@ -227,6 +249,27 @@ gst_bspline_stabilize_crop_get_type (void)
   if (g_once_init_enter (&type))
     g_once_init_leave (&type,
         g_enum_register_static ("GstBSplineStabilizeCrop", values));
+  return type;
+}
+
+#define GST_TYPE_BSPLINE_STABILIZE_PATH \
+    (gst_bspline_stabilize_path_get_type ())
+static GType
+gst_bspline_stabilize_path_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {BSPLINE_STABILIZE_PATH_OPTIMAL, "L1-optimal: still, constant-velocity "
+          "and constant-acceleration pieces, kept close to the camera's "
+          "path and within path-margin of it", "optimal"},
+    {BSPLINE_STABILIZE_PATH_GAUSSIAN, "Gaussian average of the camera path "
+          "over smoothing frames on each side", "gaussian"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstBSplineStabilizePath", values));
   return type;
 }
 
@@ -332,9 +375,27 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   gst_bspline_settings_install_field (gobject_class, PROP_SMOOTHING,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, smoothing),
       g_param_spec_int ("smoothing", "Smoothing",
-          "Frames before and after each frame over which the camera path is "
-          "smoothed; also the element's latency in frames; 0 = no smoothing "
-          "(range 0-1000, default 15)", 0, 1000, DEFAULT_SMOOTHING, flags));
+          "Frames of look-ahead of the camera path (path=optimal: each "
+          "frame's path is solved over it; gaussian: the average runs over "
+          "as many frames before and after); also the element's latency in "
+          "frames; 0 = no smoothing with path=gaussian (range 0-1000, "
+          "default 15)", 0, 1000, DEFAULT_SMOOTHING, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_PATH,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, path),
+      g_param_spec_enum ("path", "Path",
+          "How the intended camera path is found: optimal (L1-optimal "
+          "pieces: still, steady pans, even accelerations) or gaussian (a "
+          "Gaussian average) (default optimal)",
+          GST_TYPE_BSPLINE_STABILIZE_PATH, DEFAULT_PATH, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_PATH_MARGIN,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, path_margin),
+      g_param_spec_double ("path-margin", "Path margin",
+          "path=optimal: how far the intended path may leave the camera's, "
+          "in percent of the output's view: a crop window of the view "
+          "divided by 1 + path-margin / 100 stays inside every frame where "
+          "it can (the borders it uncovers show as crop says, or are hidden "
+          "by auto-zoom) (range 0-100, default 30)", 0.0,
+          BSPLINE_STABILIZE_MAX_MARGIN, DEFAULT_PATH_MARGIN, flags));
   gst_bspline_settings_install_field (gobject_class, PROP_MAX_SHIFT,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_shift),
       g_param_spec_double ("max-shift", "Max shift",
@@ -481,6 +542,17 @@ gst_bspline_stabilize_free_device_frames (GstBSplineStabilize * self)
   g_slist_free (self->device_free);
   self->device_free = NULL;
 }
+
+/* Frees the device copy of the previous output frame (new caps, stop, or
+ * the engine going). */
+static void
+gst_bspline_stabilize_free_keep_border (GstBSplineStabilize * self)
+{
+  bspline_cuda_device_free (self->cuda, self->keep_device);
+  self->keep_device = NULL;
+  self->keep_of = NULL;
+  self->keep_on_cpu = FALSE;
+}
 #endif
 
 /* A transforms file error as an element error: the message names the file
@@ -509,6 +581,7 @@ gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
 {
 #ifdef HAVE_BSPLINE_CUDA
   gst_bspline_stabilize_free_device_frames (self);
+  gst_bspline_stabilize_free_keep_border (self);
   bspline_cuda_motion_free (self->gpu_motion);
   self->gpu_motion = NULL;
 #endif
@@ -797,6 +870,8 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
 
   bspline_stabilize_params_init (&sp, w, h);
   sp.smoothing = s->smoothing;
+  sp.path = s->path;
+  sp.margin = s->path_margin;
   sp.max_shift = s->max_shift;
   sp.max_angle = s->max_angle;
   sp.zoom = s->zoom;
@@ -928,6 +1003,7 @@ gst_bspline_stabilize_resample_to_cpu (GstBSplineStabilize * self,
     return FALSE;
   GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
       ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
+  gst_bspline_stabilize_free_keep_border (self);
   bspline_cuda_free (self->cuda);
   self->cuda = NULL;
   return TRUE;
@@ -1462,39 +1538,55 @@ gst_bspline_stabilize_is_identity (const bspline_affine * a)
   return TRUE;
 }
 
-/* Output pixels of plane image dst whose centre maps (by inverse and the
- * lens stage, as bspline_geometry_plane_map gave them) outside the input
- * plane, or nowhere, get the previous output frame's pixel. */
-static void
-gst_bspline_stabilize_keep_border (const bspline_image * dst,
-    const bspline_image * previous, const gdouble inverse[9],
-    const bspline_lens * lens)
+#ifdef HAVE_BSPLINE_CUDA
+/* With crop=keep-border, the device copy of the previous output frame,
+ * made at the first warp of the caps: FALSE where there is no device
+ * memory for it (said once, as a warning), and the border is then
+ * composed on the CPU after the download. */
+static gboolean
+gst_bspline_stabilize_keep_border_device (GstBSplineStabilize * self,
+    const GstVideoInfo * info)
 {
-  const bspline_lens *stage = lens->model != BSPLINE_LENS_NONE ? lens : NULL;
-  gsize pixel = (gsize) dst->channels * bspline_sample_size (dst->type);
-  gint u, v;
+  gsize size = 0;
+  guint p;
 
-  for (v = 0; v < dst->height; v++) {
-    guint8 *out = (guint8 *) dst->data + (gssize) v * dst->stride;
-    const guint8 *prev = (const guint8 *) previous->data +
-        (gssize) v * previous->stride;
-    gdouble y = v + 0.5;
+  if (self->keep_device)
+    return TRUE;
+  if (self->keep_on_cpu)
+    return FALSE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    bspline_image img;
 
-    for (u = 0; u < dst->width; u++) {
-      gdouble px, py;
-
-      if (!bspline_stage_map_point (inverse, stage, u + 0.5, y, &px, &py)
-          || px < 0.0 || py < 0.0 || px > dst->width || py > dst->height)
-        memcpy (out + u * pixel, prev + u * pixel, pixel);
-    }
+    gst_bspline_frame_plane_image (info, NULL, p, &img);
+    self->keep_pitch[p] = ((gsize) img.width * img.channels *
+        bspline_sample_size (img.type) + 255) & ~(gsize) 255;
+    self->keep_offset[p] = size;
+    size += self->keep_pitch[p] * img.height;
   }
+  self->keep_device = bspline_cuda_device_alloc (self->cuda, size);
+  if (self->keep_device == NULL) {
+    GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
+        ("The GPU has no room for the previous frame of crop=keep-border "
+            "(%s): the border is composed on the CPU.",
+            bspline_cuda_last_error (self->cuda)), (NULL));
+    self->keep_on_cpu = TRUE;
+    return FALSE;
+  }
+  return TRUE;
 }
+#endif
 
 /* Warps every plane of a frame by the correction: on the GPU where there
  * is one (every plane submitted, from the frame's device copy where it
  * has one, then all waited for: one round trip per frame), else, or after
  * a GPU failure with backend=auto, on the CPU.  The GPU's result does not
- * depend on where its source was (the same plan, the same kernels). */
+ * depend on where its source was (the same plan, the same kernels).
+ * previous (crop=keep-border, after the first frame): the border, the
+ * output pixels with no input point inside the input plane
+ * (bspline-keep-border.h), comes from it; on the GPU before the download,
+ * from the device copy of the previous output frame (which then takes
+ * this one's: previous is copied up only where it went out from the
+ * CPU), else on the CPU after the warp. */
 static GstFlowReturn
 gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     const bspline_geometry * geometry, GstBSplineStabilizeFrame * frame,
@@ -1504,10 +1596,11 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   guint n = GST_VIDEO_FRAME_N_PLANES (in), p;
   bspline_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL, };
   bspline_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
+  bspline_image prev[GST_VIDEO_MAX_PLANES];
   gdouble inverse[GST_VIDEO_MAX_PLANES][9];
   bspline_lens lens[GST_VIDEO_MAX_PLANES];
   bspline_status status = BSPLINE_OK;
-  gboolean on_gpu = FALSE;
+  gboolean on_gpu = FALSE, kept = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
   GstBSplineSettings resample;
   gchar msg[512] = "";
@@ -1528,6 +1621,8 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
         &grid);
     gst_bspline_frame_plane_image (&filter->in_info, in, p, &src[p]);
     gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst[p]);
+    if (previous)
+      gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev[p]);
     gst_bspline_settings_plane_params (&resample, &filter->in_info, p,
         &src[p], &params);
     status = bspline_geometry_plane_map (geometry, &grid, inverse[p], &lens[p],
@@ -1542,9 +1637,19 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
 #ifdef HAVE_BSPLINE_CUDA
   if (self->cuda) {
     gint slots[GST_VIDEO_MAX_PLANES];
+    gboolean keep = self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
+        && gst_bspline_stabilize_keep_border_device (self, &filter->out_info);
+    /* the device copy holds previous where the last frame out came from
+     * here, the one before this */
+    gboolean keep_current = previous && previous->buffer == self->keep_of
+        && frame->position == self->keep_position + 1;
 
+    self->keep_of = NULL;
     for (p = 0; p < n; p++) {
       bspline_image on_device = src[p];
+      bspline_cuda_keep_border kb = { inverse[p], &lens[p], src[p].width,
+        src[p].height, NULL, 0, previous != NULL, NULL
+      };
 
       slots[p] = -1;
       if (status != BSPLINE_OK)
@@ -1553,8 +1658,16 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
         on_device.data = (guint8 *) frame->device + frame->plane_offset[p];
         on_device.stride = frame->plane_stride[p];
       }
-      status = bspline_cuda_submit_placed (self->cuda, plans[p], &on_device,
-          frame->device != NULL, &dst[p], 0, &slots[p]);
+      if (keep) {
+        kb.previous = (guint8 *) self->keep_device + self->keep_offset[p];
+        kb.previous_pitch = self->keep_pitch[p];
+        kb.upload = previous && !keep_current ? &prev[p] : NULL;
+        status = bspline_cuda_submit_keep_border (self->cuda, plans[p],
+            &on_device, frame->device != NULL, &dst[p], 0, &kb, &slots[p]);
+      } else {
+        status = bspline_cuda_submit_placed (self->cuda, plans[p],
+            &on_device, frame->device != NULL, &dst[p], 0, &slots[p]);
+      }
       if (status != BSPLINE_OK) {
         g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
         slots[p] = -1;
@@ -1567,9 +1680,14 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
         status = BSPLINE_ERROR_BACKEND;
         g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
       }
-    if (status == BSPLINE_OK)
+    if (status == BSPLINE_OK) {
       on_gpu = TRUE;
-    else if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
+      kept = keep;
+      if (keep) {
+        self->keep_of = out->buffer;
+        self->keep_position = frame->position;
+      }
+    } else if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
       goto failed;
     else
       status = BSPLINE_OK;
@@ -1582,12 +1700,15 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   }
   if (status != BSPLINE_OK)
     goto failed;
-  for (p = 0; previous && p < n; p++) {
-    bspline_image prev;
-
-    gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev);
-    gst_bspline_stabilize_keep_border (&dst[p], &prev, inverse[p], &lens[p]);
+  for (p = 0; previous && !kept && status == BSPLINE_OK && p < n; p++) {
+    status = bspline_cpu_keep_border (self->cpu, &dst[p], &prev[p],
+        inverse[p], &lens[p], src[p].width, src[p].height);
+    if (status != BSPLINE_OK)
+      g_strlcpy (msg, "the previous frame does not match the output "
+          "(keep-border)", sizeof (msg));
   }
+  if (status != BSPLINE_OK)
+    goto failed;
 
 done:
   for (p = 0; p < n; p++)

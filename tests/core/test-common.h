@@ -470,4 +470,23 @@ test_prefilter_nyquist_gain (int n)
   return (double) (1.0L / sum);
 }
 
+/* m (3x3 row-major) = rotate by angle about (cx, cy), scale, translate by
+ * (tx, ty): the output -> input map of a stabilizer-like correction. */
+static inline void
+test_similarity_matrix (double *m, double angle, double scale, double tx,
+    double ty, double cx, double cy)
+{
+  double c = cos (angle) * scale, s = sin (angle) * scale;
+
+  m[0] = c;
+  m[1] = -s;
+  m[2] = cx - c * cx + s * cy + tx;
+  m[3] = s;
+  m[4] = c;
+  m[5] = cy - s * cx - c * cy + ty;
+  m[6] = 0.0;
+  m[7] = 0.0;
+  m[8] = 1.0;
+}
+
 #endif /* TEST_COMMON_H */

@@ -14,6 +14,10 @@
  *    pairs 0.05 px, with a moving object 0.1 px; flat and one-edge frames
  *    unreliable with the identity; identical frames exactly the identity;
  *  - the same pair twice gives bit-identical results (deterministic sums);
+ *  - frames whose motion cannot be measured (independent noise, black, a
+ *    lone object moving on black, a flash) are unreliable with the
+ *    identity on both engines, decided before any Gauss-Newton step, as
+ *    tests/stabilize/test-motion.c checks on the CPU;
  *  - frames in a sequence (the two pyramids taking turns), luma given as
  *    grey bytes, from host memory and from device memory: within 0.01 px
  *    of the CPU and, at 640x360, within 0.05 px of the truth; and a
@@ -122,7 +126,7 @@ test_pairs (bspline_cuda_motion ** gms, bspline_motion_estimator ** ests,
   f[1] = malloc (W * H * 3);
   *worst = 0.0;
   for (trial = 0; trial < 8; trial++) {
-    clip_spec spec = { 2, W, H, 0, 0, 0, 0, 0, NULL };
+    clip_spec spec = { 2, W, H, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
     bspline_affine truth, inv0;
     bspline_motion_result cr[2], gr[2], again[2];
     bspline_luma_frame lf[2];
@@ -222,7 +226,7 @@ test_unreliable_and_static (bspline_cuda_motion * gm,
 
   /* the same photo frame twice: exactly the identity */
   {
-    clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL };
+    clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
 
     spec.maps = calloc (1, sizeof (bspline_affine));
     clip_random_map (rng, 0, photo.width, photo.height, W, H,
@@ -243,13 +247,53 @@ test_unreliable_and_static (bspline_cuda_motion * gm,
   free (f[1]);
 }
 
+static void
+test_unmeasurable (bspline_cuda_motion * gm, bspline_motion_estimator * est,
+    test_rng * rng)
+{
+  static const char *const names[] =
+      { "noise", "black", "lone object on black", "flash" };
+  uint8_t *photo_frame = malloc (W * H * 3), *f[4];
+  bspline_luma_frame lf[4];
+  bspline_motion_result cr[4], gr[4];
+  bspline_affine id;
+  clip_spec spec = {.n_frames = 1,.width = W,.height = H };
+  int kind, k;
+
+  bspline_affine_identity (&id);
+  spec.maps = calloc (1, sizeof (bspline_affine));
+  clip_random_map (rng, 0, photo.width, photo.height, W, H, &spec.maps[0]);
+  clip_render (cpu, &photo, &spec, 0, photo_frame);
+  free (spec.maps);
+  for (k = 0; k < 4; k++)
+    f[k] = malloc (W * H * 3);
+  for (kind = 0; kind < 4; kind++) {
+    for (k = 0; k < 4; k++) {
+      clip_unmeasurable_frame (rng, kind, k, &photo, photo_frame, W, H, f[k]);
+      clip_luma_rgb (f[k], W, H, &lf[k]);
+    }
+    estimate_both (est, gm, lf, 4, W, H, kind & 1, cr, gr);
+    for (k = 1; k < 4; k++) {
+      TEST_CHECK (!gr[k].reliable && gr[k].iterations == 0
+          && memcmp (gr[k].motion.m, id.m, sizeof (id.m)) == 0,
+          "%s frame %d on the GPU: reliable %d after %d Gauss-Newton steps "
+          "(texture %g)", names[kind], k, gr[k].reliable, gr[k].iterations,
+          gr[k].texture);
+      check_agree (names[kind], k, &cr[k], &gr[k], W, H);
+    }
+  }
+  for (k = 0; k < 4; k++)
+    free (f[k]);
+  free (photo_frame);
+}
+
 /* A shaky clip of n frames of w x h as grey bytes, both engines on the
  * whole sequence. */
 static void
 test_sequence (test_rng * rng, int w, int h, int n, int on_device,
     double *worst_truth, double *worst_large)
 {
-  clip_spec spec = { n, w, h, 0.8, 0.25, 20.0, 3.0, 0.02, NULL };
+  clip_spec spec = { n, w, h, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
   bspline_motion_params mp;
   bspline_motion_estimator *est = NULL;
   bspline_cuda_motion *gm = NULL;
@@ -341,6 +385,7 @@ main (int argc, char **argv)
     test_pairs (gms, ests, &rng, 1, 0, &worst_aff);
     test_pairs (gms, ests, &rng, 0, 1, &worst_obj);
     test_unreliable_and_static (gms[0], ests[0], &rng);
+    test_unmeasurable (gms[0], ests[0], &rng);
     test_sequence (&rng, W, H, 12, 0, &worst_seq, &worst_720);
     test_sequence (&rng, W, H, 6, 1, &worst_seq, &worst_720);
     test_sequence (&rng, 1280, 720, 6, 1, &worst_seq, &worst_720);

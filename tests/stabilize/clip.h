@@ -11,7 +11,13 @@
  * frequency 0.08 to 0.25 cycles per frame (2.4 to 7.5 Hz at 30 frames/s:
  * hand tremor and walking bounce) and phase, with random weights summing
  * to one, so that it stays within its amplitude: up to 20 pixels, 3
- * degrees, 2 percent of zoom.
+ * degrees, 2 percent of zoom.  With `broadband` set, each shake parameter
+ * is instead drawn for every frame independently from a normal
+ * distribution whose standard deviation is the amplitude (white noise: the
+ * shake of a hand-held camera at every frequency, the slowest included).
+ * With `stop_start` set, the pan runs for the first third of the clip,
+ * stops for the second and runs again for the last (pan = velocity while
+ * it runs); clip_pan_at gives the intended position.
  *
  * Residual jitter of a stabilized clip: frame k of the output shows the
  * photo through T_k = C_k o G_k (C_k the correction).  The output's
@@ -38,7 +44,31 @@ typedef struct
   double pan_x, pan_y;          /* camera velocity, photo pixels per frame */
   double shift, angle, zoom;    /* shake amplitudes: px, degrees, fraction */
   bspline_affine *maps;         /* G_k: photo pixels -> frame pixels */
+  int broadband;                /* white-noise shake, standard deviations */
+  int stop_start;               /* the pan stops for the middle third */
+  double origin_x, origin_y;    /* o, set by clip_make_maps */
 } clip_spec;
+
+/* The intended camera's displacement at frame k, in units of the pan
+ * velocity (k for a steady pan). */
+static inline double
+clip_pan_at (const clip_spec * spec, int k)
+{
+  int a = spec->n_frames / 3, b = 2 * spec->n_frames / 3;
+
+  if (!spec->stop_start || k <= a)
+    return k;
+  return k <= b ? a : k - (b - a);
+}
+
+/* A standard normal draw (Box-Muller). */
+static inline double
+clip_normal (test_rng * rng)
+{
+  double u = test_rng_range (rng, 1e-300, 1.0), v = test_rng_uniform (rng);
+
+  return sqrt (-2.0 * log (u)) * cos (2.0 * TEST_PI * v);
+}
 
 static inline int
 clip_read_ppm (const char *path, clip_photo * photo)
@@ -115,23 +145,31 @@ clip_make_maps (clip_spec * spec, int photo_w, int photo_h, test_rng * rng)
 {
   clip_shake sx, sy, sa, sz;
   double cx = 0.5 * spec->width, cy = 0.5 * spec->height;
-  double ox = 0.5 * photo_w - cx - 0.5 * spec->pan_x * (spec->n_frames - 1);
-  double oy = 0.5 * photo_h - cy - 0.5 * spec->pan_y * (spec->n_frames - 1);
+  double end = clip_pan_at (spec, spec->n_frames - 1);
+  double ox = 0.5 * photo_w - cx - 0.5 * spec->pan_x * end;
+  double oy = 0.5 * photo_h - cy - 0.5 * spec->pan_y * end;
   int k;
 
+  spec->origin_x = ox;
+  spec->origin_y = oy;
   clip_shake_init (&sx, rng);
   clip_shake_init (&sy, rng);
   clip_shake_init (&sa, rng);
   clip_shake_init (&sz, rng);
   spec->maps = calloc ((size_t) spec->n_frames, sizeof (bspline_affine));
   for (k = 0; k < spec->n_frames; k++) {
-    double th = spec->angle * clip_shake_at (&sa, k) * TEST_PI / 180.0;
-    double z = 1.0 + spec->zoom * clip_shake_at (&sz, k);
-    double tx = spec->shift * clip_shake_at (&sx, k);
-    double ty = spec->shift * clip_shake_at (&sy, k);
+    int white = spec->broadband && rng;
+    double th = spec->angle * (white ? clip_normal (rng) :
+        clip_shake_at (&sa, k)) * TEST_PI / 180.0;
+    double z = 1.0 + spec->zoom * (white ? clip_normal (rng) :
+        clip_shake_at (&sz, k));
+    double tx = spec->shift * (white ? clip_normal (rng) :
+        clip_shake_at (&sx, k));
+    double ty = spec->shift * (white ? clip_normal (rng) :
+        clip_shake_at (&sy, k));
     double a = z * cos (th), b = -z * sin (th), c = z * sin (th);
-    double d = z * cos (th), px = ox + k * spec->pan_x;
-    double py = oy + k * spec->pan_y, *m = spec->maps[k].m;
+    double d = z * cos (th), px = ox + clip_pan_at (spec, k) * spec->pan_x;
+    double py = oy + clip_pan_at (spec, k) * spec->pan_y, *m = spec->maps[k].m;
 
     /* p = s - (px, py); q = c + L (p - c) + t */
     m[0] = a;
@@ -226,8 +264,12 @@ clip_residual (const clip_spec * spec, const bspline_affine * corrections,
     bspline_affine_decompose (&f, cx, cy, &dx, &dy, &ang, NULL);
     mx += dx;
     my += dy;
-    dx += spec->pan_x;
-    dy += spec->pan_y;
+    {
+      double step = clip_pan_at (spec, k) - clip_pan_at (spec, k - 1);
+
+      dx += step * spec->pan_x;
+      dy += step * spec->pan_y;
+    }
     sp += dx * dx + dy * dy;
     sa += ang * ang;
     prev = cur;
@@ -236,6 +278,81 @@ clip_residual (const clip_spec * spec, const bspline_affine * corrections,
   *rms_deg = sqrt (sa / (spec->n_frames - 1));
   *mean_dx = mx / (spec->n_frames - 1);
   *mean_dy = my / (spec->n_frames - 1);
+}
+
+/* How far a stabilized clip strays from the intended camera (the pan
+ * without the shake): where the output frame k shows the photo point that
+ * the intended camera shows at the frame centre, minus the mean of that
+ * over the clip (a steady offset of the framing is no wobble); RMS and
+ * largest length, pixels. */
+static inline void
+clip_deviation (const clip_spec * spec, const bspline_affine * corrections,
+    double *rms_px, double *max_px)
+{
+  double cx = 0.5 * spec->width, cy = 0.5 * spec->height, mx = 0.0, my = 0.0;
+  double *dx = calloc ((size_t) spec->n_frames, 2 * sizeof (double));
+  double sum = 0.0;
+  int k;
+
+  *max_px = 0.0;
+  for (k = 0; k < spec->n_frames; k++) {
+    bspline_affine t;
+    double sx = cx + spec->origin_x + clip_pan_at (spec, k) * spec->pan_x;
+    double sy = cy + spec->origin_y + clip_pan_at (spec, k) * spec->pan_y;
+
+    bspline_affine_compose (&corrections[k], &spec->maps[k], &t);
+    dx[2 * k] = t.m[0] * sx + t.m[1] * sy + t.m[2] - cx;
+    dx[2 * k + 1] = t.m[3] * sx + t.m[4] * sy + t.m[5] - cy;
+    mx += dx[2 * k] / spec->n_frames;
+    my += dx[2 * k + 1] / spec->n_frames;
+  }
+  for (k = 0; k < spec->n_frames; k++) {
+    double d = hypot (dx[2 * k] - mx, dx[2 * k + 1] - my);
+
+    sum += d * d;
+    *max_px = fmax (*max_px, d);
+  }
+  *rms_px = sqrt (sum / spec->n_frames);
+  free (dx);
+}
+
+/* Frame k (w x h RGB) of a clip whose camera motion cannot be measured:
+ * kind 0 independent uniform noise, 1 black, 2 a 40 x 40 block of the
+ * photo moving on black (videotestsrc's ball), 3 photo_frame brighter by
+ * 100 grey levels on odd frames (a flash). */
+static inline void
+clip_unmeasurable_frame (test_rng * rng, int kind, int k,
+    const clip_photo * photo, const uint8_t * photo_frame, int w, int h,
+    uint8_t * f)
+{
+  int i, x, y;
+
+  if (kind == 0) {
+    for (i = 0; i < w * h * 3; i++)
+      f[i] = (uint8_t) test_rng_int (rng, 0, 255);
+    return;
+  }
+  if (kind == 3) {
+    for (i = 0; i < w * h * 3; i++)
+      f[i] = (uint8_t) (k & 1 ? (photo_frame[i] + 100 > 255 ? 255 :
+              photo_frame[i] + 100) : photo_frame[i]);
+    return;
+  }
+  memset (f, 0, (size_t) w * h * 3);
+  if (kind == 2)
+    for (y = 0; y < 40; y++)
+      for (x = 0; x < 40; x++)
+        memcpy (f + ((size_t) (100 + 9 * k + y) * w + 200 + 13 * k + x) * 3,
+            photo->rgb + ((size_t) (y + 500) * photo->width + x + 600) * 3, 3);
+}
+
+static inline const char *
+clip_unmeasurable_name (int kind)
+{
+  static const char *const names[] =
+      { "noise", "black", "lone object on black", "flash" };
+
+  return names[kind];
 }
 
 /* An interleaved RGB frame (3 bytes a pixel) as a luma source. */
@@ -284,8 +401,7 @@ clip_random_map (test_rng * rng, int affine, int photo_w, int photo_h, int w,
 {
   double th = test_rng_range (rng, -3, 3) * TEST_PI / 180.0;
   double z = 1.0 + test_rng_range (rng, -0.02, 0.02);
-  double tx = test_rng_range (rng, -20, 20), ty = test_rng_range (rng, -20,
-      20);
+  double tx = test_rng_range (rng, -20, 20), ty = test_rng_range (rng, -20, 20);
   double ox = 0.5 * photo_w - 0.5 * w, oy = 0.5 * photo_h - 0.5 * h;
   double a = z * cos (th), b = -z * sin (th), c = z * sin (th),
       d = z * cos (th);

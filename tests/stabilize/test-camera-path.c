@@ -13,12 +13,22 @@
  *  - a sliding window (3 frames fixed behind, `ahead` frames ahead, one
  *    frame output per solve) matches the whole-clip optimum away from the
  *    ends and never jumps where the windows meet;
- *  - the time of a 60-frame window.
+ *  - the quadratic program (data_weight > 0: the stabilizer's weights,
+ *    [GKE11]'s with a fidelity term, random ones; zooms that leave room,
+ *    bind or cannot fit; 0-4 fixed frames): statuses as above, no
+ *    iteration limit, fixed frames kept, proximity bounds, the reported
+ *    objective equal to an evaluation from the maps themselves
+ *    (smoothness + penalty x violations + fidelity), never above B = I's;
+ *  - core/stabilize.c's default path (its weights, 1920x1080, zoom 1.3):
+ *    every 19-frame sliding window (15 ahead, 3 fixed) and every 300-frame
+ *    whole clip optimal within its 200 iterations;
+ *  - the time of a 60-frame window, and of the stabilizer's 19-frame one.
  *
  * The optimality itself is checked against scipy.optimize.linprog (HiGHS)
  * by camera_path_vs_linprog.py, which runs this program with
- * `--dump FILE`: the windows, their solutions and statuses are written to
- * FILE and nothing is asserted here.
+ * `--dump FILE`: the windows (36 of the linear program, 24 of the
+ * quadratic), their solutions and statuses are written to FILE and
+ * nothing is asserted here.
  *
  * Usage: test-camera-path [--dump FILE]
  */
@@ -275,32 +285,170 @@ smoothness_of (const bspline_camera_path_params * p,
   return total;
 }
 
+/* How far the crop window leaves the frame under B (pixels, 0: inside),
+ * from its corners in pixel coordinates. */
+static double
+crop_violation (const bspline_camera_path_params * p, const bspline_affine * b)
+{
+  double worst = 0.0;
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    double x, y, bx, by;
+
+    crop_corner (i, p->zoom, p->width, p->height, &x, &y);
+    apply (b, x, y, &bx, &by);
+    worst = fmax (worst, fmax (fmax (-bx, bx - p->width), fmax (-by,
+                by - p->height)));
+  }
+  return worst;
+}
+
+/* The fidelity term of one frame: data_weight / 2 times the mean over the
+ * FRAME's corners of the squared distance (pixels^2) by which B moves
+ * them. */
+static double
+fidelity_of (const bspline_camera_path_params * p, const bspline_affine * b)
+{
+  double acc = 0.0;
+  int i;
+
+  for (i = 0; i < 4; i++) {
+    double x = (i & 1) ? p->width : 0.0, y = (i & 2) ? p->height : 0.0;
+    double bx, by;
+
+    apply (b, x, y, &bx, &by);
+    acc += (bx - x) * (bx - x) + (by - y) * (by - y);
+  }
+  return 0.5 * p->data_weight * 0.25 * acc;
+}
+
+/* The program's objective at the path b, evaluated from the maps
+ * themselves: smoothness + crop penalty times each free frame's worst
+ * violation + the fidelity of the free frames. */
+static double
+objective_of (const bspline_camera_path_params * p,
+    const bspline_affine * camera, const bspline_affine * b, int n, int n_fixed)
+{
+  double penalty = p->crop_penalty > 0.0 ? p->crop_penalty
+      : 20.0 * (p->w1 + p->w2 + p->w3);
+  double total = smoothness_of (p, camera, b, n, n_fixed);
+  int t;
+
+  for (t = n_fixed; t < n; t++)
+    total += penalty * crop_violation (p, &b[t]) + fidelity_of (p, &b[t]);
+  return total;
+}
+
 /* ---- the windows ---- */
+
+/* The weights a window is solved with where they differ from the
+ * defaults (bspline_camera_path_params_init, [GKE11]'s linear program):
+ * data_weight > 0 makes it the quadratic program. */
+typedef struct
+{
+  double w1, w2, w3, data_weight, max_scale;
+  int max_iterations;
+} path_weights;
+
+/* core/stabilize.c's path = optimal: its weights, 550 / the frame diagonal
+ * of fidelity, max_scale 0.05, 200 iterations; its crop window is the
+ * frame over 1.3 (margin 30 %) and its windows have 15 frames ahead, 3
+ * fixed behind and the frame output. */
+#define STAB_ZOOM 1.3
+#define STAB_AHEAD 15
+#define STAB_FIXED 3
+
+static path_weights
+stabilizer_weights (int width, int height)
+{
+  path_weights w = { 5.0, 300.0, 100.0, 550.0 / hypot (width, height), 0.05,
+    200
+  };
+
+  return w;
+}
+
+static void
+apply_weights (bspline_camera_path_params * p, const path_weights * w)
+{
+  p->w1 = w->w1;
+  p->w2 = w->w2;
+  p->w3 = w->w3;
+  p->data_weight = w->data_weight;
+  p->max_scale = w->max_scale;
+  p->max_iterations = w->max_iterations;
+}
+
+/* Random weights of the quadratic program, frames of width x height: the
+ * stabilizer's, [GKE11]'s with a fidelity term, or anything between;
+ * data_weight from a tenth to ten times the stabilizer's. */
+static path_weights
+random_qp_weights (test_rng * rng, int which, int width, int height)
+{
+  path_weights w = stabilizer_weights (width, height);
+
+  if (which == 1) {
+    w.w1 = 10.0;
+    w.w2 = 1.0;
+    w.w3 = 100.0;
+    w.max_scale = 0.1;
+    w.max_iterations = 200;
+  } else if (which == 2) {
+    w.w1 = test_rng_range (rng, 1.0, 20.0);
+    w.w2 = test_rng_range (rng, 1.0, 300.0);
+    w.w3 = test_rng_range (rng, 10.0, 200.0);
+    w.max_scale = test_rng_range (rng, 0.05, 0.1);
+  }
+  if (which != 0)
+    w.data_weight *= pow (10.0, test_rng_range (rng, -1.0, 1.0));
+  return w;
+}
+
+/* Zooms of the crop window for proximity bound max_scale: room to spare,
+ * the stabilizer's, a tight fit, exactly the frame, one that fits only
+ * scaled down (by half of max_scale) and one that cannot fit even scaled
+ * down by max_scale. */
+static double
+qp_zoom (int i, double max_scale)
+{
+  static const double zooms[] = { 1.1, STAB_ZOOM, 1.03, 1.0, -0.5, -1.5 };
+  double z = zooms[i % 6];
+
+  return z > 0.0 ? z : 1.0 + z * max_scale;
+}
 
 typedef struct
 {
-  char name[64];
+  char name[80];
   bspline_camera_path_params params;
   int n, n_fixed;
   bspline_affine *camera, *fixed, *b;
   bspline_camera_path_info info;
 } window;
 
+/* A random window and its solve; weights NULL: the defaults (the linear
+ * program), otherwise those (the name then gains d<data_weight>). */
 static void
 make_window (test_rng * rng, window * win, const char *label, intent kind,
     int n, int affine, double zoom, double sigma, int n_fixed, int width,
-    int height)
+    int height, const path_weights * weights)
 {
   bspline_camera_path *cp;
-  char msg[256];
+  char msg[256], data[32] = "";
   int t;
 
-  snprintf (win->name, sizeof (win->name), "%s-%s-%s-n%d-z%.3f-k%d", label,
-      intent_names[kind], affine ? "affine" : "similarity", n, zoom, n_fixed);
+  if (weights)
+    snprintf (data, sizeof (data), "-d%.3g", weights->data_weight);
+  snprintf (win->name, sizeof (win->name), "%s-%s-%s-n%d-z%.3f-k%d%s",
+      label, intent_names[kind], affine ? "affine" : "similarity", n, zoom,
+      n_fixed, data);
   bspline_camera_path_params_init (&win->params, width, height);
   win->params.model = affine ? BSPLINE_MOTION_AFFINE :
       BSPLINE_MOTION_SIMILARITY;
   win->params.zoom = zoom;
+  if (weights)
+    apply_weights (&win->params, weights);
   win->n = n;
   win->n_fixed = n_fixed;
   win->camera = malloc ((size_t) n * sizeof (bspline_affine));
@@ -353,9 +501,9 @@ dump_window (FILE * f, const window * win)
   fprintf (f, "problem %s\n", win->name);
   fprintf (f, "size %d %d %d %d %.17g\n", win->n, p->width, p->height,
       p->model == BSPLINE_MOTION_AFFINE ? 6 : 4, p->zoom);
-  fprintf (f, "weights %.17g %.17g %.17g %.17g %.17g\n", p->w1, p->w2, p->w3,
-      p->linear_weight, p->crop_penalty > 0.0 ? p->crop_penalty
-      : 20.0 * (p->w1 + p->w2 + p->w3));
+  fprintf (f, "weights %.17g %.17g %.17g %.17g %.17g %.17g\n", p->w1, p->w2,
+      p->w3, p->linear_weight, p->crop_penalty > 0.0 ? p->crop_penalty
+      : 20.0 * (p->w1 + p->w2 + p->w3), p->data_weight);
   fprintf (f, "proximity %.17g %.17g %.17g %.17g\n", p->max_scale,
       p->max_rotation, p->max_skew, p->max_aspect);
   fprintf (f, "fixed %d\n", win->n_fixed);
@@ -394,7 +542,26 @@ dump_windows (test_rng * rng, const char *path)
     int big = i % 9 == 4;
 
     make_window (rng, &win, "random", kind, n, affine, zoom, sigma,
-        n_fixed, big ? 1920 : W, big ? 1080 : H);
+        n_fixed, big ? 1920 : W, big ? 1080 : H, NULL);
+    dump_window (f, &win);
+    free_window (&win);
+    count++;
+  }
+  /* the quadratic program (data_weight > 0): the same mix, with the
+   * weights of random_qp_weights and qp_zoom's zooms; every fourth window
+   * small (6-12 frames) for the script's check by a general solver */
+  for (i = 0; i < 24; i++) {
+    window win;
+    intent kind = (intent) (i % 4);
+    int affine = (i / 4) % 2, big = i % 5 == 1;
+    int n = i % 4 == 0 ? test_rng_int (rng, 6, 12) : test_rng_int (rng, 8, 70);
+    double sigma = test_rng_range (rng, 1.0, 12.0);
+    int n_fixed = i % 3 == 2 ? test_rng_int (rng, 1, 4) : 0;
+    path_weights w = random_qp_weights (rng, (i / 6 + i) % 3, big ? 1920 : W,
+        big ? 1080 : H);
+
+    make_window (rng, &win, "qp", kind, n, affine, qp_zoom (i, w.max_scale),
+        sigma, n_fixed, big ? 1920 : W, big ? 1080 : H, &w);
     dump_window (f, &win);
     free_window (&win);
     count++;
@@ -463,7 +630,8 @@ test_random_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
     double zoom = zooms[i % 6], sigma = test_rng_range (rng, 1.0, 15.0);
     double worst_prox = 0.0, identity_smooth;
 
-    make_window (rng, &win, "check", kind, n, affine, zoom, sigma, 0, W, H);
+    make_window (rng, &win, "check", kind, n, affine, zoom, sigma, 0, W, H,
+        NULL);
     *max_iterations = win.info.iterations > *max_iterations ?
         win.info.iterations : *max_iterations;
     TEST_CHECK (win.info.status != BSPLINE_CAMERA_PATH_ITERATION_LIMIT,
@@ -514,6 +682,177 @@ test_random_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
   }
 }
 
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Random windows of the quadratic program (data_weight > 0): statuses as
+ * for the linear program, fixed frames kept, the proximity bounds, the
+ * reported objective against objective_of, and never above B = I's. */
+static void
+test_qp_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
+    int *max_iterations, double *worst_objective)
+{
+  int i, t;
+
+  *n_optimal = *n_infeasible = *max_iterations = 0;
+  *worst_objective = 0.0;
+  for (i = 0; i < 24; i++) {
+    window win;
+    intent kind = (intent) (i % 4);
+    int affine = (i / 4) % 2, big = i % 5 == 3, n = test_rng_int (rng, 4, 90);
+    int width = big ? 1920 : W, height = big ? 1080 : H;
+    int n_fixed = i % 3 == 1 ? test_rng_int (rng, 1, 4) : 0;
+    double sigma = test_rng_range (rng, 1.0, 15.0), zoom, worst_prox = 0.0;
+    double measured, rel;
+    path_weights w = random_qp_weights (rng, (i / 6 + i) % 3, width, height);
+
+    zoom = qp_zoom (i, w.max_scale);
+    if (n_fixed >= n)
+      n_fixed = n - 1;
+    make_window (rng, &win, "qp", kind, n, affine, zoom, sigma, n_fixed,
+        width, height, &w);
+    *max_iterations = win.info.iterations > *max_iterations ?
+        win.info.iterations : *max_iterations;
+    TEST_CHECK (win.info.status != BSPLINE_CAMERA_PATH_ITERATION_LIMIT
+        && win.info.iterations < w.max_iterations, "%s: iteration limit "
+        "(%d iterations)", win.name, win.info.iterations);
+    if (win.info.status == BSPLINE_CAMERA_PATH_OPTIMAL)
+      (*n_optimal)++;
+    else if (win.info.status == BSPLINE_CAMERA_PATH_INFEASIBLE)
+      (*n_infeasible)++;
+    if (zoom >= 1.0)
+      TEST_CHECK (win.info.status == BSPLINE_CAMERA_PATH_OPTIMAL,
+          "%s: status %d with a feasible crop", win.name, win.info.status);
+    if (zoom < 1.0 - w.max_scale)
+      TEST_CHECK (win.info.status == BSPLINE_CAMERA_PATH_INFEASIBLE,
+          "%s: status %d with a crop larger than the frame", win.name,
+          win.info.status);
+    if (win.info.status == BSPLINE_CAMERA_PATH_OPTIMAL)
+      TEST_CHECK (win.info.max_violation <= 1e-3,
+          "%s: optimal but the crop leaves the frame by %g px", win.name,
+          win.info.max_violation);
+    else
+      TEST_CHECK (win.info.max_violation > 1e-3 && win.info.max_violation <
+          0.5 * width, "%s: infeasible with violation %g px", win.name,
+          win.info.max_violation);
+    for (t = 0; t < n_fixed; t++)
+      TEST_CHECK (memcmp (&win.b[t], &win.fixed[t], sizeof (win.b[t])) == 0,
+          "%s: fixed frame %d changed", win.name, t);
+    for (t = 0; t < n; t++)
+      worst_prox = fmax (worst_prox, proximity_excess (&win.params, &win.b[t]));
+    TEST_CHECK (worst_prox == 0.0, "%s: proximity bounds left by %g",
+        win.name, worst_prox);
+    measured = objective_of (&win.params, win.camera, win.b, n, n_fixed);
+    rel = fabs (measured - win.info.objective) / (1.0 +
+        fabs (win.info.objective));
+    *worst_objective = fmax (*worst_objective, rel);
+    TEST_CHECK (rel <= 1e-6, "%s: objective %.12g reported, %.12g measured",
+        win.name, win.info.objective, measured);
+    /* B = I on the free frames is feasible when zoom >= 1, and its
+     * fidelity is 0 */
+    if (zoom >= 1.0) {
+      bspline_affine *id = malloc ((size_t) n * sizeof (bspline_affine));
+      double identity_cost;
+
+      for (t = 0; t < n; t++) {
+        if (t < n_fixed)
+          id[t] = win.fixed[t];
+        else
+          bspline_affine_identity (&id[t]);
+      }
+      identity_cost = objective_of (&win.params, win.camera, id, n, n_fixed);
+      TEST_CHECK (win.info.objective <= identity_cost * (1.0 + 1e-9) + 1e-9,
+          "%s: objective %g above B = I's %g", win.name, win.info.objective,
+          identity_cost);
+      free (id);
+    }
+    free_window (&win);
+  }
+}
+
+/* core/stabilize.c's default path: the stabilizer's weights on shaky
+ * 1920x1080 clips, one frame output per solve over [j - 3, j + 15] with the
+ * frames behind fixed to what was output (19 frames), and the whole clip
+ * of 300 frames at once.  Every solve must be optimal within the 200
+ * iterations; the median time of a full 19-frame similarity window is the
+ * per-frame cost of the element's default path. */
+static void
+test_stabilizer_weights (test_rng * rng, int *max_window_iterations,
+    double *window_us, int *n_timed, int *max_whole_iterations)
+{
+  const int width = 1920, height = 1080, clip = 120, whole = 300;
+  const int span = STAB_FIXED + 1 + STAB_AHEAD;
+  path_weights w = stabilizer_weights (width, height);
+  bspline_camera_path_params p;
+  bspline_camera_path *cp, *whole_cp;
+  bspline_camera_path_info info;
+  bspline_affine *camera = malloc (whole * sizeof (bspline_affine));
+  bspline_affine *slid = malloc (clip * sizeof (bspline_affine));
+  bspline_affine *b = malloc (whole * sizeof (bspline_affine));
+  double *times = malloc (4 * clip * sizeof (double));
+  int n_times = 0, c, j;
+  char msg[256];
+
+  *max_window_iterations = *max_whole_iterations = 0;
+  for (c = 0; c < 6; c++) {
+    intent kind = (intent) (c % 4);
+    int affine = c >= 4;
+
+    bspline_camera_path_params_init (&p, width, height);
+    p.model = affine ? BSPLINE_MOTION_AFFINE : BSPLINE_MOTION_SIMILARITY;
+    p.zoom = STAB_ZOOM;
+    apply_weights (&p, &w);
+    TEST_CHECK (bspline_camera_path_new (&p, span, &cp, msg, sizeof (msg))
+        == BSPLINE_OK, "new: %s", msg);
+    TEST_CHECK (bspline_camera_path_new (&p, whole, &whole_cp, msg,
+            sizeof (msg)) == BSPLINE_OK, "new: %s", msg);
+    make_camera (rng, kind, whole, affine, 10.0, 0.5, width, height, camera);
+    for (j = 0; j < clip; j++) {
+      int first = j - STAB_FIXED > 0 ? j - STAB_FIXED : 0;
+      int last = j + STAB_AHEAD < clip - 1 ? j + STAB_AHEAD : clip - 1;
+      struct timespec t0, t1;
+
+      clock_gettime (CLOCK_MONOTONIC, &t0);
+      bspline_camera_path_solve (cp, camera + first, last - first + 1,
+          slid + first, j - first, b, &info);
+      clock_gettime (CLOCK_MONOTONIC, &t1);
+      TEST_CHECK (info.status == BSPLINE_CAMERA_PATH_OPTIMAL
+          && info.iterations < w.max_iterations, "stabilizer weights (%s, "
+          "%s): window at %d status %d after %d iterations",
+          intent_names[kind], affine ? "affine" : "similarity", j,
+          info.status, info.iterations);
+      *max_window_iterations = info.iterations > *max_window_iterations ?
+          info.iterations : *max_window_iterations;
+      if (!affine && last - first + 1 == span)
+        times[n_times++] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec -
+            t0.tv_nsec) * 1e-3;
+      slid[j] = b[j - first];
+    }
+    bspline_camera_path_solve (whole_cp, camera, whole, NULL, 0, b, &info);
+    TEST_CHECK (info.status == BSPLINE_CAMERA_PATH_OPTIMAL
+        && info.iterations < w.max_iterations, "stabilizer weights (%s, %s): "
+        "whole clip of %d frames status %d after %d iterations",
+        intent_names[kind], affine ? "affine" : "similarity", whole,
+        info.status, info.iterations);
+    *max_whole_iterations = info.iterations > *max_whole_iterations ?
+        info.iterations : *max_whole_iterations;
+    bspline_camera_path_free (cp);
+    bspline_camera_path_free (whole_cp);
+  }
+  qsort (times, n_times, sizeof (double), compare_double);
+  *window_us = n_times ? times[n_times / 2] : 0.0;
+  *n_timed = n_times;
+  free (camera);
+  free (slid);
+  free (b);
+  free (times);
+}
+
 /* A tripod shot comes out still; a pan that stops and starts comes out as
  * constant-velocity pieces. */
 static void
@@ -524,7 +863,8 @@ test_tripod_and_stop_start (test_rng * rng, double *tripod_motion,
   double r[8], r1[8];
   int t, n = 90;
 
-  make_window (rng, &win, "tripod", INTENT_TRIPOD, n, 0, 1.15, 4.0, 0, W, H);
+  make_window (rng, &win, "tripod", INTENT_TRIPOD, n, 0, 1.15, 4.0, 0, W, H,
+      NULL);
   TEST_CHECK (win.info.status == BSPLINE_CAMERA_PATH_OPTIMAL,
       "tripod: status %d", win.info.status);
   *tripod_motion = 0.0;
@@ -537,7 +877,7 @@ test_tripod_and_stop_start (test_rng * rng, double *tripod_motion,
   free_window (&win);
 
   make_window (rng, &win, "stop-start", INTENT_STOP_START, n, 0, 1.15, 4.0,
-      0, W, H);
+      0, W, H, NULL);
   TEST_CHECK (win.info.status == BSPLINE_CAMERA_PATH_OPTIMAL,
       "stop-start: status %d", win.info.status);
   /* the path is made of constant, constant-velocity and
@@ -576,7 +916,7 @@ test_fixed_frames (test_rng * rng)
   window win;
   int t, k;
 
-  make_window (rng, &win, "fixed", INTENT_PAN, 40, 0, 1.1, 5.0, 3, W, H);
+  make_window (rng, &win, "fixed", INTENT_PAN, 40, 0, 1.1, 5.0, 3, W, H, NULL);
   for (t = 0; t < 3; t++)
     for (k = 0; k < 6; k++)
       TEST_CHECK (win.b[t].m[k] == win.fixed[t].m[k],
@@ -659,14 +999,6 @@ test_sliding_window (test_rng * rng, intent kind, int affine, int ahead,
   free (win);
 }
 
-static int
-compare_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* Median time of one solve of an n-frame window, microseconds. */
 static double
 time_window (test_rng * rng, int n, int affine, int *iterations)
@@ -710,7 +1042,8 @@ main (int argc, char **argv)
 {
   test_rng rng;
   int n_optimal, n_infeasible, max_iter, kinks, it60, it60a, it300;
-  double tripod, still, t60, t60a, t300;
+  int qp_optimal, qp_infeasible, qp_iter, it19, n19, it_whole;
+  double tripod, still, t60, t60a, t300, qp_objective, t19;
   double dist[4], ratio[4], excess[4], jump[4], whole_jump[4];
   static const intent slide_kinds[4] = { INTENT_PAN, INTENT_STOP_START,
     INTENT_WANDER, INTENT_TRIPOD
@@ -728,6 +1061,16 @@ main (int argc, char **argv)
   test_random_windows (&rng, &n_optimal, &n_infeasible, &max_iter);
   printf ("random windows: %d optimal, %d infeasible, at most %d "
       "iterations\n", n_optimal, n_infeasible, max_iter);
+  test_qp_windows (&rng, &qp_optimal, &qp_infeasible, &qp_iter, &qp_objective);
+  printf ("quadratic-program windows (data_weight > 0): %d optimal, %d "
+      "infeasible, at most %d iterations, objective within %.2g of its "
+      "evaluation (relative)\n", qp_optimal, qp_infeasible, qp_iter,
+      qp_objective);
+  test_stabilizer_weights (&rng, &it19, &t19, &n19, &it_whole);
+  printf ("stabilizer weights (w 5 300 100, data_weight 550 / diagonal, "
+      "max_scale 0.05, zoom 1.3), 1920x1080: 19-frame sliding windows at "
+      "most %d iterations, 300-frame whole clips at most %d (limit 200)\n",
+      it19, it_whole);
   test_tripod_and_stop_start (&rng, &tripod, &still, &kinks);
   printf ("tripod: output moves at most %.2g px; stop-start: end of the "
       "still part %.2g px/frame, acceleration changes at %d of 90 frames\n",
@@ -760,7 +1103,12 @@ main (int argc, char **argv)
   t300 = time_window (&rng, 300, 0, &it300);
   printf ("time per solve (median of 41, 1920x1080): 60 frames similarity "
       "%.0f us (%d iterations at most), affine %.0f us (%d), 300 frames "
-      "similarity %.0f us (%d)\n", t60, it60, t60a, it60a, t300, it300);
-  return test_end ("%d optimal and %d infeasible windows, tripod %.2g px, "
-      "60-frame window %.0f us", n_optimal, n_infeasible, tripod, t60);
+      "similarity %.0f us (%d); 19 frames similarity, 3 fixed, the "
+      "stabilizer's weights %.0f us (median of %d sliding windows, %d "
+      "iterations at most)\n", t60, it60, t60a, it60a, t300, it300, t19, n19,
+      it19);
+  return test_end ("%d optimal and %d infeasible windows, %d and %d of the "
+      "quadratic program, tripod %.2g px, 60-frame window %.0f us, 19-frame "
+      "stabilizer window %.0f us", n_optimal, n_infeasible, qp_optimal,
+      qp_infeasible, tripod, t60, t19);
 }

@@ -163,7 +163,7 @@ static void
 test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
     double *pixel_diff)
 {
-  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL };
+  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
   bspline_affine *corr = calloc (spec.n_frames, sizeof (bspline_affine));
   uint8_t *rgb = malloc ((size_t) W * H * 3);
   uint8_t *expect = malloc ((size_t) W * H * 3);
@@ -240,7 +240,7 @@ test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
 static void
 test_formats (test_rng * rng, gboolean static_clip, const char *format)
 {
-  clip_spec spec = { 12, 320, 180, 1.0, 0.0, 6.0, 1.0, 0.01, NULL };
+  clip_spec spec = { 12, 320, 180, 1.0, 0.0, 6.0, 1.0, 0.01, NULL, 0, 0, 0, 0 };
   uint8_t *rgb = malloc (320 * 180 * 3);
   GstHarness *h;
   GstBus *bus;
@@ -306,7 +306,7 @@ test_formats (test_rng * rng, gboolean static_clip, const char *format)
 static void
 test_static_clip (void)
 {
-  clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL };
+  clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
   uint8_t *rgb = malloc ((size_t) W * H * 3);
   GstHarness *h;
   GstBus *bus;
@@ -355,7 +355,7 @@ test_static_clip (void)
 static void
 test_eos_and_flush (test_rng * rng)
 {
-  clip_spec spec = { 30, 320, 180, 1.0, 0.0, 6.0, 1.0, 0.01, NULL };
+  clip_spec spec = { 30, 320, 180, 1.0, 0.0, 6.0, 1.0, 0.01, NULL, 0, 0, 0, 0 };
   uint8_t *rgb = malloc (320 * 180 * 3);
   GstHarness *h;
   GstBus *bus;
@@ -497,15 +497,23 @@ test_live (GstClockTime * reported)
 }
 
 /* transforms-location: written by pass 1, read by pass 2. */
+/* Two passes over one clip, transforms-mode=write then read, for a path
+ * mode: the motion read back is the motion written.  path=gaussian: the
+ * corrections agree once the first pass saw its whole window; path=optimal:
+ * the second pass solves the whole clip at once, so its corrections are
+ * the core stabilizer's for every motion pushed before the first pop. */
 static void
-test_transforms_file (test_rng * rng)
+test_transforms_file_path (test_rng * rng, const char *path_mode)
 {
-  clip_spec spec = { 40, 320, 180, 1.0, 0.3, 6.0, 1.0, 0.01, NULL };
-  bspline_affine c1[40], c2[40], m1[40], m2[40];
+  clip_spec spec = { 40, 320, 180, 1.0, 0.3, 6.0, 1.0, 0.01, NULL, 0, 0, 0, 0 };
+  bspline_affine c1[40], c2[40], m1[40], m2[40], whole[40];
   uint8_t *rgb = malloc (320 * 180 * 3);
-  char path[] = "/tmp/bsplinestabilize-XXXXXX", props[256];
+  char path[] = "/tmp/bsplinestabilize-XXXXXX", props[256], msg[256];
   double worst = 0.0;
   int pass, k, n[2], fd = mkstemp (path);
+  int optimal = strcmp (path_mode, "optimal") == 0;
+  bspline_stabilize_params sp;
+  bspline_stabilizer *st = NULL;
 
   TEST_CHECK (fd >= 0, "mkstemp");
   close (fd);
@@ -514,8 +522,8 @@ test_transforms_file (test_rng * rng)
     GstHarness *h;
     GstBus *bus;
 
-    snprintf (props, sizeof (props), "smoothing=4 "
-        "transforms-location=%s transforms-mode=%s", path,
+    snprintf (props, sizeof (props), "smoothing=4 path=%s "
+        "transforms-location=%s transforms-mode=%s", path_mode, path,
         pass ? "read" : "write");
     h = stabilize_harness (props, &bus);
     gst_harness_set_src_caps (h, rgbx_caps (320, 180));
@@ -535,23 +543,48 @@ test_transforms_file (test_rng * rng)
     gst_harness_teardown (h);
     gst_object_unref (bus);
   }
-  TEST_CHECK (n[0] == 40 && n[1] == 40, "%d and %d messages", n[0], n[1]);
-  for (k = 0; k < 40; k++) {
-    TEST_CHECK (memcmp (m1[k].m, m2[k].m, sizeof (m1[k].m)) == 0,
-        "frame %d: motion read back differs", k);
-    /* the first smoothing frames saw fewer frames ahead in pass 1 */
-    if (k >= 4) {
-      int i;
+  TEST_CHECK (n[0] == 40 && n[1] == 40, "%s: %d and %d messages", path_mode,
+      n[0], n[1]);
+  /* the whole clip through the core, from the motions of pass 1 */
+  bspline_stabilize_params_init (&sp, 320, 180);
+  sp.smoothing = 4;
+  sp.path = optimal ? BSPLINE_STABILIZE_PATH_OPTIMAL :
+      BSPLINE_STABILIZE_PATH_GAUSSIAN;
+  TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+      == BSPLINE_OK, "stabilizer: %s", msg);
+  for (k = 0; st && k < 40; k++)
+    bspline_stabilizer_push (st, &m1[k]);
+  for (k = 0; st && k < 40; k++) {
+    bspline_stabilize_result r;
 
-      for (i = 0; i < 6; i++)
-        worst = fmax (worst, fabs (c1[k].m[i] - c2[k].m[i]) *
-            (i == 2 || i == 5 ? 1.0 : 320.0));
-    }
+    TEST_CHECK (bspline_stabilizer_pop (st, TRUE, &r) == BSPLINE_OK,
+        "pop %d", k);
+    whole[k] = r.correction;
   }
-  TEST_CHECK (worst <= 1e-6, "corrections of pass 2 differ by %g px", worst);
+  bspline_stabilizer_free (st);
+  for (k = 0; k < 40; k++) {
+    int i;
+
+    TEST_CHECK (memcmp (m1[k].m, m2[k].m, sizeof (m1[k].m)) == 0,
+        "%s: frame %d: motion read back differs", path_mode, k);
+    /* gaussian: the first smoothing frames saw fewer frames ahead in pass
+     * 1; optimal: pass 2 is the whole clip's solve */
+    for (i = 0; i < 6 && (optimal || k >= 4); i++)
+      worst = fmax (worst, fabs ((optimal ? whole[k].m[i] : c1[k].m[i])
+              - c2[k].m[i]) * (i == 2 || i == 5 ? 1.0 : 320.0));
+  }
+  TEST_CHECK (worst <= 1e-6, "path=%s: corrections of pass 2 differ by %g "
+      "px", path_mode, worst);
   unlink (path);
   free (spec.maps);
   free (rgb);
+}
+
+static void
+test_transforms_file (test_rng * rng)
+{
+  test_transforms_file_path (rng, "gaussian");
+  test_transforms_file_path (rng, "optimal");
 }
 
 /* use-meta: the meta's matrix A in unit coordinates, y up, about the
@@ -568,7 +601,7 @@ test_use_meta (void)
   GstVideoAffineTransformationMeta *meta;
   GstMapInfo m1, m2, m3, mi;
   uint8_t *rgb = malloc (320 * 180 * 3);
-  clip_spec spec = { 1, 320, 180, 0, 0, 0, 0, 0, NULL };
+  clip_spec spec = { 1, 320, 180, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
   char matrix[512];
 
   clip_make_maps (&spec, photo.width, photo.height, NULL);
@@ -649,7 +682,7 @@ test_quality_while_playing (test_rng * rng)
 {
   enum
   { N = 16, CHANGE = 8, SW = 320, SH = 180 };
-  clip_spec spec = { N, SW, SH, 1.0, 0.5, 6.0, 1.0, 0.01, NULL };
+  clip_spec spec = { N, SW, SH, 1.0, 0.5, 6.0, 1.0, 0.01, NULL, 0, 0, 0, 0 };
   static const char *props[3] = {
     "smoothing=2 crop=fill order=3 fill-color=0xff000000",
     "smoothing=2 crop=fill order=0 fill-color=0xffff0000",
@@ -739,7 +772,7 @@ typedef struct
 static void
 stream_clip_make (stream_clip * c, test_rng * rng, int n)
 {
-  clip_spec spec = { 0, SW, SH, 1.0, 0.3, 6.0, 1.0, 0.01, NULL };
+  clip_spec spec = { 0, SW, SH, 1.0, 0.3, 6.0, 1.0, 0.01, NULL, 0, 0, 0, 0 };
   uint8_t *rgb = malloc ((size_t) SW * SH * 3);
   int k;
 
@@ -1341,7 +1374,7 @@ static void
 test_lens (test_rng * rng, double *rms_px, double *rms_deg,
     double *pixel_diff, double *plain_px, double *plain_deg)
 {
-  clip_spec spec = { LENS_FRAMES, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL };
+  clip_spec spec = { LENS_FRAMES, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
   bspline_affine corr[LENS_FRAMES], plain[LENS_FRAMES];
   GstBuffer *frames[LENS_FRAMES];
   uint8_t *rgb = malloc ((size_t) W * H * 3);
@@ -1358,7 +1391,9 @@ test_lens (test_rng * rng, double *rms_px, double *rms_deg,
   memset (plain, 0, sizeof (plain));
 
   lens_properties (lens, sizeof (lens), "undistort", lens_camera);
-  snprintf (props, sizeof (props), "smoothing=%d crop=fill %s",
+  /* the Gaussian path, whose residual these bounds were set from: what is
+   * tested here is the lens stage (test-path compares the paths) */
+  snprintf (props, sizeof (props), "smoothing=%d crop=fill path=gaussian %s",
       LENS_SMOOTHING, lens);
   n = lens_run (props, frames, &spec, corr, TRUE, pixel_diff, &control);
   TEST_CHECK (n == LENS_FRAMES, "lens clip: %d frames out of %d", n,
@@ -1379,7 +1414,8 @@ test_lens (test_rng * rng, double *rms_px, double *rms_deg,
 
   /* the same clip without the lens stage: the motion of the distorted
    * frames */
-  snprintf (props, sizeof (props), "smoothing=%d crop=fill", LENS_SMOOTHING);
+  snprintf (props, sizeof (props), "smoothing=%d crop=fill path=gaussian",
+      LENS_SMOOTHING);
   n = lens_run (props, frames, &spec, plain, FALSE, &unused, &unused);
   TEST_CHECK (n == LENS_FRAMES, "lens clip without the lens stage: %d frames "
       "out of %d", n, LENS_FRAMES);

@@ -8,6 +8,10 @@
  *  - flat and one-edge frames are unreliable, and their motion the
  *    identity;
  *  - identical frames give exactly the identity;
+ *  - frames whose motion cannot be measured (independent noise, black, a
+ *    lone object moving on black, a flash) are unreliable with the
+ *    identity, decided before any Gauss-Newton step (iterations 0), so
+ *    that they cost less than textured frames;
  *  - a whole shaky clip with a pan: residual jitter <= 0.1 px and 0.05
  *    degrees RMS, the pan kept; tripod holds the first view; max-shift and
  *    max-angle clamp; auto-zoom covers the frame.
@@ -38,7 +42,7 @@ test_pairs (test_rng * rng, int affine, int moving_object, double *worst)
           sizeof (msg)) == BSPLINE_OK, "estimator: %s", msg);
   *worst = 0.0;
   for (trial = 0; trial < 8; trial++) {
-    clip_spec spec = { 2, W, H, 0, 0, 0, 0, 0, NULL };
+    clip_spec spec = { 2, W, H, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
     bspline_affine truth, inv0;
     bspline_motion_result r0, r1;
     bspline_luma_frame lf;
@@ -134,7 +138,7 @@ test_unreliable_and_static (test_rng * rng)
 
   /* the same photo frame twice: exactly the identity */
   {
-    clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL };
+    clip_spec spec = { 1, W, H, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0 };
 
     spec.maps = calloc (1, sizeof (bspline_affine));
     clip_random_map (rng, 0, photo.width, photo.height, W, H,
@@ -151,6 +155,54 @@ test_unreliable_and_static (test_rng * rng)
       r.motion.m[0], r.motion.m[1], r.motion.m[2], r.motion.m[3],
       r.motion.m[4], r.motion.m[5]);
   bspline_motion_estimator_free (est);
+  free (f);
+}
+
+static void
+test_unmeasurable (test_rng * rng)
+{
+  bspline_motion_params mp;
+  bspline_motion_estimator *est;
+  uint8_t *photo_frame = malloc (W * H * 3), *f = malloc (W * H * 3);
+  bspline_affine id;
+  clip_spec spec = {.n_frames = 1,.width = W,.height = H };
+  char msg[256];
+  int kind, k, model;
+
+  bspline_affine_identity (&id);
+  spec.maps = calloc (1, sizeof (bspline_affine));
+  clip_random_map (rng, 0, photo.width, photo.height, W, H, &spec.maps[0]);
+  clip_render (cpu, &photo, &spec, 0, photo_frame);
+  free (spec.maps);
+  for (model = 0; model < 2; model++) {
+    bspline_motion_params_init (&mp);
+    mp.model = model ? BSPLINE_MOTION_AFFINE : BSPLINE_MOTION_SIMILARITY;
+    TEST_CHECK (bspline_motion_estimator_new (&mp, W, H, &est, msg,
+            sizeof (msg)) == BSPLINE_OK, "estimator: %s", msg);
+    for (kind = 0; kind < 4; kind++) {
+      bspline_motion_estimator_reset (est);
+      for (k = 0; k < 4; k++) {
+        bspline_motion_result r;
+        bspline_luma_frame lf;
+
+        clip_unmeasurable_frame (rng, kind, k, &photo, photo_frame, W, H, f);
+        clip_luma_rgb (f, W, H, &lf);
+        TEST_CHECK (bspline_motion_estimate (est, &lf, &r) == BSPLINE_OK,
+            "%s frame %d: estimate failed", clip_unmeasurable_name (kind), k);
+        TEST_CHECK (!r.reliable && r.iterations == 0
+            && memcmp (r.motion.m, id.m, sizeof (id.m)) == 0,
+            "%s frame %d (%s): reliable %d after %d Gauss-Newton steps "
+            "(texture %g, inliers %g), motion %g %g %g %g %g %g: not "
+            "decided unmeasurable before the refinement",
+            clip_unmeasurable_name (kind), k, model ? "affine" : "similarity",
+            r.reliable, r.iterations, r.texture, r.inliers, r.motion.m[0],
+            r.motion.m[1], r.motion.m[2], r.motion.m[3], r.motion.m[4],
+            r.motion.m[5]);
+      }
+    }
+    bspline_motion_estimator_free (est);
+  }
+  free (photo_frame);
   free (f);
 }
 
@@ -245,7 +297,7 @@ main (int argc, char **argv)
 {
   test_rng rng;
   double worst_sim, worst_aff, worst_obj;
-  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL };
+  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
   run_result smooth = {.smoothing = 30,.max_shift = -1,.max_angle = -1 };
   run_result tripod = {.smoothing = 30,.tripod = 1,.max_shift = -1,
     .max_angle = -1
@@ -266,6 +318,7 @@ main (int argc, char **argv)
   test_pairs (&rng, 1, 0, &worst_aff);
   test_pairs (&rng, 0, 1, &worst_obj);
   test_unreliable_and_static (&rng);
+  test_unmeasurable (&rng);
 
   clip_make_maps (&spec, photo.width, photo.height, &rng);
   clip_frames = calloc (spec.n_frames, sizeof (uint8_t *));
