@@ -11,8 +11,10 @@ build=${1:-build}
 work=$(mktemp -d /tmp/stabilize-picture-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export GST_PLUGIN_PATH=$PWD/$build/gst GST_REGISTRY=$work/registry.bin
+# the core's STMap reader needs libpng, libtiff and OpenEXRCore
 cc -O2 -std=gnu99 -Icore -Itests/core -Itests/stabilize \
-  bench/stabilize-tool.c "$build/core/libbspline-core.a" -lm -lpthread \
+  bench/stabilize-tool.c "$build/core/libbspline-core.a" \
+  $(pkg-config --libs libpng libtiff-4) -lOpenEXRCore-3_1 -lm -lpthread \
   -o "$work/stabilize-tool"
 photo=$build/tests/stabilize/face.ppm
 [ -f "$photo" ] || /usr/bin/python3 tests/stabilize/make-photo.py "$photo"
