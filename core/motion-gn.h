@@ -75,6 +75,48 @@ bspline_motion_solve (const double *hh, const double *b, int n, double *x)
   return 1;
 }
 
+/* r = a after b for 2x3 maps (r may be a or b): motion.c's
+ * bspline_affine_compose, here so that the GPU's step composes alike. */
+BSPLINE_HD static inline void
+bspline_motion_compose (const double *a, const double *b, double *r)
+{
+  double m[6];
+  int k;
+
+  m[0] = a[0] * b[0] + a[1] * b[3];
+  m[1] = a[0] * b[1] + a[1] * b[4];
+  m[2] = a[0] * b[2] + a[1] * b[5] + a[2];
+  m[3] = a[3] * b[0] + a[4] * b[3];
+  m[4] = a[3] * b[1] + a[4] * b[4];
+  m[5] = a[3] * b[2] + a[4] * b[5] + a[5];
+  for (k = 0; k < 6; k++)
+    r[k] = m[k];
+}
+
+/* The inverse of a 2x3 map into inv (motion.c's bspline_affine_invert);
+ * returns 0 when a is singular or not finite. */
+BSPLINE_HD static inline int
+bspline_motion_invert (const double *a, double *inv)
+{
+  double det = a[0] * a[4] - a[1] * a[3], m[6];
+  int k;
+
+  for (k = 0; k < 6; k++)
+    if (!isfinite (a[k]))
+      return 0;
+  if (det == 0.0 || !isfinite (1.0 / det))
+    return 0;
+  m[0] = a[4] / det;
+  m[1] = -a[1] / det;
+  m[3] = -a[3] / det;
+  m[4] = a[0] / det;
+  m[2] = -(m[0] * a[2] + m[1] * a[5]);
+  m[5] = -(m[3] * a[2] + m[4] * a[5]);
+  for (k = 0; k < 6; k++)
+    inv[k] = m[k];
+  return 1;
+}
+
 /* One step's update of the warp m (level pixels, template -> image) from
  * the normal equations hh dp = b of the parameters about (cx, cy): m <- m
  * o W(dp)^-1.  Returns -1 when the equations are singular or the update
@@ -84,7 +126,7 @@ BSPLINE_HD static inline int
 bspline_motion_gn_update (double *m, const double *hh, const double *b,
     int np, double cx, double cy, int w, int h, int step, double tolerance)
 {
-  double dp[BSPLINE_MOTION_MAX_PARAMS], dm[6], inv[6], next[6], det;
+  double dp[BSPLINE_MOTION_MAX_PARAMS], dm[6], inv[6];
   double ta, tb, tc, td, tx, ty, shift = 0.0;
   int k;
 
@@ -113,28 +155,10 @@ bspline_motion_gn_update (double *m, const double *hh, const double *b,
   dm[3] = tc;
   dm[4] = td;
   dm[5] = cy + ty - tc * cx - td * cy;
-  /* its inverse (motion.c's bspline_affine_invert) */
-  for (k = 0; k < 6; k++)
-    if (!isfinite (dm[k]))
-      return -1;
-  det = dm[0] * dm[4] - dm[1] * dm[3];
-  if (det == 0.0 || !isfinite (1.0 / det))
+  /* m o W(dp)^-1 */
+  if (!bspline_motion_invert (dm, inv))
     return -1;
-  inv[0] = dm[4] / det;
-  inv[1] = -dm[1] / det;
-  inv[3] = -dm[3] / det;
-  inv[4] = dm[0] / det;
-  inv[2] = -(inv[0] * dm[2] + inv[1] * dm[5]);
-  inv[5] = -(inv[3] * dm[2] + inv[4] * dm[5]);
-  /* m o inv (motion.c's bspline_affine_compose) */
-  next[0] = m[0] * inv[0] + m[1] * inv[3];
-  next[1] = m[0] * inv[1] + m[1] * inv[4];
-  next[2] = m[0] * inv[2] + m[1] * inv[5] + m[2];
-  next[3] = m[3] * inv[0] + m[4] * inv[3];
-  next[4] = m[3] * inv[1] + m[4] * inv[4];
-  next[5] = m[3] * inv[2] + m[4] * inv[5] + m[5];
-  for (k = 0; k < 6; k++)
-    m[k] = next[k];
+  bspline_motion_compose (m, inv, m);
   /* the largest move of a corner of the level by the step */
   for (k = 0; k < 4; k++) {
     double x = (k & 1) ? (double) w : 0.0, y = (k & 2) ? (double) h : 0.0;

@@ -92,36 +92,16 @@ void
 bspline_affine_compose (const bspline_affine * a, const bspline_affine * b,
     bspline_affine * r)
 {
-  const double *p = a->m, *q = b->m;
-  double m[6];
-
-  m[0] = p[0] * q[0] + p[1] * q[3];
-  m[1] = p[0] * q[1] + p[1] * q[4];
-  m[2] = p[0] * q[2] + p[1] * q[5] + p[2];
-  m[3] = p[3] * q[0] + p[4] * q[3];
-  m[4] = p[3] * q[1] + p[4] * q[4];
-  m[5] = p[3] * q[2] + p[4] * q[5] + p[5];
-  memcpy (r->m, m, sizeof (m));
+  bspline_motion_compose (a->m, b->m, r->m);
 }
 
 int
 bspline_affine_invert (const bspline_affine * a, bspline_affine * inv)
 {
-  const double *p = a->m;
-  double det = p[0] * p[4] - p[1] * p[3], m[6];
-  int i;
+  double m[6];
 
-  for (i = 0; i < 6; i++)
-    if (!isfinite (p[i]))
-      return 0;
-  if (det == 0.0 || !isfinite (1.0 / det))
+  if (!bspline_motion_invert (a->m, m))
     return 0;
-  m[0] = p[4] / det;
-  m[1] = -p[1] / det;
-  m[3] = -p[3] / det;
-  m[4] = p[0] / det;
-  m[2] = -(m[0] * p[2] + m[1] * p[5]);
-  m[5] = -(m[3] * p[2] + m[4] * p[5]);
   memcpy (inv->m, m, sizeof (m));
   return 1;
 }

@@ -88,14 +88,14 @@ struct bspline_stabilizer
   bspline_camera_path_params path_params;
   bspline_camera_path *solver;
   int solver_frames;
-  bspline_affine *win_camera, *win_fixed, *win_b;
+  bspline_affine *win_camera, *win_b;
+  bspline_affine win_fixed[PATH_FIXED];
   /* B_j of frames win_from .. win_from + win_count - 1 (the last solve);
    * win_final: it reaches the end of the stream, later pops reuse it */
   long win_from;
   int win_count, win_final;
   /* B of the frames already output, by frame modulo PATH_FIXED + 1 */
   bspline_affine done_b[PATH_FIXED + 1];
-  bspline_camera_path_info info;        /* of the last solve */
 };
 
 void
@@ -122,7 +122,7 @@ static bspline_status
 path_solver (bspline_stabilizer * st, int frames, char *msg, size_t msg_len)
 {
   bspline_camera_path *solver = NULL;
-  bspline_affine *camera, *fixed, *b;
+  bspline_affine *camera, *b;
   bspline_status status;
 
   status = bspline_camera_path_new (&st->path_params, frames, &solver, msg,
@@ -130,11 +130,9 @@ path_solver (bspline_stabilizer * st, int frames, char *msg, size_t msg_len)
   if (status != BSPLINE_OK)
     return status;
   camera = malloc ((size_t) frames * sizeof (bspline_affine));
-  fixed = malloc ((size_t) frames * sizeof (bspline_affine));
   b = malloc ((size_t) frames * sizeof (bspline_affine));
-  if (!camera || !fixed || !b) {
+  if (!camera || !b) {
     free (camera);
-    free (fixed);
     free (b);
     bspline_camera_path_free (solver);
     snprintf (msg, msg_len, "out of memory for a camera path window of %d "
@@ -143,12 +141,10 @@ path_solver (bspline_stabilizer * st, int frames, char *msg, size_t msg_len)
   }
   bspline_camera_path_free (st->solver);
   free (st->win_camera);
-  free (st->win_fixed);
   free (st->win_b);
   st->solver = solver;
   st->solver_frames = frames;
   st->win_camera = camera;
-  st->win_fixed = fixed;
   st->win_b = b;
   return BSPLINE_OK;
 }
@@ -237,7 +233,6 @@ bspline_stabilizer_free (bspline_stabilizer * st)
   free (st->path);
   bspline_camera_path_free (st->solver);
   free (st->win_camera);
-  free (st->win_fixed);
   free (st->win_b);
   free (st);
 }
@@ -510,7 +505,7 @@ optimal_window (bspline_stabilizer * st, long k, long newest, int final)
   st->win_count = (int) (last - k + 1);
   st->win_final = final && last == newest;
   if (bspline_camera_path_solve (st->solver, st->win_camera, n,
-          st->win_fixed, nf, st->win_b, &st->info) == BSPLINE_OK) {
+          st->win_fixed, nf, st->win_b, NULL) == BSPLINE_OK) {
     memmove (st->win_b, st->win_b + nf,
         (size_t) st->win_count * sizeof (bspline_affine));
     for (i = 0; i < st->win_count; i++)
@@ -531,8 +526,6 @@ optimal_window (bspline_stabilizer * st, long k, long newest, int final)
   }
   st->win_count = 1;
   st->win_final = 0;
-  memset (&st->info, 0, sizeof (st->info));
-  st->info.status = BSPLINE_CAMERA_PATH_ITERATION_LIMIT;
 }
 
 /* The clamped correction of frame j >= k (the oldest pending frame, whose

@@ -507,7 +507,8 @@ main (int argc, char **argv)
   clip_spec sines = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0,
     0
   };
-  path_run runs[2][N_RUNS], raw, pan_opt;
+  path_run runs[2][N_RUNS], raw;
+  double pan_opt, pan_whole, pan_gauss;
   double apart_rms, apart_max, jump_ratio;
   int m;
 
@@ -518,9 +519,9 @@ main (int argc, char **argv)
 
   test_clip (&rng, "pan", &pan, runs, &raw, &pan_b);
   m = getenv ("BSPLINE_PATH_TRUE_ONLY") ? 0 : 1;
-  pan_opt = runs[m][OPT];
-  pan_opt.rms_deg = runs[m][OPT_WHOLE].rms_px;
-  pan_opt.rms_jump = runs[m][GAUSS].rms_px;
+  pan_opt = runs[m][OPT].rms_px;
+  pan_whole = runs[m][OPT_WHOLE].rms_px;
+  pan_gauss = runs[m][GAUSS].rms_px;
   test_clip (&rng, "stop-start", &stop, runs, &raw, &stop_b);
   test_clip (&rng, "tripod", &tripod, runs, &raw, &tripod_b);
   test_clip (&rng, "sines", &sines, runs, &raw, &sines_b);
@@ -534,6 +535,6 @@ main (int argc, char **argv)
   return test_end ("the pan with broadband shake (%s motions): "
       "optimal path %.3f px RMS of residual jitter, whole clip %.3f, "
       "Gaussian %.3f; sliding windows %.1f px RMS from the whole clip's "
-      "path", m ? "measured" : "true", pan_opt.rms_px, pan_opt.rms_deg,
-      pan_opt.rms_jump, apart_rms);
+      "path", m ? "measured" : "true", pan_opt, pan_whole, pan_gauss,
+      apart_rms);
 }
