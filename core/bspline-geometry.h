@@ -155,6 +155,58 @@ bspline_status bspline_geometry_plane_map (const bspline_geometry *
     geometry, const bspline_plane_grid * grid, double inverse[9],
     bspline_lens * lens, char *msg, size_t msg_len);
 
+/* 1 when the frame's map is the caps' scaling alone, as videoscale's:
+ * no reorientation, no lens or STMap stage, and the warp is
+ * diag (dst_width / src_width, dst_height / src_height) with no offset
+ * (no borders, rotation, zoom, translation or matrix), to 1e-9 of an
+ * output pixel over the frame. */
+int bspline_geometry_is_pure_scaling (const bspline_geometry * geometry);
+
+/* Points through the whole geometry of a frame, on the luma grid, for what
+ * the sampler does not see: metas and navigation events.  `inverse` and
+ * `lens` are bspline_geometry_plane_map's for the luma grid, with the lens
+ * stage prepared as a plan prepares it (its fold), so that map_point is
+ * the sampler's own evaluation (bspline_stage_map_point); `seed`, input
+ * luma -> output luma, starts unmap_point's iteration.  An STMap stage
+ * borrows the geometry's map: it must outlive the points. */
+typedef struct
+{
+  double inverse[9];
+  bspline_lens lens;            /* model BSPLINE_LENS_NONE: no stage */
+  double seed[9];
+} bspline_geometry_points;
+
+/* unmap_point's stopping rule: the point it returns maps back (map_point)
+ * to within this many input pixels of the point asked for, times
+ * (1 + |x| + |y|) (the lens solver's own residual, BSPLINE_LENS_TOL of a
+ * focal length, is far below it). */
+#define BSPLINE_GEOMETRY_UNMAP_TOL 1e-9
+#define BSPLINE_GEOMETRY_UNMAP_MAX_ITER 100
+
+/* Prepares the points of a geometry; fails where
+ * bspline_geometry_plane_map or the lens stage's preparation fails (the
+ * frame would fail the same way). */
+bspline_status bspline_geometry_points_init (const bspline_geometry *
+    geometry, bspline_geometry_points * points, char *msg, size_t msg_len);
+
+/* Output luma point (u, v) -> input luma point (x, y), continuous (pixel
+ * (i, j) covers [i, i+1) x [j, j+1)): the point the sampler interpolates
+ * for an output pixel centred there.  Returns 0 where there is none
+ * (beyond a perspective's horizon, past a lens's fold: the fill shows). */
+int bspline_geometry_map_point (const bspline_geometry_points * points,
+    double u, double v, double *x, double *y);
+
+/* Input luma point (x, y) -> output luma point (u, v): the inverse of
+ * map_point.  Without a stage, the inverse homography; with a lens or
+ * STMap stage, damped Newton on map_point (its Jacobian by the chain rule,
+ * the stage's times the homography's) from the answer that treats the
+ * stage as the identity (a lens's normalised coordinates as undistorted;
+ * an STMap as the identity map), to BSPLINE_GEOMETRY_UNMAP_TOL.  Returns 0
+ * where it finds no such point: behind a perspective's horizon, outside
+ * what the stage reaches, or no convergence. */
+int bspline_geometry_unmap_point (const bspline_geometry_points * points,
+    double x, double y, double *u, double *v);
+
 #ifdef __cplusplus
 }
 #endif

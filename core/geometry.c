@@ -6,6 +6,7 @@
 #include "bspline-geometry.h"
 #include "bspline-lens-fit.h"
 #include "bspline-stmap.h"
+#include "internal.h"
 
 #define GEOMETRY_PI 3.14159265358979323846
 
@@ -476,4 +477,174 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
     return BSPLINE_ERROR_INVALID_TRANSFORM;
   }
   return BSPLINE_OK;
+}
+
+int
+bspline_geometry_is_pure_scaling (const bspline_geometry * geometry)
+{
+  const double tol = 1e-9;
+  double warp[9], sx, sy, w, h;
+
+  if (geometry->orientation != BSPLINE_ORIENT_IDENTITY
+      || geometry->lens_model != BSPLINE_LENS_NONE
+      || bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
+    return 0;
+  w = geometry->src_width;
+  h = geometry->src_height;
+  sx = geometry->dst_width / w;
+  sy = geometry->dst_height / h;
+  /* each entry's effect over the frame, in output pixels */
+  return fabs (warp[0] - sx) * w <= tol && fabs (warp[1]) * h <= tol
+      && fabs (warp[2]) <= tol && fabs (warp[3]) * w <= tol
+      && fabs (warp[4] - sy) * h <= tol && fabs (warp[5]) <= tol
+      && warp[6] == 0.0 && warp[7] == 0.0 && warp[8] == 1.0;
+}
+
+bspline_status
+bspline_geometry_points_init (const bspline_geometry * geometry,
+    bspline_geometry_points * points, char *msg, size_t msg_len)
+{
+  const bspline_plane_grid luma = { 1, 1, 0.0, 0.0 };
+  double inverse_inv[9], post[9], post_inv[9], stage[9];
+  bspline_lens *lens = &points->lens;
+  bspline_status status;
+
+  status = bspline_geometry_plane_map (geometry, &luma, points->inverse,
+      lens, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  if (!bspline_matrix_invert (points->inverse, inverse_inv)) {
+    if (msg)
+      snprintf (msg, msg_len, "the geometry's inverse matrix is singular");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  if (lens->model == BSPLINE_LENS_NONE) {
+    memcpy (points->seed, inverse_inv, sizeof (points->seed));
+    return BSPLINE_OK;
+  }
+  /* the fold, as bspline_plan_new_lens finds it for the frame */
+  if (lens->model != BSPLINE_LENS_STMAP)
+    lens->stmap = NULL;
+  status = bspline_lens_prepare (lens, points->inverse, geometry->dst_width,
+      geometry->dst_height, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  /* the seed treats the stage as the identity: a lens's normalised
+   * coordinates as the undistorted ones (post^-1), an STMap's position in
+   * map samples as that fraction of the frame (the identity map) */
+  bspline_matrix_identity (post);
+  memcpy (post, lens->post, 6 * sizeof (double));
+  if (!bspline_matrix_invert (post, post_inv)) {
+    if (msg)
+      snprintf (msg, msg_len, "the lens stage's camera matrix is singular");
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  bspline_matrix_identity (stage);
+  if (lens->model == BSPLINE_LENS_STMAP) {
+    stage[0] = lens->map_w;
+    stage[4] = lens->map_h;
+  }
+  bspline_matrix_multiply (stage, post_inv, post);
+  bspline_matrix_multiply (inverse_inv, post, points->seed);
+  return BSPLINE_OK;
+}
+
+int
+bspline_geometry_map_point (const bspline_geometry_points * points, double u,
+    double v, double *x, double *y)
+{
+  return bspline_stage_map_point (points->inverse,
+      points->lens.model != BSPLINE_LENS_NONE ? &points->lens : NULL, u, v,
+      x, y);
+}
+
+/* map_point and its Jacobian J = d(x, y) / d(u, v) (row-major): the
+ * homography's (as bspline_stage_footprint_size has it), times the
+ * stage's (bspline_lens_map) where there is one. */
+static int
+geometry_map_point_jacobian (const bspline_geometry_points * points, double u,
+    double v, double *x, double *y, double J[4])
+{
+  const double *m = points->inverse;
+  double nx, ny, W, H[4], L[4];
+
+  if (!bspline_map_point (m, u, v, &nx, &ny))
+    return 0;
+  W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
+  H[0] = (m[0] - nx * m[6]) / W;
+  H[1] = (m[1] - nx * m[7]) / W;
+  H[2] = (m[3] - ny * m[6]) / W;
+  H[3] = (m[4] - ny * m[7]) / W;
+  if (points->lens.model == BSPLINE_LENS_NONE) {
+    *x = nx;
+    *y = ny;
+    memcpy (J, H, sizeof (H));
+    return 1;
+  }
+  if (!bspline_lens_map (&points->lens, nx, ny, x, y, L))
+    return 0;
+  J[0] = L[0] * H[0] + L[1] * H[2];
+  J[1] = L[0] * H[1] + L[1] * H[3];
+  J[2] = L[2] * H[0] + L[3] * H[2];
+  J[3] = L[2] * H[1] + L[3] * H[3];
+  return 1;
+}
+
+int
+bspline_geometry_unmap_point (const bspline_geometry_points * points,
+    double x, double y, double *u, double *v)
+{
+  const double *s = points->seed;
+  const double tol = BSPLINE_GEOMETRY_UNMAP_TOL * (1.0 + fabs (x) + fabs (y));
+  double pu, pv, fx, fy, J[4], res, W;
+  int i;
+
+  if (!(isfinite (x) && isfinite (y)))
+    return 0;
+  W = s[6] * x + s[7] * y + s[8];
+  if (W == 0.0)
+    return 0;
+  pu = (s[0] * x + s[1] * y + s[2]) / W;
+  pv = (s[3] * x + s[4] * y + s[5]) / W;
+  if (!geometry_map_point_jacobian (points, pu, pv, &fx, &fy, J))
+    return 0;
+  fx -= x;
+  fy -= y;
+  res = hypot (fx, fy);
+  /* Newton on map_point (x, y) = target, each step halved until the
+   * residual shrinks at a point that has an image */
+  for (i = 0; i < BSPLINE_GEOMETRY_UNMAP_MAX_ITER; i++) {
+    double det, du, dv, t = 1.0, tu = pu, tv = pv, tx = 0.0, ty = 0.0,
+        tJ[4], tres = res;
+    int h;
+
+    if (res <= tol) {
+      *u = pu;
+      *v = pv;
+      return 1;
+    }
+    det = J[0] * J[3] - J[1] * J[2];
+    if (!(det != 0.0 && isfinite (det)))
+      return 0;
+    du = (J[3] * fx - J[1] * fy) / det;
+    dv = (J[0] * fy - J[2] * fx) / det;
+    for (h = 0; h < BSPLINE_LENS_MAX_HALVINGS; h++, t *= 0.5) {
+      tu = pu - t * du;
+      tv = pv - t * dv;
+      if (geometry_map_point_jacobian (points, tu, tv, &tx, &ty, tJ)) {
+        tres = hypot (tx - x, ty - y);
+        if (tres < res)
+          break;
+      }
+    }
+    if (h == BSPLINE_LENS_MAX_HALVINGS)
+      return 0;
+    pu = tu;
+    pv = tv;
+    fx = tx - x;
+    fy = ty - y;
+    res = tres;
+    memcpy (J, tJ, sizeof (tJ));
+  }
+  return 0;
 }

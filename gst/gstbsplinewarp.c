@@ -72,6 +72,7 @@
 #include "gstbsplinewarp.h"
 #include "gstbsplineframe.h"
 #include "gstbsplinesettings.h"
+#include "gstbsplinemeta.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
@@ -278,6 +279,10 @@ static gboolean gst_bspline_warp_propose_allocation (GstBaseTransform *
 static gboolean gst_bspline_warp_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
 #endif
+static gboolean gst_bspline_warp_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
+static gboolean gst_bspline_warp_src_event (GstBaseTransform * trans,
+    GstEvent * event);
 
 static void
 gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
@@ -394,6 +399,9 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   trans_class->transform_size =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_size);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_bspline_warp_transform);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_meta);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_bspline_warp_src_event);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_frame);
@@ -2217,3 +2225,82 @@ gst_bspline_warp_free_cuda (G_GNUC_UNUSED GstBSplineWarp * self)
 {
 }
 #endif
+
+/* Metas (docs/element.md, "Metas"): GstBaseTransform copies them from
+ * prepare_output_buffer, after before_transform has snapshot the frame's
+ * settings (also on the CUDA path, whose generate_output prepares the
+ * output buffer of the frame it submits), so self->frame is the buffer's.
+ * The STMap of a new stmap-location is read here where the frame has not
+ * read it yet (prepare_frame then finds it loaded). */
+static gboolean
+gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  bspline_geometry geometry;
+
+  if (!gst_bspline_meta_needs_geometry (meta) || !filter->negotiated)
+    return gst_bspline_meta_transform (GST_OBJECT (self), outbuf, meta, inbuf,
+        NULL, NULL, NULL, FALSE);
+  gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
+      &self->frame, &geometry);
+  if (geometry.lens_model == BSPLINE_LENS_STMAP) {
+    if ((!self->stmap_loaded || self->frame.stmap_serial != self->stmap_serial)
+        && !gst_bspline_warp_load_stmap (self))
+      return FALSE;
+    geometry.stmap = self->stmap;
+  }
+  if (self->frame.use_meta
+      && meta->info->api == GST_VIDEO_AFFINE_TRANSFORMATION_META_API_TYPE)
+    gst_bspline_meta_navigation_set_matrix (GST_OBJECT (self),
+        self->frame.matrix);
+  return gst_bspline_meta_transform (GST_OBJECT (self), outbuf, meta, inbuf,
+      &filter->in_info, &filter->out_info, &geometry, self->frame.use_meta);
+}
+
+/* Navigation (docs/element.md, "Navigation"): the pointer goes upstream
+ * through the inverse of the geometry, from the properties as they are
+ * now (the event's thread is not the streaming thread: it takes its own
+ * snapshot, its own copy of the STMap, and the matrix of the last meta
+ * use-meta warped by), as videoscale reads the negotiated sizes. */
+static gboolean
+gst_bspline_warp_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstBSplineWarpSettings s;
+  bspline_geometry geometry;
+  bspline_stmap *stmap = NULL;
+  gdouble matrix[9];
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION && filter->negotiated) {
+    gst_bspline_warp_snapshot (self, &s);
+    if (s.use_meta && gst_bspline_meta_navigation_get_matrix (GST_OBJECT
+            (self), matrix)) {
+      s.use_matrix = TRUE;
+      s.pivot_x = 0.5;
+      s.pivot_y = 0.5;
+      memcpy (s.matrix, matrix, sizeof (matrix));
+    }
+    gst_bspline_warp_geometry (&filter->in_info, &filter->out_info, &s,
+        &geometry);
+    if (geometry.lens_model == BSPLINE_LENS_STMAP) {
+      gchar *path;
+
+      GST_OBJECT_LOCK (self);
+      path = g_strdup (self->stmap_location);
+      GST_OBJECT_UNLOCK (self);
+      stmap = gst_bspline_meta_navigation_stmap (GST_OBJECT (self), path,
+          s.stmap_serial);
+      g_free (path);
+      geometry.stmap = stmap;
+    }
+    event = gst_bspline_meta_navigation_event (GST_OBJECT (self), event,
+        &geometry);
+    bspline_stmap_unref (stmap);
+    if (event == NULL)
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
