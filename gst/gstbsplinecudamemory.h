@@ -35,7 +35,7 @@ G_BEGIN_DECLS
 #define GST_BSPLINE_CUDA_MEMORY_CAPS \
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
         GST_BSPLINE_CUDA_MEMORY_FORMATS) \
-    ", interlace-mode = (string) progressive"
+    ", interlace-mode = (string) { progressive, interleaved, mixed }"
 
 /* The element's CUDA memory state. */
 typedef struct

@@ -89,8 +89,15 @@ void
 gst_bspline_frame_plane_grid (const GstVideoInfo * info,
     GstVideoChromaSite site, guint plane, bspline_plane_grid * grid)
 {
+  gst_bspline_frame_component_grid (info, site,
+      gst_bspline_frame_plane_component (info, plane), grid);
+}
+
+void
+gst_bspline_frame_component_grid (const GstVideoInfo * info,
+    GstVideoChromaSite site, guint c, bspline_plane_grid * grid)
+{
   const GstVideoFormatInfo *finfo = info->finfo;
-  guint c = gst_bspline_frame_plane_component (info, plane);
 
   grid->sub_x = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
   grid->sub_y = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
@@ -104,7 +111,7 @@ gst_bspline_frame_plane_grid (const GstVideoInfo * info,
  * Y'CbCr from the caps' matrix coefficients (Kr, Kb; BT.709 when the caps
  * name none, e.g. gray) with the offsets and scales of the caps' range, as
  * GStreamer's video-converter does. */
-static void
+void
 gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
     gdouble value[GST_VIDEO_MAX_COMPONENTS])
 {

@@ -45,6 +45,15 @@ GstVideoChromaSite gst_bspline_frame_chroma_site (GstCaps * caps,
 void gst_bspline_frame_plane_grid (const GstVideoInfo * info,
     GstVideoChromaSite site, guint plane, bspline_plane_grid * grid);
 
+/* How component c's samples sit on the luma grid. */
+void gst_bspline_frame_component_grid (const GstVideoInfo * info,
+    GstVideoChromaSite site, guint c, bspline_plane_grid * grid);
+
+/* fill-color (0xAARRGGBB) as the code value of each component of info's
+ * format (GST_VIDEO_COMP_*), at the component's depth. */
+void gst_bspline_frame_fill_components (const GstVideoInfo * info,
+    guint32 argb, gdouble value[GST_VIDEO_MAX_COMPONENTS]);
+
 /* fill-color (0xAARRGGBB) as the fill value of each channel of plane p
  * (described by image): padding channels get the largest code value. */
 void gst_bspline_frame_plane_fill (const GstVideoInfo * info, guint plane,

@@ -71,6 +71,7 @@
 
 #include "gstbsplinewarp.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinelayout.h"
 #include "gstbsplinesettings.h"
 #include "gstbsplinemeta.h"
 #include "bspline.h"
@@ -120,6 +121,7 @@ typedef struct
   bspline_params params;
   gdouble inverse[9];
   bspline_lens lens;            /* as bspline_geometry_plane_map gave it */
+  gint src_width, src_height, dst_width, dst_height;
 } GstBSplineWarpPlane;
 
 struct _GstBSplineWarp
@@ -135,7 +137,13 @@ struct _GstBSplineWarp
   GstVideoChromaSite chroma_site;       /* of the input caps */
   bspline_cpu *cpu;
   guint cpu_threads;
-  GstBSplineWarpPlane planes[GST_VIDEO_MAX_PLANES];
+  /* the layouts of the buffers seen, each kind of fields apart (a mixed
+   * stream alternates them), and the planes' plans for each */
+  GstBSplineLayout in_layout[GST_BSPLINE_FIELDS_N];
+  GstBSplineLayout out_layout[GST_BSPLINE_FIELDS_N];
+  GstBSplineWarpPlane planes[GST_BSPLINE_FIELDS_N]
+      [GST_BSPLINE_LAYOUT_MAX_PLANES];
+  GstBSplineLayoutFrame cpu_in, cpu_out;        /* the CPU's staging */
   bspline_stmap *stmap;         /* loaded from stmap-location, or NULL */
   gboolean stmap_loaded;        /* since start, for ... */
   guint stmap_serial;           /* ... the settings' serial */
@@ -157,7 +165,10 @@ typedef struct
 {
   GstBuffer *inbuf, *outbuf;
   GstVideoFrame in_frame, out_frame;
-  gint slots[GST_VIDEO_MAX_PLANES];     /* -1: plane already done */
+  GstBSplineFields fields;
+  GstBSplineLayout out_layout;  /* packs staged output planes */
+  GstBSplineLayoutFrame in_planes, out_planes;
+  gint slots[GST_BSPLINE_LAYOUT_MAX_PLANES];    /* -1: plane already done */
   gboolean in_device, out_device;       /* frames mapped as CUDA memory */
   gboolean failed;              /* the GPU failed: redo it on the CPU */
   gchar error[512];             /* what failed, for the message */
@@ -203,16 +214,15 @@ static const GstBSplineSettingsDefaults gst_bspline_warp_defaults = {
 #define MIN_ZOOM 1e-4
 #define MAX_ZOOM 1e4
 
-/* Little-endian formats only: the engine reads 16-bit samples in host order,
- * and every machine this is built for is little-endian. */
-#define GST_BSPLINE_WARP_FORMATS "{ GRAY8, GRAY16_LE, RGBA, BGRA, ARGB, " \
-    "ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, " \
-    "Y444, I420_10LE, I422_10LE, P010_10LE, Y444_16LE, GBR, GBRA }"
-
-/* Progressive only: interlaced caps do not intersect the templates. */
+/* Every raw format videoscale takes (gstbsplinelayout.h: the engines read
+ * most as they are, the rest through GStreamer's unpack and pack), every
+ * interlace mode GStreamer has: progressive, interleaved and mixed frames,
+ * and alternate fields (caps feature format:Interlaced). */
 #define GST_BSPLINE_WARP_CAPS \
-    GST_VIDEO_CAPS_MAKE (GST_BSPLINE_WARP_FORMATS) \
-    ", interlace-mode = (string) progressive"
+    GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) \
+    ", interlace-mode = (string) { progressive, interleaved, mixed }; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_FORMAT_INTERLACED, \
+        GST_VIDEO_FORMATS_ALL) ", interlace-mode = (string) alternate"
 
 /* With gstcuda, CUDA memory too (docs/gpu.md, "CUDA memory"). */
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
@@ -269,6 +279,8 @@ static void gst_bspline_warp_free_cuda (GstBSplineWarp * self);
 static void gst_bspline_warp_set_context (GstElement * element,
     GstContext * context);
 #endif
+static gboolean gst_bspline_warp_propose_system (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
 #ifdef HAVE_BSPLINE_CUDA
 static GstFlowReturn gst_bspline_warp_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
@@ -413,6 +425,9 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
       GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_decide_allocation);
+#else
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_system);
 #endif
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_context);
@@ -437,11 +452,15 @@ gst_bspline_warp_init (GstBSplineWarp * self)
 static void
 gst_bspline_warp_clear_planes (GstBSplineWarp * self)
 {
-  guint p;
+  guint f, p;
 
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
-    bspline_plan_free (self->planes[p].plan);
-    memset (&self->planes[p], 0, sizeof (self->planes[p]));
+  for (f = 0; f < GST_BSPLINE_FIELDS_N; f++) {
+    for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++) {
+      bspline_plan_free (self->planes[f][p].plan);
+      memset (&self->planes[f][p], 0, sizeof (self->planes[f][p]));
+    }
+    memset (&self->in_layout[f], 0, sizeof (self->in_layout[f]));
+    memset (&self->out_layout[f], 0, sizeof (self->out_layout[f]));
   }
 }
 
@@ -451,6 +470,8 @@ gst_bspline_warp_finalize (GObject * object)
   GstBSplineWarp *self = GST_BSPLINE_WARP (object);
 
   gst_bspline_warp_clear_planes (self);
+  gst_bspline_layout_frame_clear (&self->cpu_in);
+  gst_bspline_layout_frame_clear (&self->cpu_out);
   bspline_stmap_unref (self->stmap);
   self->stmap = NULL;
   g_free (self->stmap_location);
@@ -756,6 +777,8 @@ gst_bspline_warp_transform_caps (GstBaseTransform * trans,
     if (!gst_caps_features_is_any (features)
         && (gst_caps_features_is_equal (features,
                 GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)
+            || gst_caps_features_contains (features,
+                GST_CAPS_FEATURE_FORMAT_INTERLACED)
             || gst_caps_features_contains (features, "memory:CUDAMemory"))) {
       gst_structure_set (structure, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
           "height", GST_TYPE_INT_RANGE, 1, G_MAXINT, NULL);
@@ -1401,64 +1424,105 @@ gst_bspline_warp_params_equal (const bspline_params * a,
       && a->precision == b->precision && a->antialias == b->antialias;
 }
 
-/* Brings the plan of every plane up to date with the frame's settings:
- * a plan is rebuilt only when its parameters or its matrix changed. */
+/* The map of layout plane i: the geometry through the output plane's grid,
+ * then the input plane's own grid where a crop starting inside a chroma
+ * sample moved it (shift, in input plane pixels). */
+static bspline_status
+gst_bspline_warp_plane_map (const bspline_geometry * geometry,
+    const GstBSplineLayout * in, const GstBSplineLayout * out, guint i,
+    gdouble inverse[9], bspline_lens * lens, gboolean * shifted, gchar * msg,
+    gsize msg_len)
+{
+  const bspline_plane_grid *grid = &out->grid[i];
+  gdouble shift_x = (grid->offset_x - in->grid[i].offset_x) / grid->sub_x;
+  gdouble shift_y = (grid->offset_y - in->grid[i].offset_y) / grid->sub_y;
+  bspline_status status;
+  guint k;
+
+  *shifted = shift_x != 0.0 || shift_y != 0.0;
+  status = bspline_geometry_plane_map (geometry, grid, inverse, lens, msg,
+      msg_len);
+  if (status != BSPLINE_OK || !*shifted)
+    return status;
+  if (lens->model == BSPLINE_LENS_NONE) {
+    for (k = 0; k < 3; k++) {
+      inverse[k] += shift_x * inverse[6 + k];
+      inverse[3 + k] += shift_y * inverse[6 + k];
+    }
+  } else {
+    lens->post[2] += shift_x;
+    lens->post[5] += shift_y;
+  }
+  return BSPLINE_OK;
+}
+
+/* Brings the plan of every plane of the buffer's layout up to date with
+ * the frame's settings: a plan is rebuilt only when its parameters, its
+ * matrix or its sizes changed. */
 static GstFlowReturn
 gst_bspline_warp_update_planes (GstBSplineWarp * self,
-    const bspline_geometry * geometry)
+    const bspline_geometry * geometry, GstBSplineFields fields)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   const GstVideoInfo *in_info = &filter->in_info;
   const GstVideoInfo *out_info = &filter->out_info;
+  const GstBSplineLayout *in = &self->in_layout[fields];
+  const GstBSplineLayout *out = &self->out_layout[fields];
   const GstBSplineWarpSettings *s = &self->frame;
   gboolean pure = bspline_geometry_is_pure_orientation (geometry);
   bspline_status status = BSPLINE_OK;
   gchar msg[256] = "";
   guint p;
 
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
-    GstBSplineWarpPlane *plane = &self->planes[p];
-    bspline_plane_grid grid;
-    bspline_image src, dst;
+  for (p = 0; p < in->n_planes; p++) {
+    GstBSplineWarpPlane *plane = &self->planes[fields][p];
+    const bspline_image *src = &in->plane[p], *dst = &out->plane[p];
     bspline_params params;
     bspline_lens lens;
     gdouble inverse[9];
+    gboolean shifted;
 
-    gst_bspline_frame_plane_grid (in_info, self->chroma_site, p, &grid);
-    if (pure && bspline_geometry_plane_orients_exactly (geometry, &grid)) {
+    status = gst_bspline_warp_plane_map (geometry, in, out, p, inverse, &lens,
+        &shifted, msg, sizeof (msg));
+    if (status != BSPLINE_OK)
+      goto bad_plan;
+    if (pure && !shifted
+        && bspline_geometry_plane_orients_exactly (geometry, &out->grid[p])) {
       bspline_plan_free (plane->plan);
-      plane->plan = NULL;
+      memset (plane, 0, sizeof (*plane));
       plane->exact = TRUE;
       plane->valid = TRUE;
       continue;
     }
 
-    gst_bspline_frame_plane_image (in_info, NULL, p, &src);
-    gst_bspline_frame_plane_image (out_info, NULL, p, &dst);
-    gst_bspline_settings_plane_params (&s->resample, in_info, p, &src, &params);
-    status = bspline_geometry_plane_map (geometry, &grid, inverse, &lens,
-        msg, sizeof (msg));
-    if (status != BSPLINE_OK)
-      goto bad_plan;
+    gst_bspline_settings_plane_params (&s->resample, in_info,
+        in->plane_base[p], src, &params);
+    gst_bspline_layout_fill (in, p, s->resample.fill_color, params.fill);
     if (plane->valid && !plane->exact
         && gst_bspline_warp_params_equal (&params, &plane->params)
         && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0
-        && memcmp (&lens, &plane->lens, sizeof (lens)) == 0)
+        && memcmp (&lens, &plane->lens, sizeof (lens)) == 0
+        && plane->src_width == src->width && plane->src_height == src->height
+        && plane->dst_width == dst->width && plane->dst_height == dst->height)
       continue;
 
     bspline_plan_free (plane->plan);
     memset (plane, 0, sizeof (*plane));
-    status = bspline_plan_new_lens (&params, inverse, &lens, src.width,
-        src.height, dst.width, dst.height, src.channels, &plane->plan, msg,
+    status = bspline_plan_new_lens (&params, inverse, &lens, src->width,
+        src->height, dst->width, dst->height, src->channels, &plane->plan, msg,
         sizeof (msg));
     if (status != BSPLINE_OK)
       goto bad_plan;
     plane->params = params;
     memcpy (plane->inverse, inverse, sizeof (inverse));
     plane->lens = lens;
+    plane->src_width = src->width;
+    plane->src_height = src->height;
+    plane->dst_width = dst->width;
+    plane->dst_height = dst->height;
     plane->valid = TRUE;
-    GST_DEBUG_OBJECT (self, "plane %u: %dx%d -> %dx%d, %s path", p,
-        src.width, src.height, dst.width, dst.height,
+    GST_DEBUG_OBJECT (self, "plane %u (fields %d): %dx%d -> %dx%d, %s path",
+        p, fields, src->width, src->height, dst->width, dst->height,
         bspline_plan_is_separable (plane->plan) ? "separable" : "warp");
   }
   return GST_FLOW_OK;
@@ -1544,13 +1608,110 @@ gst_bspline_warp_load_stmap (GstBSplineWarp * self)
   return TRUE;
 }
 
-/* Everything a frame needs before its planes run: the CPU engine with the
- * frame's thread count, the geometry and up-to-date plans. */
+/* The fields of a buffer of the input caps: none (progressive), both
+ * (an interlaced frame), or the one an alternate-mode buffer holds.
+ * FALSE for an alternate-mode buffer flagged as neither field. */
+static gboolean
+gst_bspline_warp_buffer_fields (const GstVideoInfo * info, GstBuffer * buffer,
+    GstBSplineFields * fields)
+{
+  *fields = GST_BSPLINE_FIELDS_NONE;
+  switch (GST_VIDEO_INFO_INTERLACE_MODE (info)) {
+    case GST_VIDEO_INTERLACE_MODE_INTERLEAVED:
+      *fields = GST_BSPLINE_FIELDS_BOTH;
+      break;
+    case GST_VIDEO_INTERLACE_MODE_MIXED:
+      if (GST_BUFFER_FLAG_IS_SET (buffer, GST_VIDEO_BUFFER_FLAG_INTERLACED))
+        *fields = GST_BSPLINE_FIELDS_BOTH;
+      break;
+    case GST_VIDEO_INTERLACE_MODE_ALTERNATE:
+      if (GST_VIDEO_BUFFER_IS_TOP_FIELD (buffer))
+        *fields = GST_BSPLINE_FIELDS_TOP;
+      else if (GST_VIDEO_BUFFER_IS_BOTTOM_FIELD (buffer))
+        *fields = GST_BSPLINE_FIELDS_BOTTOM;
+      else
+        return FALSE;
+      break;
+    default:
+      break;
+  }
+  return TRUE;
+}
+
+/* The layouts of the buffer (its fields, its crop meta, the size its
+ * GstVideoMeta gives), made again where they changed. */
 static GstFlowReturn
-gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
-    bspline_geometry * geometry)
+gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
+    GstBSplineFields * fields)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (inbuf);
+  GstVideoCropMeta *cmeta = gst_buffer_get_video_crop_meta (inbuf);
+  GstVideoRectangle crop, *c = NULL;
+  gint in_w = GST_VIDEO_INFO_WIDTH (&filter->in_info);
+  gint in_h = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
+  gint out_w = GST_VIDEO_INFO_WIDTH (&filter->out_info);
+  gint out_h = GST_VIDEO_INFO_HEIGHT (&filter->out_info);
+  gchar msg[256] = "";
+
+  if (!gst_bspline_warp_buffer_fields (&filter->in_info, inbuf, fields))
+    goto no_field;
+  if (vmeta) {
+    in_w = vmeta->width;
+    in_h = vmeta->height;
+  }
+  if (cmeta) {
+    crop.x = cmeta->x;
+    crop.y = cmeta->y;
+    crop.w = cmeta->width;
+    crop.h = cmeta->height;
+    c = &crop;
+  }
+  if (!gst_bspline_layout_matches (&self->in_layout[*fields], *fields, c,
+          in_w, in_h)
+      && !gst_bspline_layout_init (&self->in_layout[*fields],
+          &filter->in_info, self->chroma_site, *fields, c, in_w, in_h, msg,
+          sizeof (msg)))
+    goto bad_layout;
+  if (!gst_bspline_layout_matches (&self->out_layout[*fields], *fields, NULL,
+          out_w, out_h)
+      && !gst_bspline_layout_init (&self->out_layout[*fields],
+          &filter->out_info, self->chroma_site, *fields, NULL, out_w, out_h,
+          msg, sizeof (msg)))
+    goto bad_layout;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_field:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("An alternate-mode buffer is flagged as neither the top nor the "
+            "bottom field."), ("interlace-mode=alternate: every buffer holds "
+            "one field (GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD)"));
+    return GST_FLOW_ERROR;
+  }
+bad_layout:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The buffer's planes cannot be resampled: %s.", msg),
+        ("%s %dx%d, %s", GST_VIDEO_INFO_NAME (&filter->in_info),
+            GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+            gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+                (&filter->in_info))));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Everything a frame needs before its planes run: the CPU engine with the
+ * frame's thread count, the buffer's layouts, the geometry and up-to-date
+ * plans. */
+static GstFlowReturn
+gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
+    bspline_geometry * geometry, GstBSplineFields * fields)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstFlowReturn ret;
 
   if (self->frame.resample.n_threads != self->cpu_threads) {
     bspline_cpu *cpu = bspline_cpu_new ((int) self->frame.resample.n_threads);
@@ -1566,10 +1727,13 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
   if ((!self->stmap_loaded || self->frame.stmap_serial != self->stmap_serial)
       && !gst_bspline_warp_load_stmap (self))
     return GST_FLOW_ERROR;
+  ret = gst_bspline_warp_layouts (self, inbuf, fields);
+  if (ret != GST_FLOW_OK)
+    return ret;
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
   geometry->stmap = self->stmap;
-  return gst_bspline_warp_update_planes (self, geometry);
+  return gst_bspline_warp_update_planes (self, geometry, *fields);
 
   /* ERRORS */
 no_cpu:
@@ -1591,24 +1755,22 @@ stage_conflict:
   }
 }
 
-/* Runs plane p of a frame on the CPU (exact reorientation or the plan). */
+/* Runs plane p of the layout on the CPU (exact reorientation or the
+ * plan). */
 static GstFlowReturn
 gst_bspline_warp_cpu_plane (GstBSplineWarp * self,
-    const bspline_geometry * geometry, GstVideoFrame * in_frame,
-    GstVideoFrame * out_frame, guint p)
+    const bspline_geometry * geometry, GstBSplineFields fields, guint p,
+    const bspline_image * src, const bspline_image * dst)
 {
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  bspline_image src, dst;
+  const GstBSplineWarpPlane *plane = &self->planes[fields][p];
   bspline_status status;
   gchar msg[256] = "";
 
-  gst_bspline_frame_plane_image (&filter->in_info, in_frame, p, &src);
-  gst_bspline_frame_plane_image (&filter->out_info, out_frame, p, &dst);
-  if (self->planes[p].exact) {
-    status = bspline_orient_plane (geometry->orientation, &src, &dst, msg,
+  if (plane->exact) {
+    status = bspline_orient_plane (geometry->orientation, src, dst, msg,
         sizeof (msg));
   } else {
-    status = bspline_cpu_execute (self->cpu, self->planes[p].plan, &src, &dst);
+    status = bspline_cpu_execute (self->cpu, plane->plan, src, dst);
     if (status != BSPLINE_OK)
       g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
   }
@@ -1630,46 +1792,15 @@ engine_failed:
   }
 }
 
-/* TRUE when every row of every plane of frame lies in the memory it maps.
- * Without a GstVideoMeta, gst_video_frame_map has checked the buffer size
- * against the caps; with one, GStreamer checks only that each plane starts
- * inside the buffer, and the meta (made upstream) may describe strides or
- * offsets whose rows run past the end: the engine would read or write
- * outside the buffer. */
-static gboolean
-gst_bspline_warp_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
-{
-  guint p;
-
-  if (frame->meta == NULL)
-    return TRUE;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
-    bspline_image image;
-    guint64 row, start, end;
-
-    gst_bspline_frame_plane_image (info, frame, p, &image);
-    row = (guint64) image.width * image.channels *
-        bspline_sample_size (image.type);
-    if (image.stride < 0 || (guint64) image.stride < row
-        || (guint8 *) image.data < frame->map[p].data)
-      return FALSE;
-    start = (guint64) ((guint8 *) image.data - frame->map[p].data);
-    end = start + (guint64) image.stride * (guint64) (image.height - 1) + row;
-    if (end > frame->map[p].size)
-      return FALSE;
-  }
-  return TRUE;
-}
-
 static GstFlowReturn
 gst_bspline_warp_check_frames (GstBSplineWarp * self,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
 
-  if (!gst_bspline_warp_frame_fits (&filter->in_info, in_frame))
+  if (!gst_bspline_layout_frame_fits (&filter->in_info, in_frame))
     goto bad_meta;
-  if (!gst_bspline_warp_frame_fits (&filter->out_info, out_frame))
+  if (!gst_bspline_layout_frame_fits (&filter->out_info, out_frame))
     goto bad_meta;
   return GST_FLOW_OK;
 
@@ -1690,17 +1821,55 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (filter);
   bspline_geometry geometry;
+  GstBSplineFields fields;
   GstFlowReturn ret;
   guint p;
 
   ret = gst_bspline_warp_check_frames (self, in_frame, out_frame);
   if (ret != GST_FLOW_OK)
     return ret;
-  ret = gst_bspline_warp_prepare_frame (self, &geometry);
-  for (p = 0; ret == GST_FLOW_OK && p < GST_VIDEO_FRAME_N_PLANES (in_frame);
-      p++)
-    ret = gst_bspline_warp_cpu_plane (self, &geometry, in_frame, out_frame, p);
+  ret = gst_bspline_warp_prepare_frame (self, in_frame->buffer, &geometry,
+      &fields);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (!gst_bspline_layout_read (&self->in_layout[fields], in_frame,
+          &self->cpu_in)
+      || !gst_bspline_layout_prepare (&self->out_layout[fields], out_frame,
+          &self->cpu_out))
+    goto no_memory;
+  for (p = 0; ret == GST_FLOW_OK && p < self->in_layout[fields].n_planes; p++)
+    ret = gst_bspline_warp_cpu_plane (self, &geometry, fields, p,
+        &self->cpu_in.plane[p], &self->cpu_out.plane[p]);
+  if (ret == GST_FLOW_OK)
+    gst_bspline_layout_write (&self->out_layout[fields], &self->cpu_out,
+        out_frame);
   return ret;
+
+  /* ERRORS */
+no_memory:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to unpack a %s frame.",
+            GST_VIDEO_INFO_NAME (&filter->in_info)),
+        ("%dx%d: staging planes", GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Upstream in system memory: GstVideoFilter's proposal (a video meta and a
+ * pool), and the crop meta, whose crop is folded into the planes' views
+ * (gstbsplinelayout.h) instead of being copied out upstream. */
+static gboolean
+gst_bspline_warp_propose_system (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  if (!gst_base_transform_is_passthrough (trans))
+    gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  return TRUE;
 }
 
 #ifdef HAVE_BSPLINE_CUDA
@@ -1733,6 +1902,8 @@ gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
   gst_buffer_unref (pending->inbuf);
   if (pending->outbuf)
     gst_buffer_unref (pending->outbuf);
+  gst_bspline_layout_frame_clear (&pending->in_planes);
+  gst_bspline_layout_frame_clear (&pending->out_planes);
   g_free (pending);
 }
 
@@ -1747,8 +1918,9 @@ gst_bspline_warp_place_frames (GstBSplineWarp * self,
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   guint p;
 
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
-    if (self->planes[p].valid && self->planes[p].exact)
+  for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++)
+    if (self->planes[pending->fields][p].valid
+        && self->planes[pending->fields][p].exact)
       return;
   pending->in_device = gst_bspline_cuda_memory_on_device (&self->cudamem,
       pending->inbuf);
@@ -1812,6 +1984,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   GstBSplineWarpPending *pending = g_new0 (GstBSplineWarpPending, 1);
+  const GstBSplineLayout *in_layout;
   bspline_geometry geometry;
   GstFlowReturn ret;
   gboolean entered = FALSE;
@@ -1820,10 +1993,11 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   pending->inbuf = inbuf;
   pending->outbuf = outbuf;
   pending->settings = self->frame;
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+  for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++)
     pending->slots[p] = -1;
   /* the plans first: they say which planes are copied on the CPU */
-  ret = gst_bspline_warp_prepare_frame (self, &geometry);
+  ret = gst_bspline_warp_prepare_frame (self, inbuf, &geometry,
+      &pending->fields);
   if (ret != GST_FLOW_OK) {
     gst_bspline_warp_pending_free (pending);
     return ret;
@@ -1840,6 +2014,18 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   }
   ret = gst_bspline_warp_check_frames (self, &pending->in_frame,
       &pending->out_frame);
+  in_layout = &self->in_layout[pending->fields];
+  pending->out_layout = self->out_layout[pending->fields];
+  if (ret == GST_FLOW_OK
+      && (!gst_bspline_layout_read (in_layout, &pending->in_frame,
+              &pending->in_planes)
+          || !gst_bspline_layout_prepare (&pending->out_layout,
+              &pending->out_frame, &pending->out_planes))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to unpack a %s frame.",
+            GST_VIDEO_INFO_NAME (&filter->in_info)), ("staging planes"));
+    ret = GST_FLOW_ERROR;
+  }
   if (ret == GST_FLOW_OK) {
     entered = gst_bspline_warp_cuda_enter (self);
     if (!entered) {
@@ -1848,21 +2034,18 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
       pending->failed = TRUE;
     }
   }
-  for (p = 0; ret == GST_FLOW_OK && entered
-      && p < GST_VIDEO_FRAME_N_PLANES (&pending->in_frame); p++) {
-    bspline_image src, dst;
+  for (p = 0; ret == GST_FLOW_OK && entered && p < in_layout->n_planes; p++) {
+    const bspline_image *src = &pending->in_planes.plane[p];
+    const bspline_image *dst = &pending->out_planes.plane[p];
+    const GstBSplineWarpPlane *plane = &self->planes[pending->fields][p];
 
-    if (self->planes[p].exact) {
-      ret = gst_bspline_warp_cpu_plane (self, &geometry, &pending->in_frame,
-          &pending->out_frame, p);
+    if (plane->exact) {
+      ret = gst_bspline_warp_cpu_plane (self, &geometry, pending->fields, p,
+          src, dst);
       continue;
     }
-    gst_bspline_frame_plane_image (&filter->in_info, &pending->in_frame, p,
-        &src);
-    gst_bspline_frame_plane_image (&filter->out_info, &pending->out_frame, p,
-        &dst);
-    if (bspline_cuda_submit_placed (self->cuda, self->planes[p].plan, &src,
-            pending->in_device, &dst, pending->out_device,
+    if (bspline_cuda_submit_placed (self->cuda, plane->plan, src,
+            pending->in_device, dst, pending->out_device,
             &pending->slots[p]) != BSPLINE_OK) {
       g_strlcpy (pending->error, bspline_cuda_last_error (self->cuda),
           sizeof (pending->error));
@@ -1874,7 +2057,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   }
   if (ret != GST_FLOW_OK) {
     /* the planes already queued must land before the frames go away */
-    for (p = 0; p < GST_VIDEO_MAX_PLANES; p++)
+    for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++)
       if (pending->slots[p] >= 0)
         bspline_cuda_finish (self->cuda, pending->slots[p]);
   }
@@ -1909,7 +2092,7 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
   gboolean entered = gst_bspline_warp_cuda_enter (self);
   guint p;
 
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+  for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++) {
     if (pending->slots[p] < 0)
       continue;
     if (!entered) {
@@ -1939,6 +2122,9 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
     if (ret == GST_FLOW_OK)
       ret = gst_bspline_warp_transform_frame (GST_VIDEO_FILTER (self),
           &pending->in_frame, &pending->out_frame);
+  } else {
+    gst_bspline_layout_write (&pending->out_layout, &pending->out_planes,
+        &pending->out_frame);
   }
   if (ret == GST_FLOW_OK) {
     *outbuf = pending->outbuf;
@@ -2181,8 +2367,9 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
   }
 #endif
   if (self->cuda == NULL || gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-        decide_query, query);
+    return gst_bspline_warp_propose_system (trans, decide_query, query);
+  /* a crop is folded into the planes' views (gstbsplinelayout.h) */
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   return gst_bspline_pinned_propose (query,
       GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1);
 }

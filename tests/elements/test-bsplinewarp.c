@@ -933,9 +933,19 @@ template_formats (void)
             GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY))
       continue;
     list = gst_structure_get_value (gst_caps_get_structure (caps, i), "format");
-    for (j = 0; j < gst_value_list_get_size (list); j++)
-      g_ptr_array_add (names,
-          g_value_dup_string (gst_value_list_get_value (list, j)));
+    for (j = 0; j < gst_value_list_get_size (list); j++) {
+      const gchar *name = g_value_get_string (gst_value_list_get_value (list,
+              j));
+      guint k;
+
+      /* the formats whose planes this file's table describes (every
+       * other format: tests/elements/test-formats.c) */
+      for (k = 0; k < G_N_ELEMENTS (formats); k++)
+        if (strcmp (formats[k].name, name) == 0)
+          g_ptr_array_add (names, g_strdup (name));
+    }
+    if (names->len > 0)
+      break;
   }
   gst_caps_unref (caps);
   gst_object_unref (pad);
@@ -1557,16 +1567,11 @@ GST_START_TEST (test_bad_input)
           "<1.0,2.0,3.0>"));
   gst_harness_teardown (h);
 
-  /* impossible caps: a format not handled, interlaced video */
-  h = bsplinewarp_harness_new ();
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=YUY2,width=16,"
-      "height=16,framerate=30/1");
-  fail_unless_equals_int (gst_harness_push (h,
-          grey_buffer (16 * 16 * 2)), GST_FLOW_NOT_NEGOTIATED);
-  gst_harness_teardown (h);
+  /* impossible caps: fields in separate buffers of one frame (GStreamer's
+   * deprecated "fields" mode: never made by a 1.22 element) */
   h = bsplinewarp_harness_new ();
   gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=16,"
-      "height=16,framerate=30/1,interlace-mode=interleaved");
+      "height=16,framerate=30/1,interlace-mode=fields");
   fail_unless_equals_int (gst_harness_push (h,
           grey_buffer (16 * 16 * 3 / 2)), GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown (h);

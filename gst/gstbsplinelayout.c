@@ -1,0 +1,682 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+/* gstbsplinelayout.c: see gstbsplinelayout.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstbsplinelayout.h"
+#include "gstbsplineframe.h"
+
+/* Rows of staging memory start on this many bytes. */
+#define STAGING_ALIGN 64
+
+/* The component (GST_VIDEO_COMP_*) of unpacked channel k: GStreamer's
+ * unpack formats (AYUV, ARGB, AYUV64, ARGB64) hold A first. */
+static guint
+unpacked_component (guint k)
+{
+  return k == 0 ? GST_VIDEO_COMP_A : k - 1;
+}
+
+gboolean
+gst_bspline_layout_format_is_native (GstVideoFormat format)
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  guint c, k;
+
+  if (finfo == NULL || GST_VIDEO_FORMAT_INFO_IS_COMPLEX (finfo)
+      || GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)
+      || GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo))
+    return FALSE;
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+    guint bytes = depth > 8 ? 2 : 1;
+    gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+
+    /* the engines read 8-bit samples, or 16-bit ones in host order (every
+     * machine this is built for is little-endian) */
+    if (depth > 16 || (bytes == 1 && depth != 8)
+        || (bytes == 2 && !GST_VIDEO_FORMAT_INFO_IS_LE (finfo))
+        || (bytes == 1 && GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c) != 0)
+        || pstride <= 0 || pstride % bytes != 0
+        || pstride / bytes > BSPLINE_MAX_CHANNELS)
+      return FALSE;
+    /* a plane's components alike (YUY2's luma and chroma are not), at
+     * distinct offsets (1.22's Y412 and r210 give them all offset 0) */
+    for (k = 0; k < c; k++) {
+      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, k) !=
+          GST_VIDEO_FORMAT_INFO_PLANE (finfo, c))
+        continue;
+      if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, k) != depth
+          || GST_VIDEO_FORMAT_INFO_SHIFT (finfo, k) !=
+          GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c)
+          || GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, k) != pstride
+          || GST_VIDEO_FORMAT_INFO_W_SUB (finfo, k) !=
+          GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c)
+          || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, k) !=
+          GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c)
+          || GST_VIDEO_FORMAT_INFO_POFFSET (finfo, k) ==
+          GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c))
+        return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+gst_bspline_layout_format_is_supported (GstVideoFormat format)
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+
+  if (finfo == NULL || format == GST_VIDEO_FORMAT_ENCODED
+      || format == GST_VIDEO_FORMAT_UNKNOWN)
+    return FALSE;
+  if (gst_bspline_layout_format_is_native (format))
+    return TRUE;
+  return finfo->unpack_func != NULL && finfo->pack_func != NULL
+      && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) <= 4;
+}
+
+/* The staged planes of a format: one 4-channel plane (A first, as
+ * unpacked) when no component is subsampled, one channel of gray, else
+ * luma, chroma (both components, on their grid) and alpha apart. */
+static void
+gst_bspline_layout_stage (GstBSplineLayout * layout,
+    const GstVideoInfo * full, GstVideoChromaSite site)
+{
+  const GstVideoFormatInfo *finfo = full->finfo;
+  const GstVideoFormatInfo *ufinfo =
+      gst_video_format_get_info (finfo->unpack_format);
+  gboolean gray = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo);
+  gboolean subsampled = !gray && !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)
+      && (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, 1) != 0
+      || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, 1) != 0);
+  gint depth = GST_VIDEO_FORMAT_INFO_DEPTH (ufinfo, 0);
+  gint w = GST_VIDEO_INFO_WIDTH (full);
+  gint h = GST_VIDEO_INFO_COMP_HEIGHT (full, 0);
+  gint bits = depth;
+  bspline_image image;
+  guint i;
+
+  /* components of one depth below 16 bits (v210, P010_10BE, r210): the
+   * engines read the unpacked sample's top bits, which are the code value
+   * exactly, and write it back there, as for P010 */
+  if (depth == 16 && !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)) {
+    bits = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+    for (i = 1; i < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); i++)
+      if ((gint) GST_VIDEO_FORMAT_INFO_DEPTH (finfo, i) != bits)
+        bits = depth;
+  }
+  layout->unpack_depth = depth;
+  memset (&image, 0, sizeof (image));
+  image.type = depth > 8 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8;
+  image.bits = bits;
+  image.shift = depth - bits;
+  image.width = w;
+  image.height = h;
+  for (i = 0; i < GST_VIDEO_MAX_PLANES; i++) {
+    layout->base_grid[i].sub_x = layout->base_grid[i].sub_y = 1;
+    layout->base_grid[i].offset_x = layout->base_grid[i].offset_y = 0.0;
+  }
+
+  if (gray) {
+    image.channels = 1;
+    layout->base[0] = image;
+    layout->base_channel[0][0] = 1;
+    layout->n_base = 1;
+  } else if (!subsampled) {
+    image.channels = 4;
+    layout->base[0] = image;
+    for (i = 0; i < 4; i++)
+      layout->base_channel[0][i] = i;
+    layout->n_base = 1;
+  } else {
+    image.channels = 1;
+    layout->base[0] = image;
+    layout->base_channel[0][0] = 1;
+    image.channels = 2;
+    image.width = GST_VIDEO_INFO_COMP_WIDTH (full, 1);
+    image.height = GST_VIDEO_INFO_COMP_HEIGHT (full, 1);
+    layout->base[1] = image;
+    layout->base_channel[1][0] = 2;
+    layout->base_channel[1][1] = 3;
+    gst_bspline_frame_component_grid (full, site, 1, &layout->base_grid[1]);
+    layout->n_base = 2;
+    if (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo)) {
+      image.channels = 1;
+      image.width = w;
+      image.height = h;
+      layout->base[2] = image;
+      layout->base_channel[2][0] = 0;
+      layout->n_base = 3;
+    }
+  }
+}
+
+gboolean
+gst_bspline_layout_matches (const GstBSplineLayout * layout,
+    GstBSplineFields fields, const GstVideoRectangle * crop,
+    gint buffer_width, gint buffer_height)
+{
+  GstVideoRectangle none = { 0, 0, GST_VIDEO_INFO_WIDTH (&layout->info),
+    GST_VIDEO_INFO_HEIGHT (&layout->info)
+  };
+
+  if (crop == NULL)
+    crop = &none;
+  return layout->n_planes > 0 && layout->fields == fields
+      && layout->buffer_width == buffer_width
+      && layout->buffer_height == buffer_height
+      && memcmp (crop, &layout->crop, sizeof (*crop)) == 0;
+}
+
+gboolean
+gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
+    GstVideoChromaSite site, GstBSplineFields fields,
+    const GstVideoRectangle * crop, gint buffer_width, gint buffer_height,
+    gchar * msg, gsize msg_len)
+{
+  gint width = GST_VIDEO_INFO_WIDTH (info);
+  gint height = GST_VIDEO_INFO_HEIGHT (info);
+  gboolean interlaced = fields != GST_BSPLINE_FIELDS_NONE;
+  GstVideoInfo full;
+  guint b, n = 0;
+  gint max_sub_y = 1;
+
+  memset (layout, 0, sizeof (*layout));
+  layout->info = *info;
+  layout->fields = fields;
+  layout->buffer_width = buffer_width;
+  layout->buffer_height = buffer_height;
+  if (crop)
+    layout->crop = *crop;
+  else {
+    layout->crop.w = width;
+    layout->crop.h = height;
+  }
+  crop = &layout->crop;
+  if (crop->w != width || crop->h != height || crop->x < 0 || crop->y < 0
+      || crop->x > buffer_width - width || crop->y > buffer_height - height)
+    goto bad_crop;
+
+  full = *info;
+  full.width = buffer_width;
+  full.height = buffer_height;
+  layout->staged = !gst_bspline_layout_format_is_native (GST_VIDEO_INFO_FORMAT
+      (info));
+  if (layout->staged) {
+    gst_bspline_layout_stage (layout, &full, site);
+  } else {
+    layout->n_base = GST_VIDEO_INFO_N_PLANES (info);
+    for (b = 0; b < layout->n_base; b++) {
+      gst_bspline_frame_plane_image (&full, NULL, b, &layout->base[b]);
+      gst_bspline_frame_plane_grid (info, site, b, &layout->base_grid[b]);
+    }
+  }
+  for (b = 0; b < layout->n_base; b++)
+    max_sub_y = MAX (max_sub_y, layout->base_grid[b].sub_y);
+
+  /* the fields must share the rows of every plane: an even height, and
+   * whole chroma rows in each; a crop keeps the fields and chroma rows */
+  if (interlaced && height % (2 * max_sub_y) != 0)
+    goto bad_height;
+  if (interlaced && crop->y % (2 * max_sub_y) != 0)
+    goto bad_crop_fields;
+  if ((fields == GST_BSPLINE_FIELDS_TOP || fields == GST_BSPLINE_FIELDS_BOTTOM)
+      && crop->y != 0)
+    goto bad_crop_fields;
+
+  for (b = 0; b < layout->n_base; b++) {
+    const bspline_image *base = &layout->base[b];
+    bspline_plane_grid grid = layout->base_grid[b];
+    gint first_x = crop->x / grid.sub_x, first_y = crop->y / grid.sub_y;
+    gint last_x = (crop->x + width - 1) / grid.sub_x;
+    gint rows = fields == GST_BSPLINE_FIELDS_TOP
+        || fields == GST_BSPLINE_FIELDS_BOTTOM ? base->height
+        : (crop->y + height - 1) / grid.sub_y - first_y + 1;
+    gint f, first_field = 0, n_fields = 1;
+    gsize bytes = bspline_sample_size (base->type) * base->channels;
+
+    /* a crop starting inside a chroma sample: the grid takes the rest */
+    grid.offset_x += grid.sub_x * first_x - crop->x;
+    grid.offset_y += grid.sub_y * first_y - crop->y;
+    if (fields == GST_BSPLINE_FIELDS_BOTH)
+      n_fields = 2;
+    else if (fields == GST_BSPLINE_FIELDS_BOTTOM)
+      first_field = 1;
+
+    for (f = first_field; f < first_field + n_fields; f++) {
+      bspline_image *plane = &layout->plane[n];
+      bspline_plane_grid *g = &layout->grid[n];
+
+      *plane = *base;
+      plane->width = last_x - first_x + 1;
+      plane->height = rows;
+      *g = grid;
+      layout->plane_base[n] = b;
+      layout->plane_field[n] = interlaced ? f : -1;
+      layout->plane_offset[n] = (gint64) first_x *bytes;
+      if (interlaced) {
+        /* field f's row k sits at frame row 2 k + f of the plane's grid:
+         * luma 2 sub_y (k + 0.5) + 2 offset_y + f - 0.5 */
+        g->sub_y = 2 * grid.sub_y;
+        g->offset_y = 2 * grid.offset_y + f - 0.5;
+        if (fields == GST_BSPLINE_FIELDS_BOTH)
+          plane->height = (rows - f + 1) / 2;
+      }
+      n++;
+    }
+  }
+  layout->n_planes = n;
+  return TRUE;
+
+  /* ERRORS */
+bad_crop:
+  {
+    g_snprintf (msg, msg_len, "the crop meta's %dx%d at (%d, %d) is not "
+        "the caps' %dx%d inside the %dx%d buffer", crop->w, crop->h,
+        crop->x, crop->y, width, height, buffer_width, buffer_height);
+    return FALSE;
+  }
+bad_height:
+  {
+    g_snprintf (msg, msg_len, "interlaced %s needs a height that is a "
+        "multiple of %d (the fields' %s rows), not %d",
+        GST_VIDEO_INFO_NAME (info), 2 * max_sub_y,
+        max_sub_y > 1 ? "chroma" : "luma", height);
+    return FALSE;
+  }
+bad_crop_fields:
+  {
+    g_snprintf (msg, msg_len, "a crop of interlaced %s must start on a "
+        "multiple of %d rows (it keeps the fields apart), not %d",
+        GST_VIDEO_INFO_NAME (info), 2 * max_sub_y, crop->y);
+    return FALSE;
+  }
+}
+
+/* Room for the base planes in planes->staging; their images in base. */
+static gboolean
+gst_bspline_layout_staging (const GstBSplineLayout * layout,
+    GstBSplineLayoutFrame * planes, bspline_image base[GST_VIDEO_MAX_PLANES])
+{
+  gsize size = 0, offset[GST_VIDEO_MAX_PLANES];
+  guint b;
+
+  for (b = 0; b < layout->n_base; b++) {
+    base[b] = layout->base[b];
+    base[b].stride = GST_ROUND_UP_N (base[b].width * base[b].channels *
+        bspline_sample_size (base[b].type), STAGING_ALIGN);
+    offset[b] = size;
+    size += (gsize) base[b].stride * base[b].height;
+  }
+  if (planes->staging_size < size) {
+    g_free (planes->staging);
+    planes->staging = g_try_malloc (size);
+    planes->staging_size = planes->staging ? size : 0;
+    if (planes->staging == NULL)
+      return FALSE;
+  }
+  for (b = 0; b < layout->n_base; b++)
+    base[b].data = planes->staging + offset[b];
+  return TRUE;
+}
+
+/* The planes of layout on base images with data. */
+static void
+gst_bspline_layout_views (const GstBSplineLayout * layout,
+    const bspline_image base[GST_VIDEO_MAX_PLANES],
+    GstBSplineLayoutFrame * planes)
+{
+  guint i;
+
+  for (i = 0; i < layout->n_planes; i++) {
+    const bspline_image *b = &base[layout->plane_base[i]];
+    const bspline_plane_grid *g = &layout->grid[i];
+    bspline_image *plane = &planes->plane[i];
+    gint first_y = 0;
+
+    *plane = layout->plane[i];
+    plane->stride = b->stride;
+    if (layout->fields != GST_BSPLINE_FIELDS_TOP
+        && layout->fields != GST_BSPLINE_FIELDS_BOTTOM) {
+      gint sub_y = layout->plane_field[i] >= 0 ? g->sub_y / 2 : g->sub_y;
+      first_y = layout->crop.y / sub_y;
+    }
+    if (layout->fields == GST_BSPLINE_FIELDS_BOTH) {
+      first_y += layout->plane_field[i];
+      plane->stride = 2 * b->stride;
+    }
+    plane->data = (guint8 *) b->data + first_y * b->stride
+        + layout->plane_offset[i];
+  }
+}
+
+static GstVideoPackFlags
+gst_bspline_layout_pack_flags (const GstBSplineLayout * layout)
+{
+  return layout->fields == GST_BSPLINE_FIELDS_BOTH ?
+      GST_VIDEO_PACK_FLAG_INTERLACED : GST_VIDEO_PACK_FLAG_NONE;
+}
+
+/* The chroma row of luma row y as GStreamer's (un)pack functions take it
+ * (video-format.c GET_UV_420: interlaced 4:2:0 alternates the fields'
+ * chroma rows), and whether y is the first luma row of it. */
+static gint
+gst_bspline_layout_chroma_row (const GstBSplineLayout * layout, gint y,
+    gboolean * first)
+{
+  gint sub = layout->base_grid[1].sub_y;
+
+  if (sub == 2 && layout->fields == GST_BSPLINE_FIELDS_BOTH) {
+    *first = (y & 2) == 0;
+    return ((y & ~3) >> 1) + (y & 1);
+  }
+  *first = y % sub == 0;
+  return y / sub;
+}
+
+#define SAMPLE(image, row, x, c) ((image)->type == BSPLINE_SAMPLE_U8 ? \
+    ((guint8 *) (image)->data + (gsize) (row) * (image)->stride)[ \
+        (x) * (image)->channels + (c)] : \
+    ((guint16 *) ((guint8 *) (image)->data + \
+        (gsize) (row) * (image)->stride))[(x) * (image)->channels + (c)])
+
+static void
+gst_bspline_layout_set_sample (const bspline_image * image, gint row, gint x,
+    gint c, guint value)
+{
+  guint8 *line = (guint8 *) image->data + (gsize) row * image->stride;
+
+  if (image->type == BSPLINE_SAMPLE_U8)
+    line[x * image->channels + c] = value;
+  else
+    ((guint16 *) line)[x * image->channels + c] = value;
+}
+
+static void
+gst_bspline_layout_unpack (const GstBSplineLayout * layout,
+    GstVideoFrame * frame, const bspline_image base[GST_VIDEO_MAX_PLANES],
+    gpointer line)
+{
+  const GstVideoFormatInfo *finfo = layout->info.finfo;
+  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
+  gint width = layout->buffer_width, rows = base[0].height;
+  gboolean direct = layout->n_base == 1 && base[0].channels == 4;
+  gint y, x, k;
+  guint b;
+
+  for (y = 0; y < rows; y++) {
+    gpointer dest = direct ? (guint8 *) base[0].data + y * base[0].stride
+        : line;
+    gboolean chroma_line = FALSE;
+    gint chroma_row = 0;
+
+    finfo->unpack_func (finfo, flags, dest, frame->data, frame->info.stride,
+        0, y, width);
+    if (direct)
+      continue;
+    if (layout->n_base > 1)
+      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
+    for (b = 0; b < layout->n_base; b++) {
+      const bspline_image *image = &base[b];
+      gint sub = layout->base_grid[b].sub_x;
+      gint row = b == 1 ? chroma_row : y;
+
+      if (b == 1 && !chroma_line)
+        continue;
+      for (x = 0; x < image->width; x++)
+        for (k = 0; k < image->channels; k++) {
+          guint c = layout->base_channel[b][k];
+          guint v = layout->unpack_depth > 8 ? ((guint16 *) line)[4 * x * sub
+              + c] : ((guint8 *) line)[4 * x * sub + c];
+          gst_bspline_layout_set_sample (image, row, x, k, v);
+        }
+    }
+  }
+}
+
+gboolean
+gst_bspline_layout_read (const GstBSplineLayout * layout,
+    GstVideoFrame * frame, GstBSplineLayoutFrame * planes)
+{
+  bspline_image base[GST_VIDEO_MAX_PLANES];
+  guint b;
+
+  if (!layout->staged) {
+    for (b = 0; b < layout->n_base; b++)
+      gst_bspline_frame_plane_image (&frame->info, frame, b, &base[b]);
+  } else {
+    gpointer line;
+
+    if (!gst_bspline_layout_staging (layout, planes, base))
+      return FALSE;
+    line = g_try_malloc ((gsize) layout->buffer_width * 4 * 2);
+    if (line == NULL)
+      return FALSE;
+    gst_bspline_layout_unpack (layout, frame, base, line);
+    g_free (line);
+  }
+  gst_bspline_layout_views (layout, base, planes);
+  return TRUE;
+}
+
+gboolean
+gst_bspline_layout_prepare (const GstBSplineLayout * layout,
+    GstVideoFrame * frame, GstBSplineLayoutFrame * planes)
+{
+  bspline_image base[GST_VIDEO_MAX_PLANES];
+  guint b;
+
+  if (!layout->staged) {
+    for (b = 0; b < layout->n_base; b++)
+      gst_bspline_frame_plane_image (&frame->info, frame, b, &base[b]);
+  } else if (!gst_bspline_layout_staging (layout, planes, base))
+    return FALSE;
+  gst_bspline_layout_views (layout, base, planes);
+  return TRUE;
+}
+
+/* v, a code value of `from` bits, rounded to `to` bits and put in the top
+ * `to` bits, where GStreamer's pack functions take it. */
+static inline guint
+gst_bspline_layout_requantize (guint v, gint from, gint to)
+{
+  guint max_from = (1u << from) - 1, max_to = (1u << to) - 1;
+  guint q = (guint) (((guint64) v * max_to * 2 + max_from) /
+      (2 * (guint64) max_from));
+
+  return q << (from - to);
+}
+
+void
+gst_bspline_layout_write (const GstBSplineLayout * layout,
+    GstBSplineLayoutFrame * planes, GstVideoFrame * frame)
+{
+  const GstVideoFormatInfo *finfo = layout->info.finfo;
+  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
+  gint width = layout->buffer_width, D = layout->unpack_depth;
+  bspline_image base[GST_VIDEO_MAX_PLANES];
+  gint depth[4], y, x, k;
+  gboolean requantize = FALSE;
+  gpointer line;
+  guint b;
+
+  if (!layout->staged)
+    return;
+  /* the staging memory is there: gst_bspline_layout_prepare made it */
+  if (!gst_bspline_layout_staging (layout, planes, base))
+    return;
+  line = g_malloc ((gsize) width * 4 * 2);
+  for (k = 0; k < 4; k++) {
+    guint c = unpacked_component (k);
+
+    /* mixed depths (RGB16, Y410's 2-bit alpha) are resampled on the unpack
+     * format's scale and rounded to each component's depth here */
+    depth[k] = D;
+    if (base[0].bits == D && !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)
+        && c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo)
+        && GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) < (guint) D) {
+      depth[k] = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+      requantize = TRUE;
+    }
+  }
+
+  for (y = 0; y < base[0].height; y++) {
+    gboolean chroma_line = FALSE;
+    gint chroma_row = 0;
+
+    if (layout->n_base > 1)
+      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
+    for (x = 0; x < width; x++) {
+      guint px[4] = { (1u << D) - 1, 0, 1u << (D - 1), 1u << (D - 1) };
+
+      for (b = 0; b < layout->n_base; b++) {
+        gint sub = layout->base_grid[b].sub_x;
+        gint row = b == 1 ? chroma_row : y;
+
+        for (k = 0; k < base[b].channels; k++)
+          px[layout->base_channel[b][k]] = SAMPLE (&base[b], row, x / sub, k);
+      }
+      if (requantize)
+        for (k = 0; k < 4; k++)
+          if (depth[k] < D)
+            px[k] = gst_bspline_layout_requantize (px[k], D, depth[k]);
+      for (k = 0; k < 4; k++) {
+        if (D > 8)
+          ((guint16 *) line)[4 * x + k] = px[k];
+        else
+          ((guint8 *) line)[4 * x + k] = px[k];
+      }
+    }
+    finfo->pack_func (finfo, flags, line, 0, frame->data, frame->info.stride,
+        GST_VIDEO_INFO_CHROMA_SITE (&layout->info), y, width);
+  }
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)) {
+    gsize size;
+    gconstpointer palette = gst_video_format_get_palette
+        (GST_VIDEO_INFO_FORMAT (&layout->info), &size);
+
+    /* the pack function indexes GStreamer's standard palette */
+    if (palette)
+      memcpy (GST_VIDEO_FRAME_PLANE_DATA (frame, 1), palette, size);
+  }
+  g_free (line);
+}
+
+void
+gst_bspline_layout_frame_clear (GstBSplineLayoutFrame * planes)
+{
+  g_free (planes->staging);
+  memset (planes, 0, sizeof (*planes));
+}
+
+void
+gst_bspline_layout_fill (const GstBSplineLayout * layout, guint i,
+    guint32 argb, double fill[BSPLINE_MAX_CHANNELS])
+{
+  const GstVideoFormatInfo *finfo = layout->info.finfo;
+  guint b = layout->plane_base[i];
+  gdouble value[GST_VIDEO_MAX_COMPONENTS];
+  gdouble max = (1u << layout->base[b].bits) - 1;
+  guint k;
+
+  if (!layout->staged) {
+    gst_bspline_frame_plane_fill (&layout->info, b, argb, &layout->base[b],
+        fill);
+    return;
+  }
+  for (k = 0; k < BSPLINE_MAX_CHANNELS; k++)
+    fill[k] = max;
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)) {
+    /* the palette holds 8-bit A, R, G, B */
+    for (k = 0; k < 4; k++)
+      fill[k] = (argb >> (24 - 8 * k)) & 0xff;
+    return;
+  }
+  gst_bspline_frame_fill_components (&layout->info, argb, value);
+  for (k = 0; k < (guint) layout->base[b].channels; k++) {
+    guint u = layout->base_channel[b][k];
+    guint c = unpacked_component (u);
+    gdouble component_max;
+
+    if (c >= GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo))
+      continue;                 /* no alpha: opaque */
+    /* the component's code value on the unpack format's scale */
+    component_max = (1u << GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c)) - 1;
+    fill[k] = value[c] * max / component_max;
+  }
+}
+
+gboolean
+gst_bspline_layout_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gboolean native = gst_bspline_layout_format_is_native
+      (GST_VIDEO_INFO_FORMAT (info));
+  GstVideoMeta *meta = frame->meta;
+  GstVideoInfo packed;
+  guint p;
+
+  if (meta == NULL)
+    return TRUE;
+  /* the smallest strides of a frame of the meta's size */
+  gst_video_info_set_interlaced_format (&packed, GST_VIDEO_INFO_FORMAT (info),
+      GST_VIDEO_INFO_INTERLACE_MODE (info), meta->width, meta->height);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
+    guint64 row, rows, start, end;
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    guint c;
+
+    if (native) {
+      bspline_image image;
+
+      gst_bspline_frame_plane_image (info, frame, p, &image);
+      row = (guint64) image.width * image.channels *
+          bspline_sample_size (image.type);
+      rows = image.height;
+    } else if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
+      /* tiles: the stride says how many; only the usual layout is read */
+      if (stride != GST_VIDEO_INFO_PLANE_STRIDE (&packed, p))
+        return FALSE;
+      row = 0;
+      rows = 1;
+      stride = 0;
+    } else {
+      row = GST_VIDEO_INFO_PLANE_STRIDE (&packed, p);
+      rows = 0;
+      for (c = 0; c < (guint) GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
+        if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == p)
+          rows = MAX (rows, (guint64) GST_VIDEO_FRAME_COMP_HEIGHT (frame, c));
+      if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && p == 1)
+        rows = 1;
+    }
+    if (stride < 0 || (guint64) stride < row
+        || (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) <
+        (guint8 *) frame->map[p].data)
+      return FALSE;
+    start = (guint64) ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) -
+        (guint8 *) frame->map[p].data);
+    end = start + (rows > 0 ? (guint64) stride * (rows - 1) + row : 0);
+    if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
+      end = start + GST_VIDEO_INFO_SIZE (&packed) - GST_VIDEO_INFO_PLANE_OFFSET
+          (&packed, p);
+    if (end > frame->map[p].size)
+      return FALSE;
+  }
+  return TRUE;
+}
