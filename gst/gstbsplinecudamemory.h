@@ -25,20 +25,21 @@
 #include "bspline-cuda.h"
 
 G_BEGIN_DECLS
-
-/* Formats of the element that 1.22's GstCudaAllocator can hold (it has
- * no GRAY8, GRAY16_LE, xRGB or xBGR). */
+/* The formats 1.22's GstCudaAllocator can hold (gstcudamemory.c).  The
+ * engine reads most in place; a frame of a format it unpacks (YUY2, UYVY,
+ * RGB10A2_LE, BGR10A2_LE: gstbsplinelayout.h) is mapped for the CPU
+ * through the memory's staging copy, and its planes resampled on the
+ * GPU all the same. */
 #define GST_BSPLINE_CUDA_MEMORY_FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, " \
-    "BGRx, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444, I420_10LE, " \
-    "I422_10LE, P010_10LE, Y444_16LE, GBR, GBRA }"
-
+    "BGRx, RGB, BGR, RGB10A2_LE, BGR10A2_LE, I420, YV12, NV12, NV21, " \
+    "P010_10LE, P016_LE, I420_10LE, Y42B, I422_10LE, I422_12LE, Y444, " \
+    "Y444_16LE, RGBP, BGRP, GBR, GBRA, YUY2, UYVY }"
 #define GST_BSPLINE_CUDA_MEMORY_CAPS \
     GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
         GST_BSPLINE_CUDA_MEMORY_FORMATS) \
     ", interlace-mode = (string) { progressive, interleaved, mixed }"
-
 /* The element's CUDA memory state. */
-typedef struct
+    typedef struct
 {
   GstCudaContext *context;      /* shared gst.cuda.context, or NULL */
   GstCudaContext *engine_context;       /* the engine's, NULL: primary */
@@ -76,5 +77,4 @@ GstBufferPool *gst_bspline_cuda_memory_pool_new (GstBSplineCudaMemory * m,
     GstCaps * caps, guint min_buffers, guint * size);
 
 G_END_DECLS
-
 #endif /* __GST_BSPLINE_CUDA_MEMORY_H__ */

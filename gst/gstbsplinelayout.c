@@ -122,6 +122,19 @@ gst_bspline_layout_stage (GstBSplineLayout * layout,
         bits = depth;
   }
   layout->unpack_depth = depth;
+  for (i = 0; i < 4; i++) {
+    guint c = unpacked_component (i);
+
+    /* mixed depths (RGB16, Y410's 2-bit alpha) are resampled on the unpack
+     * format's scale, each component scaled there and back exactly */
+    layout->channel_depth[i] = depth;
+    if (bits == depth && !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)
+        && c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo)
+        && (gint) GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) < depth) {
+      layout->channel_depth[i] = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+      layout->requantize = TRUE;
+    }
+  }
   memset (&image, 0, sizeof (image));
   image.type = depth > 8 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8;
   image.bits = bits;
@@ -232,7 +245,7 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
 
   /* the fields must share the rows of every plane: an even height, and
    * whole chroma rows in each; a crop keeps the fields and chroma rows */
-  if (interlaced && height % (2 * max_sub_y) != 0)
+  if (fields == GST_BSPLINE_FIELDS_BOTH && height % (2 * max_sub_y) != 0)
     goto bad_height;
   if (interlaced && crop->y % (2 * max_sub_y) != 0)
     goto bad_crop_fields;
@@ -390,69 +403,242 @@ gst_bspline_layout_chroma_row (const GstBSplineLayout * layout, gint y,
   return y / sub;
 }
 
-#define SAMPLE(image, row, x, c) ((image)->type == BSPLINE_SAMPLE_U8 ? \
-    ((guint8 *) (image)->data + (gsize) (row) * (image)->stride)[ \
-        (x) * (image)->channels + (c)] : \
-    ((guint16 *) ((guint8 *) (image)->data + \
-        (gsize) (row) * (image)->stride))[(x) * (image)->channels + (c)])
-
-static void
-gst_bspline_layout_set_sample (const bspline_image * image, gint row, gint x,
-    gint c, guint value)
+/* Mixed depths: a component of `bits` bits on the unpack format's scale
+ * of `depth` bits.  GStreamer's unpack functions put the code value in the
+ * top bits and fill the rest their own way (RGB10A2's alpha 3 unpacks to
+ * 0xc030, not 0xffff), so the value is read from the top bits and put on
+ * the scale linearly, q (2^depth - 1) / (2^bits - 1) rounded; the pack
+ * functions read the top bits of the value rounded back. */
+static inline guint
+gst_bspline_layout_scale_up (guint v, gint depth, gint bits)
 {
-  guint8 *line = (guint8 *) image->data + (gsize) row * image->stride;
+  guint64 q = v >> (depth - bits);
+  guint64 max_bits = (1u << bits) - 1, max_depth = (1u << depth) - 1;
 
-  if (image->type == BSPLINE_SAMPLE_U8)
-    line[x * image->channels + c] = value;
-  else
-    ((guint16 *) line)[x * image->channels + c] = value;
+  return (guint) ((q * max_depth * 2 + max_bits) / (2 * max_bits));
 }
 
-static void
-gst_bspline_layout_unpack (const GstBSplineLayout * layout,
-    GstVideoFrame * frame, const bspline_image base[GST_VIDEO_MAX_PLANES],
-    gpointer line)
+static inline guint
+gst_bspline_layout_scale_down (guint v, gint depth, gint bits)
 {
-  const GstVideoFormatInfo *finfo = layout->info.finfo;
-  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
-  gint width = layout->buffer_width, rows = base[0].height;
-  gboolean direct = layout->n_base == 1 && base[0].channels == 4;
-  gint y, x, k;
-  guint b;
+  guint64 max_bits = (1u << bits) - 1, max_depth = (1u << depth) - 1;
+  guint64 q = ((guint64) v * max_bits * 2 + max_depth) / (2 * max_depth);
 
-  for (y = 0; y < rows; y++) {
-    gpointer dest = direct ? (guint8 *) base[0].data + y * base[0].stride
-        : line;
-    gboolean chroma_line = FALSE;
-    gint chroma_row = 0;
+  return (guint) (q << (depth - bits));
+}
 
-    finfo->unpack_func (finfo, flags, dest, frame->data, frame->info.stride,
-        0, y, width);
-    if (direct)
+/* Scales the unpacked channels of a row of width pixels that have fewer
+ * bits than the unpack format, up (unpacking) or down (packing). */
+static void
+gst_bspline_layout_rescale_row (const GstBSplineLayout * layout,
+    gpointer row, gint width, gboolean up)
+{
+  gint D = layout->unpack_depth, x, k;
+
+  for (k = 0; k < 4; k++) {
+    gint bits = layout->channel_depth[k];
+
+    if (bits == D)
       continue;
-    if (layout->n_base > 1)
-      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
-    for (b = 0; b < layout->n_base; b++) {
-      const bspline_image *image = &base[b];
-      gint sub = layout->base_grid[b].sub_x;
-      gint row = b == 1 ? chroma_row : y;
-
-      if (b == 1 && !chroma_line)
-        continue;
-      for (x = 0; x < image->width; x++)
-        for (k = 0; k < image->channels; k++) {
-          guint c = layout->base_channel[b][k];
-          guint v = layout->unpack_depth > 8 ? ((guint16 *) line)[4 * x * sub
-              + c] : ((guint8 *) line)[4 * x * sub + c];
-          gst_bspline_layout_set_sample (image, row, x, k, v);
-        }
+    for (x = 0; x < width; x++) {
+      if (D > 8) {
+        guint16 *v = (guint16 *) row + 4 * x + k;
+        *v = up ? gst_bspline_layout_scale_up (*v, D, bits) :
+            gst_bspline_layout_scale_down (*v, D, bits);
+      } else {
+        guint8 *v = (guint8 *) row + 4 * x + k;
+        *v = up ? gst_bspline_layout_scale_up (*v, D, bits) :
+            gst_bspline_layout_scale_down (*v, D, bits);
+      }
     }
   }
 }
 
+/* The rows [first, last) of a staged frame, and what moves them. */
+typedef struct _GstBSplineLayoutRows GstBSplineLayoutRows;
+typedef void (*GstBSplineLayoutRowsFunc) (GstBSplineLayoutRows * rows);
+
+struct _GstBSplineLayoutRows
+{
+  const GstBSplineLayout *layout;
+  GstVideoFrame *frame;
+  const bspline_image *base;
+  gint first, last;
+  GstBSplineLayoutRowsFunc func;
+};
+
+static gpointer
+gst_bspline_layout_rows_thread (gpointer data)
+{
+  GstBSplineLayoutRows *rows = data;
+
+  rows->func (rows);
+  return NULL;
+}
+
+/* Runs func over the frame's rows in n_threads bands (the unpack and pack
+ * functions take one row at a time and share nothing); small frames, and
+ * a thread that cannot start, run on the calling thread. */
+static void
+gst_bspline_layout_run_rows (const GstBSplineLayout * layout,
+    GstVideoFrame * frame, const bspline_image * base, guint n_threads,
+    GstBSplineLayoutRowsFunc func)
+{
+  GstBSplineLayoutRows bands[GST_BSPLINE_LAYOUT_MAX_THREADS];
+  GThread *threads[GST_BSPLINE_LAYOUT_MAX_THREADS] = { NULL };
+  gint rows = base[0].height, step;
+  guint i, n;
+
+  /* under a quarter megapixel a thread costs more than it saves; the
+   * bands start on multiples of 4 rows, so interlaced 4:2:0 chroma rows
+   * (video-format.c GET_UV_420) stay in one band */
+  n = CLAMP (n_threads, 1, GST_BSPLINE_LAYOUT_MAX_THREADS);
+  if ((gint64) rows * layout->buffer_width < 256 * 1024)
+    n = 1;
+  step = GST_ROUND_UP_4 ((rows + n - 1) / n);
+  for (i = 0; i < n; i++) {
+    bands[i].layout = layout;
+    bands[i].frame = frame;
+    bands[i].base = base;
+    bands[i].first = MIN (rows, (gint) i * step);
+    bands[i].last = MIN (rows, (gint) (i + 1) * step);
+    bands[i].func = func;
+  }
+  for (i = 1; i < n; i++)
+    threads[i] = g_thread_try_new ("bspline-pack",
+        gst_bspline_layout_rows_thread, &bands[i], NULL);
+  func (&bands[0]);
+  for (i = 1; i < n; i++) {
+    if (threads[i])
+      g_thread_join (threads[i]);
+    else
+      func (&bands[i]);
+  }
+}
+
+/* Staged planes <-> unpacked rows (A, then the three components), one
+ * sample type: luma, chroma on its subsampled grid, alpha; or gray; or
+ * the 4 channels as unpacked, which need no copy. */
+#define LAYOUT_SCATTER(T) \
+  G_STMT_START { \
+    const T *l = line; \
+    T *Y = (T *) ((guint8 *) base[0].data + (gsize) y * base[0].stride); \
+    for (x = 0; x < base[0].width; x++) \
+      Y[x] = l[4 * x + 1]; \
+    if (layout->n_base > 1 && chroma_line) { \
+      T *C = (T *) ((guint8 *) base[1].data + \
+          (gsize) chroma_row * base[1].stride); \
+      for (x = 0; x < base[1].width; x++) { \
+        C[2 * x] = l[4 * x * sub + 2]; \
+        C[2 * x + 1] = l[4 * x * sub + 3]; \
+      } \
+    } \
+    if (layout->n_base > 2) { \
+      T *A = (T *) ((guint8 *) base[2].data + (gsize) y * base[2].stride); \
+      for (x = 0; x < base[2].width; x++) \
+        A[x] = l[4 * x]; \
+    } \
+  } G_STMT_END
+
+#define LAYOUT_GATHER(T) \
+  G_STMT_START { \
+    T *l = line; \
+    const T *Y = (const T *) ((const guint8 *) base[0].data + \
+        (gsize) y * base[0].stride); \
+    const T *C = layout->n_base > 1 ? (const T *) ((const guint8 *) \
+        base[1].data + (gsize) chroma_row * base[1].stride) : NULL; \
+    const T *A = layout->n_base > 2 ? (const T *) ((const guint8 *) \
+        base[2].data + (gsize) y * base[2].stride) : NULL; \
+    for (x = 0; x < width; x++) { \
+      l[4 * x] = A ? A[x] : opaque; \
+      l[4 * x + 1] = Y[x]; \
+      l[4 * x + 2] = C ? C[2 * (x / sub)] : neutral; \
+      l[4 * x + 3] = C ? C[2 * (x / sub) + 1] : neutral; \
+    } \
+  } G_STMT_END
+
+static void
+gst_bspline_layout_unpack_rows (GstBSplineLayoutRows * rows)
+{
+  const GstBSplineLayout *layout = rows->layout;
+  const GstVideoFormatInfo *finfo = layout->info.finfo;
+  const bspline_image *base = rows->base;
+  GstVideoFrame *frame = rows->frame;
+  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
+  gint width = layout->buffer_width, sub = layout->base_grid[1].sub_x;
+  gboolean direct = layout->n_base == 1 && base[0].channels == 4;
+  gpointer line = direct ? NULL : g_malloc ((gsize) width * 4 * 2);
+  gint y, x;
+
+  for (y = rows->first; y < rows->last; y++) {
+    gboolean chroma_line = FALSE;
+    gint chroma_row = 0;
+
+    if (direct) {
+      gpointer row = (guint8 *) base[0].data + (gsize) y * base[0].stride;
+
+      finfo->unpack_func (finfo, flags, row, frame->data, frame->info.stride,
+          0, y, width);
+      if (layout->requantize)
+        gst_bspline_layout_rescale_row (layout, row, width, TRUE);
+      continue;
+    }
+    finfo->unpack_func (finfo, flags, line, frame->data, frame->info.stride,
+        0, y, width);
+    if (layout->n_base > 1)
+      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
+    if (layout->unpack_depth > 8)
+      LAYOUT_SCATTER (guint16);
+    else
+      LAYOUT_SCATTER (guint8);
+  }
+  g_free (line);
+}
+
+static void
+gst_bspline_layout_pack_rows (GstBSplineLayoutRows * rows)
+{
+  const GstBSplineLayout *layout = rows->layout;
+  const GstVideoFormatInfo *finfo = layout->info.finfo;
+  const bspline_image *base = rows->base;
+  GstVideoFrame *frame = rows->frame;
+  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
+  gint width = layout->buffer_width, D = layout->unpack_depth;
+  gint sub = layout->base_grid[1].sub_x;
+  guint opaque = (1u << D) - 1, neutral = 1u << (D - 1);
+  gboolean direct = layout->n_base == 1 && base[0].channels == 4;
+  gpointer line = g_malloc ((gsize) width * 4 * 2);
+  gboolean requantize = layout->requantize;
+  gint y, x;
+
+  for (y = rows->first; y < rows->last; y++) {
+    gboolean chroma_line = FALSE;
+    gint chroma_row = 0;
+    gconstpointer src = line;
+
+    if (layout->n_base > 1)
+      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
+    if (direct && !requantize)
+      src = (const guint8 *) base[0].data + (gsize) y *base[0].stride;
+    else if (direct)
+      memcpy (line, (const guint8 *) base[0].data + (gsize) y *
+          base[0].stride, (gsize) width * 4 * (D > 8 ? 2 : 1));
+    else if (D > 8)
+      LAYOUT_GATHER (guint16);
+    else
+      LAYOUT_GATHER (guint8);
+    if (requantize)
+      gst_bspline_layout_rescale_row (layout, line, width, FALSE);
+    finfo->pack_func (finfo, flags, (gpointer) src, 0, frame->data,
+        frame->info.stride,
+        GST_VIDEO_INFO_CHROMA_SITE (&layout->info), y, width);
+  }
+  g_free (line);
+}
+
 gboolean
 gst_bspline_layout_read (const GstBSplineLayout * layout,
-    GstVideoFrame * frame, GstBSplineLayoutFrame * planes)
+    GstVideoFrame * frame, GstBSplineLayoutFrame * planes, guint n_threads)
 {
   bspline_image base[GST_VIDEO_MAX_PLANES];
   guint b;
@@ -461,15 +647,10 @@ gst_bspline_layout_read (const GstBSplineLayout * layout,
     for (b = 0; b < layout->n_base; b++)
       gst_bspline_frame_plane_image (&frame->info, frame, b, &base[b]);
   } else {
-    gpointer line;
-
     if (!gst_bspline_layout_staging (layout, planes, base))
       return FALSE;
-    line = g_try_malloc ((gsize) layout->buffer_width * 4 * 2);
-    if (line == NULL)
-      return FALSE;
-    gst_bspline_layout_unpack (layout, frame, base, line);
-    g_free (line);
+    gst_bspline_layout_run_rows (layout, frame, base, n_threads,
+        gst_bspline_layout_unpack_rows);
   }
   gst_bspline_layout_views (layout, base, planes);
   return TRUE;
@@ -491,81 +672,18 @@ gst_bspline_layout_prepare (const GstBSplineLayout * layout,
   return TRUE;
 }
 
-/* v, a code value of `from` bits, rounded to `to` bits and put in the top
- * `to` bits, where GStreamer's pack functions take it. */
-static inline guint
-gst_bspline_layout_requantize (guint v, gint from, gint to)
-{
-  guint max_from = (1u << from) - 1, max_to = (1u << to) - 1;
-  guint q = (guint) (((guint64) v * max_to * 2 + max_from) /
-      (2 * (guint64) max_from));
-
-  return q << (from - to);
-}
-
 void
 gst_bspline_layout_write (const GstBSplineLayout * layout,
-    GstBSplineLayoutFrame * planes, GstVideoFrame * frame)
+    GstBSplineLayoutFrame * planes, GstVideoFrame * frame, guint n_threads)
 {
   const GstVideoFormatInfo *finfo = layout->info.finfo;
-  GstVideoPackFlags flags = gst_bspline_layout_pack_flags (layout);
-  gint width = layout->buffer_width, D = layout->unpack_depth;
   bspline_image base[GST_VIDEO_MAX_PLANES];
-  gint depth[4], y, x, k;
-  gboolean requantize = FALSE;
-  gpointer line;
-  guint b;
 
-  if (!layout->staged)
-    return;
   /* the staging memory is there: gst_bspline_layout_prepare made it */
-  if (!gst_bspline_layout_staging (layout, planes, base))
+  if (!layout->staged || !gst_bspline_layout_staging (layout, planes, base))
     return;
-  line = g_malloc ((gsize) width * 4 * 2);
-  for (k = 0; k < 4; k++) {
-    guint c = unpacked_component (k);
-
-    /* mixed depths (RGB16, Y410's 2-bit alpha) are resampled on the unpack
-     * format's scale and rounded to each component's depth here */
-    depth[k] = D;
-    if (base[0].bits == D && !GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)
-        && c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo)
-        && GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) < (guint) D) {
-      depth[k] = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
-      requantize = TRUE;
-    }
-  }
-
-  for (y = 0; y < base[0].height; y++) {
-    gboolean chroma_line = FALSE;
-    gint chroma_row = 0;
-
-    if (layout->n_base > 1)
-      chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
-    for (x = 0; x < width; x++) {
-      guint px[4] = { (1u << D) - 1, 0, 1u << (D - 1), 1u << (D - 1) };
-
-      for (b = 0; b < layout->n_base; b++) {
-        gint sub = layout->base_grid[b].sub_x;
-        gint row = b == 1 ? chroma_row : y;
-
-        for (k = 0; k < base[b].channels; k++)
-          px[layout->base_channel[b][k]] = SAMPLE (&base[b], row, x / sub, k);
-      }
-      if (requantize)
-        for (k = 0; k < 4; k++)
-          if (depth[k] < D)
-            px[k] = gst_bspline_layout_requantize (px[k], D, depth[k]);
-      for (k = 0; k < 4; k++) {
-        if (D > 8)
-          ((guint16 *) line)[4 * x + k] = px[k];
-        else
-          ((guint8 *) line)[4 * x + k] = px[k];
-      }
-    }
-    finfo->pack_func (finfo, flags, line, 0, frame->data, frame->info.stride,
-        GST_VIDEO_INFO_CHROMA_SITE (&layout->info), y, width);
-  }
+  gst_bspline_layout_run_rows (layout, frame, base, n_threads,
+      gst_bspline_layout_pack_rows);
   if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo)) {
     gsize size;
     gconstpointer palette = gst_video_format_get_palette
@@ -575,7 +693,6 @@ gst_bspline_layout_write (const GstBSplineLayout * layout,
     if (palette)
       memcpy (GST_VIDEO_FRAME_PLANE_DATA (frame, 1), palette, size);
   }
-  g_free (line);
 }
 
 void

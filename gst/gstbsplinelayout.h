@@ -77,6 +77,10 @@ typedef struct
    * channel of each base plane */
   guint8 base_channel[GST_VIDEO_MAX_PLANES][BSPLINE_MAX_CHANNELS];
   gint unpack_depth;            /* staged: 8 or 16 */
+  /* staged planes of mixed depths (RGB16, Y410): each unpacked channel's
+   * depth, where it is below unpack_depth */
+  gboolean requantize;
+  gint channel_depth[4];
 
   /* the planes the engines run (no data) */
   guint n_planes;
@@ -118,10 +122,14 @@ gboolean gst_bspline_layout_matches (const GstBSplineLayout * layout,
     GstBSplineFields fields, const GstVideoRectangle * crop,
     gint buffer_width, gint buffer_height);
 
+/* Staged rows are unpacked and packed on up to this many threads. */
+#define GST_BSPLINE_LAYOUT_MAX_THREADS 16
+
 /* The planes of an input frame: views of its planes, or of its rows
- * unpacked into staging memory.  FALSE only without memory. */
+ * unpacked into staging memory (on n_threads threads).  FALSE only
+ * without memory. */
 gboolean gst_bspline_layout_read (const GstBSplineLayout * layout,
-    GstVideoFrame * frame, GstBSplineLayoutFrame * planes);
+    GstVideoFrame * frame, GstBSplineLayoutFrame * planes, guint n_threads);
 
 /* The planes the engines write an output frame into: its own, or staging
  * memory that gst_bspline_layout_write packs.  FALSE only without
@@ -132,7 +140,7 @@ gboolean gst_bspline_layout_prepare (const GstBSplineLayout * layout,
 /* Packs staged output planes into the frame (nothing for a native
  * format). */
 void gst_bspline_layout_write (const GstBSplineLayout * layout,
-    GstBSplineLayoutFrame * planes, GstVideoFrame * frame);
+    GstBSplineLayoutFrame * planes, GstVideoFrame * frame, guint n_threads);
 
 void gst_bspline_layout_frame_clear (GstBSplineLayoutFrame * planes);
 

@@ -48,22 +48,5 @@ gboolean gst_bspline_meta_needs_geometry (const GstMeta * meta);
 GstEvent *gst_bspline_meta_navigation_event (GstObject * element,
     GstEvent * event, const bspline_geometry * geometry);
 
-/* What the event thread keeps of the streaming thread's frames for
- * navigation events, attached to the element: the STMap of
- * stmap-location loaded for the events (the streaming thread's own is
- * not shared), and the matrix of the last GstVideoAffineTransformationMeta
- * the element warped by (use-meta). */
-
-/* A reference to the map at path (loaded once per serial), or NULL where
- * it cannot be read. */
-bspline_stmap *gst_bspline_meta_navigation_stmap (GstObject * element,
-    const gchar * path, guint serial);
-
-void gst_bspline_meta_navigation_set_matrix (GstObject * element,
-    const gdouble matrix[9]);
-/* FALSE where no buffer's meta was seen yet. */
-gboolean gst_bspline_meta_navigation_get_matrix (GstObject * element,
-    gdouble matrix[9]);
-
 G_END_DECLS
 #endif /* __GST_BSPLINE_META_H__ */

@@ -131,6 +131,10 @@ struct _GstBSplineWarp
   /* behind the object lock */
   GstBSplineWarpSettings settings;
   gchar *stmap_location;
+  /* the settings and STMap of the last frame, for navigation events */
+  GstBSplineWarpSettings shown;
+  gboolean shown_valid;
+  bspline_stmap *shown_stmap;
 
   /* streaming thread only */
   GstBSplineWarpSettings frame; /* snapshot for the buffer in flight */
@@ -144,6 +148,7 @@ struct _GstBSplineWarp
   GstBSplineWarpPlane planes[GST_BSPLINE_FIELDS_N]
       [GST_BSPLINE_LAYOUT_MAX_PLANES];
   GstBSplineLayoutFrame cpu_in, cpu_out;        /* the CPU's staging */
+  gboolean warned_field;        /* of an alternate buffer of no field */
   bspline_stmap *stmap;         /* loaded from stmap-location, or NULL */
   gboolean stmap_loaded;        /* since start, for ... */
   guint stmap_serial;           /* ... the settings' serial */
@@ -474,6 +479,8 @@ gst_bspline_warp_finalize (GObject * object)
   gst_bspline_layout_frame_clear (&self->cpu_out);
   bspline_stmap_unref (self->stmap);
   self->stmap = NULL;
+  bspline_stmap_unref (self->shown_stmap);
+  self->shown_stmap = NULL;
   g_free (self->stmap_location);
   self->stmap_location = NULL;
   bspline_cpu_free (self->cpu);
@@ -687,6 +694,10 @@ gst_bspline_warp_start (GstBaseTransform * trans)
   gchar msg[256] = "this build has no CUDA engine";
 
   gst_bspline_warp_snapshot (self, &s);
+  self->warned_field = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->shown_valid = FALSE;
+  GST_OBJECT_UNLOCK (self);
 #ifdef HAVE_BSPLINE_CUDA
   if (s.resample.backend != GST_BSPLINE_BACKEND_CPU) {
     if (gst_bspline_warp_new_engine (self, s.resample.cuda_device_id, msg,
@@ -1345,6 +1356,10 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   gst_bspline_warp_snapshot (self, &self->frame);
   if (self->frame.use_meta && filter->negotiated)
     gst_bspline_warp_apply_meta (buffer, &filter->out_info, &self->frame);
+  GST_OBJECT_LOCK (self);
+  self->shown = self->frame;
+  self->shown_valid = TRUE;
+  GST_OBJECT_UNLOCK (self);
   if (filter->negotiated)
     gst_base_transform_set_passthrough (trans,
         gst_bspline_warp_can_pass (self, &filter->in_info, &filter->out_info,
@@ -1603,6 +1618,10 @@ gst_bspline_warp_load_stmap (GstBSplineWarp * self)
   /* the planes' plans hold their own references to the old map */
   bspline_stmap_unref (self->stmap);
   self->stmap = map;
+  GST_OBJECT_LOCK (self);
+  bspline_stmap_unref (self->shown_stmap);
+  self->shown_stmap = bspline_stmap_ref (map);
+  GST_OBJECT_UNLOCK (self);
   self->stmap_loaded = TRUE;
   self->stmap_serial = self->frame.stmap_serial;
   return TRUE;
@@ -1610,7 +1629,8 @@ gst_bspline_warp_load_stmap (GstBSplineWarp * self)
 
 /* The fields of a buffer of the input caps: none (progressive), both
  * (an interlaced frame), or the one an alternate-mode buffer holds.
- * FALSE for an alternate-mode buffer flagged as neither field. */
+ * FALSE for an alternate-mode buffer flagged as neither field (it is
+ * then taken as the top field, as videoscale takes it: a field image). */
 static gboolean
 gst_bspline_warp_buffer_fields (const GstVideoInfo * info, GstBuffer * buffer,
     GstBSplineFields * fields)
@@ -1629,8 +1649,10 @@ gst_bspline_warp_buffer_fields (const GstVideoInfo * info, GstBuffer * buffer,
         *fields = GST_BSPLINE_FIELDS_TOP;
       else if (GST_VIDEO_BUFFER_IS_BOTTOM_FIELD (buffer))
         *fields = GST_BSPLINE_FIELDS_BOTTOM;
-      else
+      else {
+        *fields = GST_BSPLINE_FIELDS_TOP;
         return FALSE;
+      }
       break;
     default:
       break;
@@ -1654,8 +1676,15 @@ gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
   gint out_h = GST_VIDEO_INFO_HEIGHT (&filter->out_info);
   gchar msg[256] = "";
 
-  if (!gst_bspline_warp_buffer_fields (&filter->in_info, inbuf, fields))
-    goto no_field;
+  if (!gst_bspline_warp_buffer_fields (&filter->in_info, inbuf, fields)
+      && !self->warned_field) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("An alternate-mode buffer is flagged as neither the top nor the "
+            "bottom field: taken as the top field."),
+        ("interlace-mode=alternate: every buffer holds one field "
+            "(GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD); warned once"));
+    self->warned_field = TRUE;
+  }
   if (vmeta) {
     in_w = vmeta->width;
     in_h = vmeta->height;
@@ -1682,14 +1711,6 @@ gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
   /* ERRORS */
-no_field:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("An alternate-mode buffer is flagged as neither the top nor the "
-            "bottom field."), ("interlace-mode=alternate: every buffer holds "
-            "one field (GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD)"));
-    return GST_FLOW_ERROR;
-  }
 bad_layout:
   {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
@@ -1753,6 +1774,14 @@ stage_conflict:
         ("unset stmap-location or set lens-model=none"));
     return GST_FLOW_ERROR;
   }
+}
+
+/* Staged formats are unpacked and packed on as many threads as the CPU
+ * engine runs. */
+static guint
+gst_bspline_warp_pack_threads (GstBSplineWarp * self)
+{
+  return self->cpu ? (guint) bspline_cpu_n_threads (self->cpu) : 1;
 }
 
 /* Runs plane p of the layout on the CPU (exact reorientation or the
@@ -1833,7 +1862,7 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   if (ret != GST_FLOW_OK)
     return ret;
   if (!gst_bspline_layout_read (&self->in_layout[fields], in_frame,
-          &self->cpu_in)
+          &self->cpu_in, gst_bspline_warp_pack_threads (self))
       || !gst_bspline_layout_prepare (&self->out_layout[fields], out_frame,
           &self->cpu_out))
     goto no_memory;
@@ -1842,7 +1871,7 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
         &self->cpu_in.plane[p], &self->cpu_out.plane[p]);
   if (ret == GST_FLOW_OK)
     gst_bspline_layout_write (&self->out_layout[fields], &self->cpu_out,
-        out_frame);
+        out_frame, gst_bspline_warp_pack_threads (self));
   return ret;
 
   /* ERRORS */
@@ -1909,8 +1938,9 @@ gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
 
 /* Which frames the engine takes in place as CUDA memory: buffers of one
  * GstCudaMemory of the engine's context, unless a plane is reoriented
- * exactly (a copy on the CPU: such frames are mapped for the CPU, through
- * GstCudaMemory's staging copies). */
+ * exactly (a copy on the CPU) or the format is unpacked on the CPU: such
+ * frames are mapped for the CPU, through GstCudaMemory's staging
+ * copies. */
 static void
 gst_bspline_warp_place_frames (GstBSplineWarp * self,
     GstBSplineWarpPending * pending)
@@ -1918,6 +1948,8 @@ gst_bspline_warp_place_frames (GstBSplineWarp * self,
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   guint p;
 
+  if (self->in_layout[pending->fields].staged)
+    return;
   for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++)
     if (self->planes[pending->fields][p].valid
         && self->planes[pending->fields][p].exact)
@@ -2018,7 +2050,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   pending->out_layout = self->out_layout[pending->fields];
   if (ret == GST_FLOW_OK
       && (!gst_bspline_layout_read (in_layout, &pending->in_frame,
-              &pending->in_planes)
+              &pending->in_planes, gst_bspline_warp_pack_threads (self))
           || !gst_bspline_layout_prepare (&pending->out_layout,
               &pending->out_frame, &pending->out_planes))) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -2124,7 +2156,7 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
           &pending->in_frame, &pending->out_frame);
   } else {
     gst_bspline_layout_write (&pending->out_layout, &pending->out_planes,
-        &pending->out_frame);
+        &pending->out_frame, gst_bspline_warp_pack_threads (self));
   }
   if (ret == GST_FLOW_OK) {
     *outbuf = pending->outbuf;
@@ -2438,19 +2470,14 @@ gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       return FALSE;
     geometry.stmap = self->stmap;
   }
-  if (self->frame.use_meta
-      && meta->info->api == GST_VIDEO_AFFINE_TRANSFORMATION_META_API_TYPE)
-    gst_bspline_meta_navigation_set_matrix (GST_OBJECT (self),
-        self->frame.matrix);
   return gst_bspline_meta_transform (GST_OBJECT (self), outbuf, meta, inbuf,
       &filter->in_info, &filter->out_info, &geometry, self->frame.use_meta);
 }
 
 /* Navigation (docs/element.md, "Navigation"): the pointer goes upstream
- * through the inverse of the geometry, from the properties as they are
- * now (the event's thread is not the streaming thread: it takes its own
- * snapshot, its own copy of the STMap, and the matrix of the last meta
- * use-meta warped by), as videoscale reads the negotiated sizes. */
+ * through the inverse of the geometry of the last frame (its settings and
+ * STMap, published by the streaming thread), or of the properties as they
+ * are before the first frame. */
 static gboolean
 gst_bspline_warp_src_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -2459,30 +2486,15 @@ gst_bspline_warp_src_event (GstBaseTransform * trans, GstEvent * event)
   GstBSplineWarpSettings s;
   bspline_geometry geometry;
   bspline_stmap *stmap = NULL;
-  gdouble matrix[9];
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION && filter->negotiated) {
-    gst_bspline_warp_snapshot (self, &s);
-    if (s.use_meta && gst_bspline_meta_navigation_get_matrix (GST_OBJECT
-            (self), matrix)) {
-      s.use_matrix = TRUE;
-      s.pivot_x = 0.5;
-      s.pivot_y = 0.5;
-      memcpy (s.matrix, matrix, sizeof (matrix));
-    }
+    GST_OBJECT_LOCK (self);
+    s = self->shown_valid ? self->shown : self->settings;
+    stmap = bspline_stmap_ref (self->shown_stmap);
+    GST_OBJECT_UNLOCK (self);
     gst_bspline_warp_geometry (&filter->in_info, &filter->out_info, &s,
         &geometry);
-    if (geometry.lens_model == BSPLINE_LENS_STMAP) {
-      gchar *path;
-
-      GST_OBJECT_LOCK (self);
-      path = g_strdup (self->stmap_location);
-      GST_OBJECT_UNLOCK (self);
-      stmap = gst_bspline_meta_navigation_stmap (GST_OBJECT (self), path,
-          s.stmap_serial);
-      g_free (path);
-      geometry.stmap = stmap;
-    }
+    geometry.stmap = stmap;
     event = gst_bspline_meta_navigation_event (GST_OBJECT (self), event,
         &geometry);
     bspline_stmap_unref (stmap);

@@ -19,8 +19,7 @@
 #include <gst/video/video.h>
 
 #include "bspline.h"
-
-static guint32 test_seed;
+#include "warp-common.h"
 
 /* ---- the formats, written out (not derived from GstVideoFormatInfo) ---- */
 
@@ -145,126 +144,6 @@ sample_at (const bspline_image * image, gint x, gint y, gint c)
   return row[x * image->channels + c];
 }
 
-/* ---- matrices of the contract, written here ---- */
-
-static void
-matrix_set (gdouble m[9], gdouble a, gdouble b, gdouble c, gdouble d,
-    gdouble e, gdouble f, gdouble g, gdouble h, gdouble i)
-{
-  m[0] = a, m[1] = b, m[2] = c, m[3] = d, m[4] = e, m[5] = f;
-  m[6] = g, m[7] = h, m[8] = i;
-}
-
-/* forward = T(pivot) A T(-pivot) S */
-static void
-forward_about_pivot (const gdouble a[9], gdouble px, gdouble py,
-    const gdouble scaling[9], gdouble forward[9])
-{
-  gdouble t1[9], t2[9], tmp[9];
-
-  matrix_set (t1, 1, 0, px, 0, 1, py, 0, 0, 1);
-  matrix_set (t2, 1, 0, -px, 0, 1, -py, 0, 0, 1);
-  bspline_matrix_multiply (a, t2, tmp);
-  bspline_matrix_multiply (t1, tmp, forward);
-  bspline_matrix_multiply (forward, scaling, forward);
-}
-
-/* Chroma sample i of a plane subsampled by s sits at luma coordinate
- * s * i + 0.5 when co-sited, s * (i + 0.5) when centred; with the sample
- * centre at plane coordinate i + 0.5, luma = s * c + (cosited ? 0.5 - s / 2
- * : 0). */
-static void
-plane_inverse (const gdouble forward[9], gint sub_x, gint sub_y,
-    gboolean cosited_x, gboolean cosited_y, gdouble inverse[9])
-{
-  gdouble g[9], g_inv[9], f_inv[9], tmp[9];
-
-  matrix_set (g, sub_x, 0, cosited_x ? 0.5 - sub_x / 2.0 : 0.0,
-      0, sub_y, cosited_y ? 0.5 - sub_y / 2.0 : 0.0, 0, 0, 1);
-  fail_unless (bspline_matrix_invert (g, g_inv));
-  fail_unless (bspline_matrix_invert (forward, f_inv));
-  bspline_matrix_multiply (f_inv, g, tmp);
-  bspline_matrix_multiply (g_inv, tmp, inverse);
-}
-
-/* ---- running things ---- */
-
-/* A harness around bsplinewarp with the backend named by the environment
- * (BSPLINE_TEST_BACKEND=auto|cpu|cuda; tests/gpu runs this suite with
- * cuda), or the element's default. */
-static GstHarness *
-bsplinewarp_harness_new (void)
-{
-  const gchar *backend = g_getenv ("BSPLINE_TEST_BACKEND");
-  GstElement *element;
-
-  if (backend == NULL || !*backend)
-    return gst_harness_new ("bsplinewarp");
-  element = gst_element_factory_make ("bsplinewarp", NULL);
-  gst_util_set_object_arg (G_OBJECT (element), "backend", backend);
-  return gst_harness_new_with_element (element, "sink", "src");
-}
-
-/* Pulls the next output.  With the CUDA engine a frame leaves when the
- * next one arrives (frames in flight), so drain first: the drain query is
- * what an application sends when it wants everything out. */
-static GstBuffer *
-drain_and_pull (GstHarness * h)
-{
-  GstQuery *drain = gst_query_new_drain ();
-
-  gst_pad_peer_query (h->srcpad, drain);
-  gst_query_unref (drain);
-  return gst_harness_pull (h);
-}
-
-static GstHarness *
-harness_new_for (const gchar * factory, const gchar * in_caps,
-    const gchar * out_caps)
-{
-  GstHarness *h = g_str_equal (factory, "bsplinewarp") ?
-      bsplinewarp_harness_new () : gst_harness_new (factory);
-
-  gst_harness_set_src_caps_str (h, in_caps);
-  gst_harness_set_sink_caps_str (h, out_caps);
-  return h;
-}
-
-static GstHarness *
-harness_new (const gchar * in_caps, const gchar * out_caps)
-{
-  return harness_new_for ("bsplinewarp", in_caps, out_caps);
-}
-
-static GstBuffer *
-push_pull (GstHarness * h, GstBuffer * in)
-{
-  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-      GST_FLOW_OK);
-  return drain_and_pull (h);
-}
-
-/* push_pull, taking the caller's reference to in. */
-static GstBuffer *
-push_pull_owned (GstHarness * h, GstBuffer * in)
-{
-  GstBuffer *out = push_pull (h, in);
-
-  gst_buffer_unref (in);
-  return out;
-}
-
-/* A buffer of `size` bytes of grey, for tests where the content does not
- * matter (but must be initialised). */
-static GstBuffer *
-grey_buffer (gsize size)
-{
-  GstBuffer *buffer = gst_buffer_new_allocate (NULL, size, NULL);
-
-  gst_buffer_memset (buffer, 0, 0x80, size);
-  return buffer;
-}
-
 /* Compares every plane of out with the core's double reference computed
  * from in with the given luma forward matrix, chroma-site (a caps string,
  * may be NULL) and element parameters. */
@@ -340,15 +219,6 @@ check_against_reference (const gchar * what, GstBuffer * in,
   bspline_cpu_free (cpu);
 }
 
-static void
-default_params (bspline_params * params)
-{
-  bspline_params_init (params);
-  params->order = 3;
-  params->boundary = BSPLINE_BOUNDARY_REFLECT;
-  params->antialias = 1;
-}
-
 /* One frame of `format` through the element with one property set (as
  * gst-launch would set it) and the given output size, checked against the
  * reference of the luma forward matrix `forward`. */
@@ -397,16 +267,7 @@ run_case (const gchar * what, const gchar * format, gint in_w, gint in_h,
   g_free (out_caps);
 }
 
-static GRand *
-seeded_rand (void)
-{
-  test_seed = g_random_int ();
-  return g_rand_new_with_seed (test_seed);
-}
-
 /* ---- every format: upscale, downscale, rotation, perspective ---- */
-
-#define PERSPECTIVE "<1.05,0.08,-2.0,-0.05,0.95,1.5,0.002,-0.0015,1.0>"
 
 GST_START_TEST (test_formats)
 {
