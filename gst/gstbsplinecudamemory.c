@@ -101,7 +101,11 @@ gst_bspline_cuda_memory_transform_caps (GstCaps * caps, gboolean with_cuda)
     GstStructure *cuda = NULL;
     gboolean cuda_first;
 
-    if (features && gst_caps_features_is_any (features)) {
+    /* ANY, and alternate fields (format:Interlaced, in system memory
+     * only), stay as they are */
+    if (features && (gst_caps_features_is_any (features)
+            || gst_caps_features_contains (features,
+                GST_CAPS_FEATURE_FORMAT_INTERLACED))) {
       gst_caps_append_structure_full (ret, gst_structure_copy (s),
           gst_caps_features_copy (features));
       continue;

@@ -183,7 +183,7 @@ gst_bspline_layout_stage (GstBSplineLayout * layout,
 gboolean
 gst_bspline_layout_matches (const GstBSplineLayout * layout,
     GstBSplineFields fields, const GstVideoRectangle * crop,
-    gint buffer_width, gint buffer_height)
+    gint buffer_width, gint buffer_height, gboolean interleave)
 {
   GstVideoRectangle none = { 0, 0, GST_VIDEO_INFO_WIDTH (&layout->info),
     GST_VIDEO_INFO_HEIGHT (&layout->info)
@@ -192,16 +192,34 @@ gst_bspline_layout_matches (const GstBSplineLayout * layout,
   if (crop == NULL)
     crop = &none;
   return layout->n_planes > 0 && layout->fields == fields
+      && layout->interleave == interleave
       && layout->buffer_width == buffer_width
       && layout->buffer_height == buffer_height
       && memcmp (crop, &layout->crop, sizeof (*crop)) == 0;
+}
+
+/* Every component full size in a plane of its own (Y444, GBRA_10LE). */
+static gboolean
+gst_bspline_layout_format_is_planar_444 (const GstVideoFormatInfo * finfo)
+{
+  guint c;
+
+  if (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) < 3
+      || GST_VIDEO_FORMAT_INFO_N_PLANES (finfo) !=
+      GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo))
+    return FALSE;
+  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+    if (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) != 0
+        || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c) != 0)
+      return FALSE;
+  return TRUE;
 }
 
 gboolean
 gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
     GstVideoChromaSite site, GstBSplineFields fields,
     const GstVideoRectangle * crop, gint buffer_width, gint buffer_height,
-    gchar * msg, gsize msg_len)
+    gboolean interleave, gchar * msg, gsize msg_len)
 {
   gint width = GST_VIDEO_INFO_WIDTH (info);
   gint height = GST_VIDEO_INFO_HEIGHT (info);
@@ -229,8 +247,10 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
   full = *info;
   full.width = buffer_width;
   full.height = buffer_height;
+  layout->interleave = interleave;
   layout->staged = !gst_bspline_layout_format_is_native (GST_VIDEO_INFO_FORMAT
-      (info));
+      (info)) || (interleave
+      && gst_bspline_layout_format_is_planar_444 (info->finfo));
   if (layout->staged) {
     gst_bspline_layout_stage (layout, &full, site);
   } else {
@@ -338,8 +358,12 @@ gst_bspline_layout_staging (const GstBSplineLayout * layout,
     size += (gsize) base[b].stride * base[b].height;
   }
   if (planes->staging_size < size) {
-    g_free (planes->staging);
-    planes->staging = g_try_malloc (size);
+    if (planes->free)
+      planes->free (planes->staging);
+    else
+      g_free (planes->staging);
+    planes->staging = planes->alloc ? planes->alloc (size) :
+        g_try_malloc (size);
     planes->staging_size = planes->staging ? size : 0;
     if (planes->staging == NULL)
       return FALSE;
@@ -427,6 +451,31 @@ gst_bspline_layout_scale_down (guint v, gint depth, gint bits)
   return (guint) (q << (depth - bits));
 }
 
+/* Both scalings as tables, one per (depth, bits, direction), made once
+ * for the process: up indexed by the unpacked value, down by the value on
+ * the scale. */
+static const guint16 *
+gst_bspline_layout_scale_table (gint depth, gint bits, gboolean up)
+{
+  static guint16 *tables[2][17][17];
+  static GMutex lock;
+  guint16 *table;
+
+  g_mutex_lock (&lock);
+  table = tables[up][depth][bits];
+  if (table == NULL) {
+    guint v, n = 1u << depth;
+
+    table = g_new (guint16, n);
+    for (v = 0; v < n; v++)
+      table[v] = up ? gst_bspline_layout_scale_up (v, depth, bits) :
+          gst_bspline_layout_scale_down (v, depth, bits);
+    tables[up][depth][bits] = table;
+  }
+  g_mutex_unlock (&lock);
+  return table;
+}
+
 /* Scales the unpacked channels of a row of width pixels that have fewer
  * bits than the unpack format, up (unpacking) or down (packing). */
 static void
@@ -437,19 +486,19 @@ gst_bspline_layout_rescale_row (const GstBSplineLayout * layout,
 
   for (k = 0; k < 4; k++) {
     gint bits = layout->channel_depth[k];
+    const guint16 *table;
 
     if (bits == D)
       continue;
-    for (x = 0; x < width; x++) {
-      if (D > 8) {
-        guint16 *v = (guint16 *) row + 4 * x + k;
-        *v = up ? gst_bspline_layout_scale_up (*v, D, bits) :
-            gst_bspline_layout_scale_down (*v, D, bits);
-      } else {
-        guint8 *v = (guint8 *) row + 4 * x + k;
-        *v = up ? gst_bspline_layout_scale_up (*v, D, bits) :
-            gst_bspline_layout_scale_down (*v, D, bits);
-      }
+    table = gst_bspline_layout_scale_table (D, bits, up);
+    if (D > 8) {
+      guint16 *v = (guint16 *) row + k;
+      for (x = 0; x < width; x++)
+        v[4 * x] = table[v[4 * x]];
+    } else {
+      guint8 *v = (guint8 *) row + k;
+      for (x = 0; x < width; x++)
+        v[4 * x] = table[v[4 * x]];
     }
   }
 }
@@ -465,37 +514,71 @@ struct _GstBSplineLayoutRows
   const bspline_image *base;
   gint first, last;
   GstBSplineLayoutRowsFunc func;
+  gpointer job;                 /* GstBSplineLayoutJob */
 };
 
-static gpointer
-gst_bspline_layout_rows_thread (gpointer data)
+/* The bands of one frame in flight on the workers: how many are left. */
+typedef struct
+{
+  GMutex lock;
+  GCond done;
+  guint left;
+} GstBSplineLayoutJob;
+
+static void
+gst_bspline_layout_rows_work (gpointer data, G_GNUC_UNUSED gpointer unused)
 {
   GstBSplineLayoutRows *rows = data;
+  GstBSplineLayoutJob *job = rows->job;
 
   rows->func (rows);
-  return NULL;
+  g_mutex_lock (&job->lock);
+  if (--job->left == 0)
+    g_cond_signal (&job->done);
+  g_mutex_unlock (&job->lock);
+}
+
+/* The process's workers for bands, shared (GLib keeps their threads for
+ * the next frame instead of starting new ones); NULL where none start. */
+static GThreadPool *
+gst_bspline_layout_workers (void)
+{
+  static GThreadPool *workers = NULL;
+
+  if (g_once_init_enter (&workers)) {
+    GThreadPool *pool = g_thread_pool_new (gst_bspline_layout_rows_work,
+        NULL, GST_BSPLINE_LAYOUT_MAX_THREADS, FALSE, NULL);
+
+    g_once_init_leave (&workers, pool);
+  }
+  return workers;
 }
 
 /* Runs func over the frame's rows in n_threads bands (the unpack and pack
- * functions take one row at a time and share nothing); small frames, and
- * a thread that cannot start, run on the calling thread. */
+ * functions take one row at a time and share nothing), the first on the
+ * calling thread, the others on the shared workers; small frames, and
+ * bands the workers do not take, run on the calling thread. */
 static void
 gst_bspline_layout_run_rows (const GstBSplineLayout * layout,
     GstVideoFrame * frame, const bspline_image * base, guint n_threads,
     GstBSplineLayoutRowsFunc func)
 {
   GstBSplineLayoutRows bands[GST_BSPLINE_LAYOUT_MAX_THREADS];
-  GThread *threads[GST_BSPLINE_LAYOUT_MAX_THREADS] = { NULL };
+  GThreadPool *workers = gst_bspline_layout_workers ();
+  GstBSplineLayoutJob job;
   gint rows = base[0].height, step;
   guint i, n;
 
-  /* under a quarter megapixel a thread costs more than it saves; the
-   * bands start on multiples of 4 rows, so interlaced 4:2:0 chroma rows
+  /* under a quarter megapixel a band costs more than it saves; the bands
+   * start on multiples of 4 rows, so interlaced 4:2:0 chroma rows
    * (video-format.c GET_UV_420) stay in one band */
   n = CLAMP (n_threads, 1, GST_BSPLINE_LAYOUT_MAX_THREADS);
-  if ((gint64) rows * layout->buffer_width < 256 * 1024)
+  if ((gint64) rows * layout->buffer_width < 256 * 1024 || workers == NULL)
     n = 1;
   step = GST_ROUND_UP_4 ((rows + n - 1) / n);
+  g_mutex_init (&job.lock);
+  g_cond_init (&job.done);
+  job.left = 0;
   for (i = 0; i < n; i++) {
     bands[i].layout = layout;
     bands[i].frame = frame;
@@ -503,17 +586,26 @@ gst_bspline_layout_run_rows (const GstBSplineLayout * layout,
     bands[i].first = MIN (rows, (gint) i * step);
     bands[i].last = MIN (rows, (gint) (i + 1) * step);
     bands[i].func = func;
+    bands[i].job = &job;
   }
-  for (i = 1; i < n; i++)
-    threads[i] = g_thread_try_new ("bspline-pack",
-        gst_bspline_layout_rows_thread, &bands[i], NULL);
-  func (&bands[0]);
+  g_mutex_lock (&job.lock);
   for (i = 1; i < n; i++) {
-    if (threads[i])
-      g_thread_join (threads[i]);
-    else
+    job.left++;
+    if (!g_thread_pool_push (workers, &bands[i], NULL)) {
+      job.left--;
+      g_mutex_unlock (&job.lock);
       func (&bands[i]);
+      g_mutex_lock (&job.lock);
+    }
   }
+  g_mutex_unlock (&job.lock);
+  func (&bands[0]);
+  g_mutex_lock (&job.lock);
+  while (job.left > 0)
+    g_cond_wait (&job.done, &job.lock);
+  g_mutex_unlock (&job.lock);
+  g_mutex_clear (&job.lock);
+  g_cond_clear (&job.done);
 }
 
 /* Staged planes <-> unpacked rows (A, then the three components), one
@@ -698,8 +790,12 @@ gst_bspline_layout_write (const GstBSplineLayout * layout,
 void
 gst_bspline_layout_frame_clear (GstBSplineLayoutFrame * planes)
 {
-  g_free (planes->staging);
-  memset (planes, 0, sizeof (*planes));
+  if (planes->free)
+    planes->free (planes->staging);
+  else
+    g_free (planes->staging);
+  planes->staging = NULL;
+  planes->staging_size = 0;
 }
 
 void
@@ -762,7 +858,8 @@ gst_bspline_layout_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
     if (native) {
       bspline_image image;
 
-      gst_bspline_frame_plane_image (info, frame, p, &image);
+      /* the whole buffer the meta describes: a crop is read inside it */
+      gst_bspline_frame_plane_image (&frame->info, frame, p, &image);
       row = (guint64) image.width * image.channels *
           bspline_sample_size (image.type);
       rows = image.height;

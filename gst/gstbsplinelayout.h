@@ -65,6 +65,7 @@ typedef struct
   /* the caps and what this layout is for */
   GstVideoInfo info;
   GstBSplineFields fields;
+  gboolean interleave;          /* planar 4:4:4 staged as one plane */
   gboolean staged;
   GstVideoRectangle crop;       /* in the buffer; the caps' size */
   gint buffer_width, buffer_height;     /* of the frames this reads */
@@ -97,6 +98,10 @@ typedef struct
   bspline_image plane[GST_BSPLINE_LAYOUT_MAX_PLANES];
   guint8 *staging;              /* staged formats: the base planes */
   gsize staging_size;
+  /* how staging memory is had (NULL: g_try_malloc / g_free); the CUDA
+   * engine's page-locked memory is copied to the device directly */
+    gpointer (*alloc) (gsize size);
+  void (*free) (gpointer memory);
 } GstBSplineLayoutFrame;
 
 /* TRUE when the engines read the format's planes as they are. */
@@ -108,19 +113,24 @@ gboolean gst_bspline_layout_format_is_supported (GstVideoFormat format);
 
 /* Describes the planes of buffers of info (the caps) for fields, with crop
  * (NULL: none) inside buffers of buffer_width x buffer_height (the
- * GstVideoMeta's size, or the caps').  FALSE with msg when the crop or the
+ * GstVideoMeta's size, or the caps').  interleave: planar 4:4:4 formats
+ * (Y444, GBR(A), RGBP, A444...) are staged as one 4-channel plane too, one
+ * pass where their planes take three or four (the CPU engine's warps cost
+ * per pixel, whatever the channels: rotations of GBRA_10LE take 2.7x
+ * less).  FALSE with msg when the crop or the
  * interlacing cannot be taken (a crop outside the buffer or not of the
  * caps' size, a crop that splits the fields' chroma rows, an interlaced
  * height the fields cannot share). */
 gboolean gst_bspline_layout_init (GstBSplineLayout * layout,
     const GstVideoInfo * info, GstVideoChromaSite site,
     GstBSplineFields fields, const GstVideoRectangle * crop,
-    gint buffer_width, gint buffer_height, gchar * msg, gsize msg_len);
+    gint buffer_width, gint buffer_height, gboolean interleave, gchar * msg,
+    gsize msg_len);
 
 /* TRUE when layout describes these arguments already. */
 gboolean gst_bspline_layout_matches (const GstBSplineLayout * layout,
     GstBSplineFields fields, const GstVideoRectangle * crop,
-    gint buffer_width, gint buffer_height);
+    gint buffer_width, gint buffer_height, gboolean interleave);
 
 /* Staged rows are unpacked and packed on up to this many threads. */
 #define GST_BSPLINE_LAYOUT_MAX_THREADS 16

@@ -121,7 +121,7 @@ typedef struct
   bspline_params params;
   gdouble inverse[9];
   bspline_lens lens;            /* as bspline_geometry_plane_map gave it */
-  gint src_width, src_height, dst_width, dst_height;
+  gint src_width, src_height, dst_width, dst_height, channels;
 } GstBSplineWarpPlane;
 
 struct _GstBSplineWarp
@@ -157,6 +157,7 @@ struct _GstBSplineWarp
   gboolean cuda_required;       /* backend=cuda: a GPU failure is an error */
   gboolean gpu_failed;          /* backend=auto after a GPU failure */
   GQueue pending;               /* GstBSplineWarpPending, oldest first */
+  GQueue spare_planes;          /* GstBSplineLayoutFrame: staging to reuse */
 #endif
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   GstBSplineCudaMemory cudamem; /* gst.cuda.context, memory:CUDAMemory */
@@ -1518,7 +1519,8 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
         && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0
         && memcmp (&lens, &plane->lens, sizeof (lens)) == 0
         && plane->src_width == src->width && plane->src_height == src->height
-        && plane->dst_width == dst->width && plane->dst_height == dst->height)
+        && plane->dst_width == dst->width && plane->dst_height == dst->height
+        && plane->channels == src->channels)
       continue;
 
     bspline_plan_free (plane->plan);
@@ -1535,6 +1537,7 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     plane->src_height = src->height;
     plane->dst_width = dst->width;
     plane->dst_height = dst->height;
+    plane->channels = src->channels;
     plane->valid = TRUE;
     GST_DEBUG_OBJECT (self, "plane %u (fields %d): %dx%d -> %dx%d, %s path",
         p, fields, src->width, src->height, dst->width, dst->height,
@@ -1674,8 +1677,14 @@ gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
   gint in_h = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   gint out_w = GST_VIDEO_INFO_WIDTH (&filter->out_info);
   gint out_h = GST_VIDEO_INFO_HEIGHT (&filter->out_info);
+  /* planar 4:4:4 interleaved for the CPU engine; the GPU reads the planes
+   * as they are */
+  gboolean interleave = TRUE;
   gchar msg[256] = "";
 
+#ifdef HAVE_BSPLINE_CUDA
+  interleave = self->cuda == NULL || self->gpu_failed;
+#endif
   if (!gst_bspline_warp_buffer_fields (&filter->in_info, inbuf, fields)
       && !self->warned_field) {
     GST_ELEMENT_WARNING (self, STREAM, FORMAT,
@@ -1697,16 +1706,24 @@ gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
     c = &crop;
   }
   if (!gst_bspline_layout_matches (&self->in_layout[*fields], *fields, c,
-          in_w, in_h)
-      && !gst_bspline_layout_init (&self->in_layout[*fields],
-          &filter->in_info, self->chroma_site, *fields, c, in_w, in_h, msg,
-          sizeof (msg)))
-    goto bad_layout;
+          in_w, in_h, interleave)) {
+    if (!gst_bspline_layout_init (&self->in_layout[*fields],
+            &filter->in_info, self->chroma_site, *fields, c, in_w, in_h,
+            interleave, msg, sizeof (msg)))
+      goto bad_layout;
+    GST_DEBUG_OBJECT (self, "%s: %s, %u planes (fields %d), crop %dx%d at "
+        "(%d, %d) of %dx%d", GST_VIDEO_INFO_NAME (&filter->in_info),
+        self->in_layout[*fields].staged ? "unpacked" : "in place",
+        self->in_layout[*fields].n_planes, *fields,
+        self->in_layout[*fields].crop.w, self->in_layout[*fields].crop.h,
+        self->in_layout[*fields].crop.x, self->in_layout[*fields].crop.y,
+        in_w, in_h);
+  }
   if (!gst_bspline_layout_matches (&self->out_layout[*fields], *fields, NULL,
-          out_w, out_h)
+          out_w, out_h, interleave)
       && !gst_bspline_layout_init (&self->out_layout[*fields],
           &filter->out_info, self->chroma_site, *fields, NULL, out_w, out_h,
-          msg, sizeof (msg)))
+          interleave, msg, sizeof (msg)))
     goto bad_layout;
   return GST_FLOW_OK;
 
@@ -1904,11 +1921,14 @@ gst_bspline_warp_propose_system (GstBaseTransform * trans,
 #ifdef HAVE_BSPLINE_CUDA
 /* ---- the CUDA engine: frames in flight ---- */
 
+static void gst_bspline_warp_clear_spare_planes (GstBSplineWarp * self);
+
 static void
 gst_bspline_warp_free_cuda (GstBSplineWarp * self)
 {
   gboolean entered;
 
+  gst_bspline_warp_clear_spare_planes (self);
   if (self->cuda == NULL)
     return;
   entered = gst_bspline_warp_cuda_enter (self);
@@ -1921,8 +1941,53 @@ gst_bspline_warp_free_cuda (GstBSplineWarp * self)
 #endif
 }
 
+/* Staging for a frame in flight: one kept from an earlier frame, or new
+ * page-locked memory, which the engine copies to and from the device
+ * directly. */
 static void
-gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
+gst_bspline_warp_take_planes (GstBSplineWarp * self,
+    GstBSplineLayoutFrame * planes)
+{
+  GstBSplineLayoutFrame *spare = g_queue_pop_head (&self->spare_planes);
+
+  memset (planes, 0, sizeof (*planes));
+  if (spare) {
+    *planes = *spare;
+    g_free (spare);
+  }
+  planes->alloc = bspline_cuda_host_alloc;
+  planes->free = bspline_cuda_host_free;
+}
+
+/* Keeps a frame's staging for the frames after it (as many as are in
+ * flight, in and out). */
+static void
+gst_bspline_warp_give_planes (GstBSplineWarp * self,
+    GstBSplineLayoutFrame * planes)
+{
+  if (planes->staging
+      && g_queue_get_length (&self->spare_planes) <
+      2 * GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 2)
+    g_queue_push_tail (&self->spare_planes, g_memdup2 (planes,
+            sizeof (*planes)));
+  else
+    gst_bspline_layout_frame_clear (planes);
+}
+
+static void
+gst_bspline_warp_clear_spare_planes (GstBSplineWarp * self)
+{
+  GstBSplineLayoutFrame *spare;
+
+  while ((spare = g_queue_pop_head (&self->spare_planes))) {
+    gst_bspline_layout_frame_clear (spare);
+    g_free (spare);
+  }
+}
+
+static void
+gst_bspline_warp_pending_free (GstBSplineWarp * self,
+    GstBSplineWarpPending * pending)
 {
   if (pending->in_frame.buffer)
     gst_video_frame_unmap (&pending->in_frame);
@@ -1931,8 +1996,8 @@ gst_bspline_warp_pending_free (GstBSplineWarpPending * pending)
   gst_buffer_unref (pending->inbuf);
   if (pending->outbuf)
     gst_buffer_unref (pending->outbuf);
-  gst_bspline_layout_frame_clear (&pending->in_planes);
-  gst_bspline_layout_frame_clear (&pending->out_planes);
+  gst_bspline_warp_give_planes (self, &pending->in_planes);
+  gst_bspline_warp_give_planes (self, &pending->out_planes);
   g_free (pending);
 }
 
@@ -2025,13 +2090,15 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   pending->inbuf = inbuf;
   pending->outbuf = outbuf;
   pending->settings = self->frame;
+  gst_bspline_warp_take_planes (self, &pending->in_planes);
+  gst_bspline_warp_take_planes (self, &pending->out_planes);
   for (p = 0; p < GST_BSPLINE_LAYOUT_MAX_PLANES; p++)
     pending->slots[p] = -1;
   /* the plans first: they say which planes are copied on the CPU */
   ret = gst_bspline_warp_prepare_frame (self, inbuf, &geometry,
       &pending->fields);
   if (ret != GST_FLOW_OK) {
-    gst_bspline_warp_pending_free (pending);
+    gst_bspline_warp_pending_free (self, pending);
     return ret;
   }
   gst_bspline_warp_place_frames (self, pending);
@@ -2096,7 +2163,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   if (entered)
     gst_bspline_warp_cuda_leave (self);
   if (ret != GST_FLOW_OK) {
-    gst_bspline_warp_pending_free (pending);
+    gst_bspline_warp_pending_free (self, pending);
     return ret;
   }
   *out = pending;
@@ -2106,7 +2173,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
 map_failed:
   {
     gst_bspline_warp_post_bad_buffer (self, inbuf);
-    gst_bspline_warp_pending_free (pending);
+    gst_bspline_warp_pending_free (self, pending);
     return GST_FLOW_ERROR;
   }
 }
@@ -2162,7 +2229,7 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
     *outbuf = pending->outbuf;
     pending->outbuf = NULL;
   }
-  gst_bspline_warp_pending_free (pending);
+  gst_bspline_warp_pending_free (self, pending);
   return ret;
 
   /* ERRORS */
@@ -2172,7 +2239,7 @@ gpu_error:
         ("The GPU failed: %s.", msg),
         ("backend=cuda; with backend=auto the element would continue on the "
             "CPU."));
-    gst_bspline_warp_pending_free (pending);
+    gst_bspline_warp_pending_free (self, pending);
     return GST_FLOW_ERROR;
   }
 }
@@ -2237,7 +2304,7 @@ gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
      * one is an error or, with backend=auto, done on the CPU at once */
     ret = gst_bspline_warp_drain (self, TRUE);
     if (ret != GST_FLOW_OK) {
-      gst_bspline_warp_pending_free (pending);
+      gst_bspline_warp_pending_free (self, pending);
       return ret;
     }
     return gst_bspline_warp_complete (self, pending, outbuf);

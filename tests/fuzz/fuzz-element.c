@@ -28,10 +28,12 @@
 #define MAX_SIDE 40
 #define MAX_STEPS 24
 
-static const gchar *const formats[] = {
-  "GRAY8", "GRAY16_LE", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx",
-  "xRGB", "xBGR", "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y42B",
-  "Y444", "I420_10LE", "I422_10LE", "P010_10LE", "Y444_16LE", "GBR", "GBRA"
+/* every format of the element's caps (GST_VIDEO_FORMATS_ALL) */
+static gchar **formats;
+static guint n_formats;
+
+static const gchar *const interlace_modes[] = {
+  "progressive", "interleaved", "mixed", "alternate"
 };
 
 static void
@@ -58,17 +60,35 @@ init_once (void)
   g_log_set_handler (NULL, G_LOG_LEVEL_WARNING, ignore_log, NULL);
   if (!GST_ELEMENT_REGISTER (bsplinewarp, NULL))
     g_error ("cannot register bsplinewarp");
+  {
+    gchar *list = g_strdup (GST_VIDEO_FORMATS_ALL);
+
+    g_strdelimit (list, "{} ", ' ');
+    formats = g_strsplit_set (g_strstrip (list), ", ", -1);
+    for (n_formats = 0; formats[n_formats]; n_formats++);
+    g_free (list);
+  }
 }
 
 static gchar *
 pick_caps (fuzz_input * in, GstVideoInfo * info)
 {
-  const gchar *format = formats[fuzz_u8 (in) % G_N_ELEMENTS (formats)];
+  const gchar *format;
   gint w = fuzz_range (in, 1, MAX_SIDE), h = fuzz_range (in, 1, MAX_SIDE);
-  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
-      "framerate=30/1,pixel-aspect-ratio=%d/%d%s", format, w, h,
+  guint8 mode = fuzz_u8 (in);
+  gchar *caps;
+
+  do
+    format = formats[fuzz_u8 (in) % n_formats];
+  while (!*format);
+  /* most often progressive; the interlaced modes, alternate with its
+   * caps feature */
+  mode = mode < 160 ? 0 : mode % 4;
+  caps = g_strdup_printf ("video/x-raw%s,format=%s,width=%d,height=%d,"
+      "framerate=30/1,pixel-aspect-ratio=%d/%d%s,interlace-mode=%s",
+      mode == 3 ? "(format:Interlaced)" : "", format, w, h,
       fuzz_range (in, 1, 3), fuzz_range (in, 1, 3),
-      fuzz_u8 (in) < 40 ? ",chroma-site=mpeg2" : "");
+      fuzz_u8 (in) < 40 ? ",chroma-site=mpeg2" : "", interlace_modes[mode]);
   GstCaps *c = gst_caps_from_string (caps);
 
   if (!gst_video_info_from_caps (info, c))
@@ -195,6 +215,22 @@ make_buffer (fuzz_input * in, const GstVideoInfo * info, guint64 n)
     gst_buffer_memset (buffer, 0, fuzz_u8 (in), size);
   GST_BUFFER_PTS (buffer) = n * GST_SECOND / 30;
   GST_BUFFER_DURATION (buffer) = GST_SECOND / 30;
+  /* interlacing flags, whatever the caps: a field, both, none */
+  if (fuzz_u8 (in) < 96)
+    GST_BUFFER_FLAG_SET (buffer, (GST_VIDEO_BUFFER_FLAG_INTERLACED |
+            GST_VIDEO_BUFFER_FLAG_TFF | GST_VIDEO_BUFFER_FLAG_ONEFIELD) &
+        ((guint) fuzz_u8 (in) << 20));
+  /* a crop meta: of the caps' size at some offset, or any rectangle */
+  if (fuzz_u8 (in) < 32) {
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buffer);
+
+    crop->x = fuzz_range (in, 0, 8);
+    crop->y = fuzz_range (in, 0, 8);
+    crop->width = fuzz_u8 (in) < 128 ? (guint) GST_VIDEO_INFO_WIDTH (info) :
+        (guint) fuzz_range (in, 0, MAX_SIDE + 8);
+    crop->height = fuzz_u8 (in) < 128 ? (guint) GST_VIDEO_INFO_HEIGHT (info) :
+        (guint) fuzz_range (in, 0, MAX_SIDE + 8);
+  }
   if (kind >= 220) {
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
     gint stride[GST_VIDEO_MAX_PLANES] = { 0 };

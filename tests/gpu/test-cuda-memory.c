@@ -41,7 +41,10 @@
 static const gchar *all_formats[] = {
   "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "RGB", "BGR", "I420",
   "YV12", "NV12", "NV21", "Y42B", "Y444", "I420_10LE", "I422_10LE",
-  "P010_10LE", "Y444_16LE", "GBR", "GBRA"
+  "P010_10LE", "Y444_16LE", "GBR", "GBRA", "P016_LE", "I422_12LE", "RGBP",
+  "BGRP",
+  /* unpacked on the CPU, through the memory's staging copy */
+  "YUY2", "UYVY", "RGB10A2_LE", "BGR10A2_LE"
 };
 
 typedef struct
