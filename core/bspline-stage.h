@@ -456,6 +456,20 @@ bspline_stage_map_point (const double *m, const bspline_lens * lens,
   return bspline_lens_map (lens, nx, ny, x, y, NULL);
 }
 
+/* The Jacobian d(nx, ny) / d(u, v) (row-major) of the homography m at
+ * output pixel (u, v), whose image is (nx, ny) (bspline_map_point). */
+BSPLINE_HD static inline void
+bspline_homography_jacobian (const double *m, double u, double v, double nx,
+    double ny, double H[4])
+{
+  double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
+
+  H[0] = (m[0] - nx * m[6]) / W;
+  H[1] = (m[1] - nx * m[7]) / W;
+  H[2] = (m[3] - ny * m[6]) / W;
+  H[3] = (m[4] - ny * m[7]) / W;
+}
+
 /* The footprint at output pixel (u, v): how far x and y move per output
  * pixel (sx, sy), from the whole geometry's Jacobian (chain rule: the
  * lens stage's times the homography's), as bspline_footprint takes them
@@ -465,17 +479,13 @@ BSPLINE_HD static inline int
 bspline_stage_footprint_size (const double *m, const bspline_lens * lens,
     double u, double v, double *x, double *y, double *sx, double *sy)
 {
-  double nx, ny, W, H[4], L[4], dxdu, dxdv, dydu, dydv;
+  double nx, ny, H[4], L[4], dxdu, dxdv, dydu, dydv;
 
   if (!bspline_map_point (m, u, v, &nx, &ny))
     return 0;
   if (!bspline_lens_map (lens, nx, ny, x, y, L))
     return 0;
-  W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
-  H[0] = (m[0] - nx * m[6]) / W;
-  H[1] = (m[1] - nx * m[7]) / W;
-  H[2] = (m[3] - ny * m[6]) / W;
-  H[3] = (m[4] - ny * m[7]) / W;
+  bspline_homography_jacobian (m, u, v, nx, ny, H);
   dxdu = L[0] * H[0] + L[1] * H[2];
   dxdv = L[0] * H[1] + L[1] * H[3];
   dydu = L[2] * H[0] + L[3] * H[2];

@@ -566,15 +566,11 @@ geometry_map_point_jacobian (const bspline_geometry_points * points, double u,
     double v, double *x, double *y, double J[4])
 {
   const double *m = points->inverse;
-  double nx, ny, W, H[4], L[4];
+  double nx, ny, H[4], L[4];
 
   if (!bspline_map_point (m, u, v, &nx, &ny))
     return 0;
-  W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
-  H[0] = (m[0] - nx * m[6]) / W;
-  H[1] = (m[1] - nx * m[7]) / W;
-  H[2] = (m[3] - ny * m[6]) / W;
-  H[3] = (m[4] - ny * m[7]) / W;
+  bspline_homography_jacobian (m, u, v, nx, ny, H);
   if (points->lens.model == BSPLINE_LENS_NONE) {
     *x = nx;
     *y = ny;

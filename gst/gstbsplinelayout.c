@@ -198,21 +198,14 @@ gst_bspline_layout_matches (const GstBSplineLayout * layout,
       && memcmp (crop, &layout->crop, sizeof (*crop)) == 0;
 }
 
-/* Every component full size in a plane of its own (Y444, GBRA_10LE). */
+/* The second and third components in planes of their own (I420, Y42B,
+ * Y444, GBRA_10LE; not NV12 or AV12, whose chroma shares a plane). */
 static gboolean
-gst_bspline_layout_format_is_planar_444 (const GstVideoFormatInfo * finfo)
+gst_bspline_layout_format_is_planar (const GstVideoFormatInfo * finfo)
 {
-  guint c;
-
-  if (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) < 3
-      || GST_VIDEO_FORMAT_INFO_N_PLANES (finfo) !=
-      GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo))
-    return FALSE;
-  for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
-    if (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c) != 0
-        || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c) != 0)
-      return FALSE;
-  return TRUE;
+  return GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) >= 3
+      && GST_VIDEO_FORMAT_INFO_PLANE (finfo, 1) !=
+      GST_VIDEO_FORMAT_INFO_PLANE (finfo, 2);
 }
 
 gboolean
@@ -250,7 +243,7 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
   layout->interleave = interleave;
   layout->staged = !gst_bspline_layout_format_is_native (GST_VIDEO_INFO_FORMAT
       (info)) || (interleave
-      && gst_bspline_layout_format_is_planar_444 (info->finfo));
+      && gst_bspline_layout_format_is_planar (info->finfo));
   if (layout->staged) {
     gst_bspline_layout_stage (layout, &full, site);
   } else {

@@ -65,7 +65,7 @@ typedef struct
   /* the caps and what this layout is for */
   GstVideoInfo info;
   GstBSplineFields fields;
-  gboolean interleave;          /* planar 4:4:4 staged as one plane */
+  gboolean interleave;          /* planar formats staged, chroma as one */
   gboolean staged;
   GstVideoRectangle crop;       /* in the buffer; the caps' size */
   gint buffer_width, buffer_height;     /* of the frames this reads */
@@ -113,11 +113,12 @@ gboolean gst_bspline_layout_format_is_supported (GstVideoFormat format);
 
 /* Describes the planes of buffers of info (the caps) for fields, with crop
  * (NULL: none) inside buffers of buffer_width x buffer_height (the
- * GstVideoMeta's size, or the caps').  interleave: planar 4:4:4 formats
- * (Y444, GBR(A), RGBP, A444...) are staged as one 4-channel plane too, one
- * pass where their planes take three or four (the CPU engine's warps cost
- * per pixel, whatever the channels: rotations of GBRA_10LE take 2.7x
- * less).  FALSE with msg when the crop or the
+ * GstVideoMeta's size, or the caps').  interleave: planar formats (I420,
+ * Y42B, Y444, GBR(A), A420...) are staged too, their chroma in one
+ * 2-channel plane, or all in one 4-channel plane for 4:4:4: one pass where
+ * their planes take two or three (the CPU engine's warps cost per pixel,
+ * whatever the channels: rotations of GBRA_10LE take 2.7x less, of Y42B
+ * 1.7x).  FALSE with msg when the crop or the
  * interlacing cannot be taken (a crop outside the buffer or not of the
  * caps' size, a crop that splits the fields' chroma rows, an interlaced
  * height the fields cannot share). */

@@ -1677,8 +1677,8 @@ gst_bspline_warp_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
   gint in_h = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   gint out_w = GST_VIDEO_INFO_WIDTH (&filter->out_info);
   gint out_h = GST_VIDEO_INFO_HEIGHT (&filter->out_info);
-  /* planar 4:4:4 interleaved for the CPU engine; the GPU reads the planes
-   * as they are */
+  /* planar formats interleaved for the CPU engine; the GPU reads the
+   * planes as they are */
   gboolean interleave = TRUE;
   gchar msg[256] = "";
 
