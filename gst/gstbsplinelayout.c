@@ -295,7 +295,7 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
       *g = grid;
       layout->plane_base[n] = b;
       layout->plane_field[n] = interlaced ? f : -1;
-      layout->plane_offset[n] = (gint64) first_x *bytes;
+      layout->plane_offset[n] = (gint64) bytes * first_x;
       if (interlaced) {
         /* field f's row k sits at frame row 2 k + f of the plane's grid:
          * luma 2 sub_y (k + 0.5) + 2 offset_y + f - 0.5 */
@@ -704,10 +704,10 @@ gst_bspline_layout_pack_rows (GstBSplineLayoutRows * rows)
     if (layout->n_base > 1)
       chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
     if (direct && !requantize)
-      src = (const guint8 *) base[0].data + (gsize) y *base[0].stride;
+      src = (const guint8 *) base[0].data + base[0].stride * (gsize) y;
     else if (direct)
-      memcpy (line, (const guint8 *) base[0].data + (gsize) y *
-          base[0].stride, (gsize) width * 4 * (D > 8 ? 2 : 1));
+      memcpy (line, (const guint8 *) base[0].data + base[0].stride *
+          (gsize) y, (gsize) width * 4 * (D > 8 ? 2 : 1));
     else if (D > 8)
       LAYOUT_GATHER (guint16);
     else

@@ -273,7 +273,7 @@ check_components (const gchar * what, const GstVideoInfo * in_info,
     grid_inverse (forward, sub_x, offset_x, sub_y, offset_y, inverse);
 
     memset (&src, 0, sizeof (src));
-    src.data = src_plane + (gsize) first_src *sw;
+    src.data = src_plane + (gsize) sw * first_src;
     src.stride = (ptrdiff_t) sw *2 * step;
     src.width = sw;
     src.height = sh;
@@ -288,7 +288,7 @@ check_components (const gchar * what, const GstVideoInfo * in_info,
     ref.type = BSPLINE_SAMPLE_F64;
     ref.width = dw;
     ref.height = dh;
-    ref.stride = (ptrdiff_t) dw *sizeof (gdouble);
+    ref.stride = (ptrdiff_t) sizeof (gdouble) * dw;
     ref_data = g_new (gdouble, (gsize) dw * dh);
     ref.data = ref_data;
     fail_unless_equals_int (bspline_cpu_execute (cpu, plan, &src, &ref),
