@@ -2526,6 +2526,9 @@ gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   bspline_geometry geometry;
 
+  /* the crop is in the output already (gstbsplinelayout.h) */
+  if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
+    return FALSE;
   if (!gst_bspline_meta_needs_geometry (meta) || !filter->negotiated)
     return gst_bspline_meta_transform (GST_OBJECT (self), outbuf, meta, inbuf,
         NULL, NULL, NULL, FALSE);

@@ -273,7 +273,7 @@ check_components (const gchar * what, const GstVideoInfo * in_info,
     grid_inverse (forward, sub_x, offset_x, sub_y, offset_y, inverse);
 
     memset (&src, 0, sizeof (src));
-    src.data = src_plane + (gsize) sw * first_src;
+    src.data = src_plane + (gsize) sw *first_src;
     src.stride = (ptrdiff_t) sw *2 * step;
     src.width = sw;
     src.height = sh;
@@ -689,6 +689,18 @@ GST_START_TEST (test_crop_meta)
         "rotation", "10", in, &out_info);
     out_cut = run_element (crop_caps, "video/x-raw,width=40,height=30",
         "rotation", "10", cut, &out_info);
+    /* the crop is done: no crop meta goes on, rotated or scaled */
+    fail_unless (gst_buffer_get_video_crop_meta (out_crop) == NULL,
+        "%s: the output still carries the crop meta", cases[i].format);
+    {
+      GstVideoInfo scaled_info;
+      GstBuffer *scaled = run_element (crop_caps,
+          "video/x-raw,width=80,height=60", NULL, NULL, in, &scaled_info);
+
+      fail_unless (gst_buffer_get_video_crop_meta (scaled) == NULL,
+          "%s: the scaled output still carries the crop meta", cases[i].format);
+      gst_buffer_unref (scaled);
+    }
     /* every sample (the rows' padding, e.g. v210's, is not written) */
     a = unpack_frame (&out_info, out_crop);
     b = unpack_frame (&out_info, out_cut);
