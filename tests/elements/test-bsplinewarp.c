@@ -20,6 +20,7 @@
 
 #include "bspline.h"
 #include "warp-common.h"
+#include "backend-check.h"
 
 /* ---- the formats, written out (not derived from GstVideoFormatInfo) ---- */
 
@@ -2197,32 +2198,9 @@ bsplinewarp_suite (void)
   return s;
 }
 
-/* GST_CHECK_MAIN, plus: with BSPLINE_TEST_BACKEND=cuda the whole suite is
- * skipped (exit 77) where the CUDA engine cannot start. */
 int
 main (int argc, char **argv)
 {
-  const gchar *backend = g_getenv ("BSPLINE_TEST_BACKEND");
-  Suite *s;
-
-  gst_check_init (&argc, &argv);
-  if (g_strcmp0 (backend, "cuda") == 0) {
-    GstElement *e = gst_element_factory_make ("bsplinewarp", NULL);
-    GstStateChangeReturn started;
-
-    g_object_set (e, "backend", 2 /* cuda */ , NULL);
-    started = gst_element_set_state (e, GST_STATE_PAUSED);
-    gst_element_set_state (e, GST_STATE_NULL);
-    gst_object_unref (e);
-    if (started == GST_STATE_CHANGE_FAILURE) {
-      g_print ("SKIP: backend=cuda cannot start here (no GPU or driver)\n");
-      return 77;
-    }
-    /* the probe made a CUDA context in this process, and CUDA does not
-     * survive fork(): run the tests in this process */
-    g_setenv ("CK_FORK", "no", TRUE);
-    g_print ("running the element suite with backend=cuda\n");
-  }
-  s = bsplinewarp_suite ();
-  return gst_check_run_suite (s, "bsplinewarp", __FILE__);
+  return run_bsplinewarp_suite (&argc, &argv, bsplinewarp_suite,
+      "bsplinewarp", __FILE__);
 }

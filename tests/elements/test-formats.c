@@ -25,6 +25,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "backend-check.h"
+
 #include "bspline.h"
 #include "warp-common.h"
 
@@ -798,4 +800,9 @@ formats_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (formats);
+int
+main (int argc, char **argv)
+{
+  return run_bsplinewarp_suite (&argc, &argv, formats_suite, "formats",
+      __FILE__);
+}

@@ -29,6 +29,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "backend-check.h"
+
 #define PI 3.14159265358979323846
 
 static GstHarness *
@@ -588,4 +590,8 @@ metas_suite (void)
   return s;
 }
 
-GST_CHECK_MAIN (metas);
+int
+main (int argc, char **argv)
+{
+  return run_bsplinewarp_suite (&argc, &argv, metas_suite, "metas", __FILE__);
+}

@@ -1,0 +1,35 @@
+/* backend-check.h: the main of the GstHarness tests of bsplinewarp.  With
+ * BSPLINE_TEST_BACKEND=cuda (tests/gpu runs the suites so) a suite is
+ * skipped (exit 77) where the CUDA engine cannot start, and otherwise run
+ * in this process: the probe made a CUDA context, which does not survive
+ * fork(). */
+#ifndef BACKEND_CHECK_H
+#define BACKEND_CHECK_H
+
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+
+static inline int
+run_bsplinewarp_suite (int *argc, char ***argv, Suite * (*make) (void),
+    const gchar * name, const gchar * file)
+{
+  gst_check_init (argc, argv);
+  if (g_strcmp0 (g_getenv ("BSPLINE_TEST_BACKEND"), "cuda") == 0) {
+    GstElement *e = gst_element_factory_make ("bsplinewarp", NULL);
+    GstStateChangeReturn started;
+
+    g_object_set (e, "backend", 2 /* cuda */ , NULL);
+    started = gst_element_set_state (e, GST_STATE_PAUSED);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (e);
+    if (started == GST_STATE_CHANGE_FAILURE) {
+      g_print ("SKIP: backend=cuda cannot start here (no GPU or driver)\n");
+      return 77;
+    }
+    g_setenv ("CK_FORK", "no", TRUE);
+    g_print ("running the %s suite with backend=cuda\n", name);
+  }
+  return gst_check_run_suite (make (), name, file);
+}
+
+#endif /* BACKEND_CHECK_H */
