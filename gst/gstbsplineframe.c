@@ -144,8 +144,13 @@ gst_bspline_frame_fill_components (const GstVideoInfo * info, guint32 argb,
               GST_VIDEO_COMP_A)) - 1);
 
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    gdouble max = (1 << GST_VIDEO_INFO_COMP_DEPTH (info, c)) - 1;
+    gdouble max;
 
+    /* a palette's 32-bit entries (RGB8P) are no code values: its fill
+     * comes from gst_bspline_layout_fill */
+    if (GST_VIDEO_INFO_COMP_DEPTH (info, c) > 16)
+      continue;
+    max = (1 << GST_VIDEO_INFO_COMP_DEPTH (info, c)) - 1;
     value[c] = CLAMP (floor (value[c] + 0.5), 0.0, max);
   }
 }

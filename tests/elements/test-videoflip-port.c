@@ -75,11 +75,14 @@ static GstHarness *
 flip_harness_new (void)
 {
   GstElement *element = gst_element_factory_make ("bsplinewarp", NULL);
+  GstHarness *h;
 
   fail_unless (element != NULL, "bsplinewarp not found: is GST_PLUGIN_PATH "
       "the build's gst/ directory?");
   gst_util_set_object_arg (G_OBJECT (element), "backend", test_backend ());
-  return gst_harness_new_with_element (element, "sink", "src");
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);   /* the harness holds it (transfer none) */
+  return h;
 }
 
 /* gst_harness_pull, after the frames in flight are pushed out. */

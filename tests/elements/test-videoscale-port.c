@@ -176,7 +176,11 @@ scale_element_new (const gchar * name)
 static GstHarness *
 scale_harness_new (void)
 {
-  return gst_harness_new_with_element (scale_element_new (NULL), "sink", "src");
+  GstElement *element = scale_element_new (NULL);
+  GstHarness *h = gst_harness_new_with_element (element, "sink", "src");
+
+  gst_object_unref (element);   /* the harness holds it (transfer none) */
+  return h;
 }
 
 /* gst_harness_pull, after the frames in flight are pushed out. */

@@ -79,12 +79,15 @@ bsplinewarp_harness_new (void)
 {
   const gchar *backend = g_getenv ("BSPLINE_TEST_BACKEND");
   GstElement *element;
+  GstHarness *h;
 
   if (backend == NULL || !*backend)
     return gst_harness_new ("bsplinewarp");
   element = gst_element_factory_make ("bsplinewarp", NULL);
   gst_util_set_object_arg (G_OBJECT (element), "backend", backend);
-  return gst_harness_new_with_element (element, "sink", "src");
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);   /* the harness holds it (transfer none) */
+  return h;
 }
 
 /* Pulls the next output.  With the CUDA engine a frame leaves when the
