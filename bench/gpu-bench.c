@@ -187,7 +187,7 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
       for (y = 0; y < mh; y++)
         for (x = 0; x < mw; x++) {
           double px = 0.0, py = 0.0;
-          bspline_stage_map_point (m, &lens, (x + 0.5) * bc->dst_w / mw,
+          bspline_stage_map_point (m, &lens, 1, (x + 0.5) * bc->dst_w / mw,
               (y + 0.5) * bc->dst_h / mh, &px, &py);
           st[2 * ((size_t) y * mw + x)] = px / bc->src_w;
           st[2 * ((size_t) y * mw + x) + 1] = 1.0 - py / bc->src_h;

@@ -19,13 +19,15 @@ extern "C" {
 #endif
 
 /* 1 where output pixel (u, v) takes the previous frame's pixel; lens NULL
- * for the homography m alone. */
+ * for the homography m alone (one lens stage at most: bsplinestabilize's
+ * geometry has one). */
 BSPLINE_HD static inline int
 bspline_keep_border_outside (const double *m, const bspline_lens * lens,
     int u, int v, int in_width, int in_height)
 {
   double x, y;
-  return !bspline_stage_map_point (m, lens, u + 0.5, v + 0.5, &x, &y)
+      return !bspline_stage_map_point (m, lens, lens != NULL, u + 0.5, v + 0.5,
+        &x, &y)
       || x < 0.0 || y < 0.0 || x > in_width || y > in_height;
 }
 

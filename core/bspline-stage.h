@@ -3,13 +3,16 @@
  * bspline-math.h is).
  *
  * A plan's geometry is its homography (bspline_map_point: output pixel
- * centre -> a point) followed, when plan has one, by a lens stage: that
- * point is a camera's normalised image coordinates n = (x, y) (x = X / Z,
- * y = Y / Z), the stage applies a distortion model to it (or solves the
- * model for it) and its affine `post` takes the result to input pixel
- * coordinates.  The matrices that put the camera matrices' conventions
- * (OpenCV: the centre of the first pixel at 0) around it are built in
- * geometry.c; here is only the model.
+ * centre -> a point) followed by up to BSPLINE_CHAIN_MAX_LENSES lens
+ * stages (bspline-chain.h), each evaluated on the result of the one
+ * before: a lens stage's point is a camera's normalised image coordinates
+ * n = (x, y) (x = X / Z, y = Y / Z), the stage applies a distortion model
+ * to it (or solves the model for it) and its `post` homography takes the
+ * result on to the next stage's domain, or to input pixel coordinates
+ * after the last stage.  The matrices that put the camera matrices'
+ * conventions (OpenCV: the centre of the first pixel at 0) around it are
+ * built in geometry.c, and chains composed in chain.c; here is only the
+ * model.
  *
  * The models are OpenCV's, with its coefficient order:
  *  - BROWN, the pinhole model of cv::undistort / cv::projectPoints
@@ -80,7 +83,10 @@ typedef struct
   /* applying d (solve 0): 1 when the frame may reach past the fold, whose
    * points are then the fill; 0 when that is an error (the plan fails) */
   int fill_fold;
-  double post[6];               /* 2x3: normalised -> input pixels */
+  /* 3x3 row-major homography: the model's result -> the next stage's
+   * domain or input pixels (an affine one, last row 0 0 1, for a lens
+   * alone: bspline_geometry_plane_map) */
+  double post[9];
   /* BSPLINE_LENS_STMAP: n is a position in map samples; the map's
    * coefficients (bspline_stmap_coefficients' layout, in the memory of
    * the engine that runs the plan) give the source position as fractions
@@ -394,15 +400,48 @@ bspline_stmap_map (const double *map, int map_w, int map_h, double mx,
   return 1;
 }
 
-/* The stage: n -> input pixel coordinates (x, y), and the Jacobian of
- * that map where J is not NULL.  Returns 0 where the point has no image:
- * beyond the fold (brown) or behind the camera (fisheye's theta >= pi/2,
- * solving), or where solving fails. */
+/* The Jacobian d(nx, ny) / d(u, v) (row-major) of the homography m at
+ * (u, v), whose image is (nx, ny) (bspline_map_point). */
+BSPLINE_HD static inline void
+bspline_homography_jacobian (const double *m, double u, double v,
+    double nx, double ny, double H[4])
+{
+  double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
+
+  H[0] = (m[0] - nx * m[6]) / W;
+  H[1] = (m[1] - nx * m[7]) / W;
+  H[2] = (m[3] - ny * m[6]) / W;
+  H[3] = (m[4] - ny * m[7]) / W;
+}
+
+/* The 2x2 product P = A B (row-major), the chain rule's step. */
+BSPLINE_HD static inline void
+bspline_jacobian_product (const double A[4], const double B[4],
+    double P[4])
+{
+  double p0 = A[0] * B[0] + A[1] * B[2], p1 = A[0] * B[1] + A[1] * B[3];
+  double p2 = A[2] * B[0] + A[3] * B[2], p3 = A[2] * B[1] + A[3] * B[3];
+  P[0] = p0;
+  P[1] = p1;
+  P[2] = p2;
+  P[3] = p3;
+}
+
+/* The stage: n -> the model's result -> (post) the next stage's domain or
+ * input pixel coordinates (x, y), and the Jacobian of that map where J is
+ * not NULL (the chain rule: post's Jacobian at the model's result times
+ * the model's).  Returns 0 where the point has no image: beyond the fold
+ * (brown) or behind the camera (fisheye's theta >= pi/2, solving), where
+ * solving fails, or on or beyond post's horizon (W <= 0, as
+ * bspline_map_point decides it).  An affine post (last row 0 0 1) has
+ * W = 1 exactly and divides by it exactly: the same bits as the 2x3 map
+ * it was before chains. */
 BSPLINE_HD static inline int
 bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
     double *y, double *J)
 {
-  double mx, my, L[4];
+  const double *p = lens->post;
+  double mx, my, L[4], X, Y, W;
 
   if (lens->model == BSPLINE_LENS_STMAP) {
     if (!bspline_stmap_map (lens->map, lens->map_w, lens->map_h, nx, ny,
@@ -427,82 +466,91 @@ bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
       return 0;
     bspline_lens_distort (lens, nx, ny, &mx, &my, J ? L : NULL);
   }
-  *x = lens->post[0] * mx + lens->post[1] * my + lens->post[2];
-  *y = lens->post[3] * mx + lens->post[4] * my + lens->post[5];
+  X = BSPLINE_MAP_ROW (p[0], mx, p[1], my, p[2]);
+  Y = BSPLINE_MAP_ROW (p[3], mx, p[4], my, p[5]);
+  W = BSPLINE_MAP_ROW (p[6], mx, p[7], my, p[8]);
+  if (!(W > 0.0))
+    return 0;
+  *x = X / W;
+  *y = Y / W;
   if (J) {
-    J[0] = lens->post[0] * L[0] + lens->post[1] * L[2];
-    J[1] = lens->post[0] * L[1] + lens->post[1] * L[3];
-    J[2] = lens->post[3] * L[0] + lens->post[4] * L[2];
-    J[3] = lens->post[3] * L[1] + lens->post[4] * L[3];
+    double A[4];
+    bspline_homography_jacobian (p, mx, my, *x, *y, A);
+    bspline_jacobian_product (A, L, J);
   }
   return isfinite (*x) && isfinite (*y);
 }
 
-/* The whole geometry at output pixel centre (u, v): the homography m, then
- * the lens stage where lens is not NULL.  Returns 0 where there is no
- * input point (bspline_map_point, bspline_lens_map). */
+/* The lens stages lenses[0 .. n_lenses - 1] in turn from the point
+ * (nx, ny) that the homography gives, each on the result of the one
+ * before, and the Jacobian of the whole geometry where J is not NULL: J
+ * holds the homography's on entry, and each stage's own Jacobian
+ * multiplies it from the left (the chain rule).  Returns 0 where a stage
+ * gives no point. */
 BSPLINE_HD static inline int
-bspline_stage_map_point (const double *m, const bspline_lens * lens,
-    double u, double v, double *x, double *y)
+bspline_lenses_map (const bspline_lens * lenses, int n_lenses, double nx,
+    double ny, double *x, double *y, double *J)
+{
+  double L[4];
+  int k;
+
+  for (k = 0; k < n_lenses; k++) {
+    if (!bspline_lens_map (&lenses[k], nx, ny, &nx, &ny, J ? L : NULL))
+      return 0;
+    if (J)
+      bspline_jacobian_product (L, J, J);
+  }
+  *x = nx;
+  *y = ny;
+  return 1;
+}
+
+/* The whole geometry at output pixel centre (u, v): the homography m, then
+ * the lens stages lenses[0 .. n_lenses - 1] (n_lenses 0: none; lenses may
+ * then be NULL).  Returns 0 where there is no input point
+ * (bspline_map_point, bspline_lens_map). */
+BSPLINE_HD static inline int
+bspline_stage_map_point (const double *m, const bspline_lens * lenses,
+    int n_lenses, double u, double v, double *x, double *y)
 {
   double nx, ny;
   if (!bspline_map_point (m, u, v, &nx, &ny))
     return 0;
-  if (!lens) {
-    *x = nx;
-    *y = ny;
-    return 1;
-  }
-  return bspline_lens_map (lens, nx, ny, x, y, NULL);
-}
-
-/* The Jacobian d(nx, ny) / d(u, v) (row-major) of the homography m at
- * output pixel (u, v), whose image is (nx, ny) (bspline_map_point). */
-BSPLINE_HD static inline void
-bspline_homography_jacobian (const double *m, double u, double v, double nx,
-    double ny, double H[4])
-{
-  double W = BSPLINE_MAP_ROW (m[6], u, m[7], v, m[8]);
-
-  H[0] = (m[0] - nx * m[6]) / W;
-  H[1] = (m[1] - nx * m[7]) / W;
-  H[2] = (m[3] - ny * m[6]) / W;
-  H[3] = (m[4] - ny * m[7]) / W;
+  return bspline_lenses_map (lenses, n_lenses, nx, ny, x, y, NULL);
 }
 
 /* The footprint at output pixel (u, v): how far x and y move per output
- * pixel (sx, sy), from the whole geometry's Jacobian (chain rule: the
- * lens stage's times the homography's), as bspline_footprint takes them
- * for the homography alone; lens not NULL.  Returns 0 where there is no
- * input point. */
+ * pixel (sx, sy), from the whole geometry's Jacobian (chain rule: each
+ * lens stage's own Jacobian times the homography's and those of the
+ * stages before it, ../shared/conventions.md "The geometry chain"), as
+ * bspline_footprint takes them for the homography alone (n_lenses 0
+ * gives its values).  Returns 0 where there is no input point. */
 BSPLINE_HD static inline int
-bspline_stage_footprint_size (const double *m, const bspline_lens * lens,
-    double u, double v, double *x, double *y, double *sx, double *sy)
+bspline_stage_footprint_size (const double *m,
+    const bspline_lens * lenses, int n_lenses, double u, double v, double *x,
+    double *y, double *sx, double *sy)
 {
-  double nx, ny, H[4], L[4], dxdu, dxdv, dydu, dydv;
+  double nx, ny, J[4];
 
   if (!bspline_map_point (m, u, v, &nx, &ny))
     return 0;
-  if (!bspline_lens_map (lens, nx, ny, x, y, L))
+  bspline_homography_jacobian (m, u, v, nx, ny, J);
+  if (!bspline_lenses_map (lenses, n_lenses, nx, ny, x, y, J))
     return 0;
-  bspline_homography_jacobian (m, u, v, nx, ny, H);
-  dxdu = L[0] * H[0] + L[1] * H[2];
-  dxdv = L[0] * H[1] + L[1] * H[3];
-  dydu = L[2] * H[0] + L[3] * H[2];
-  dydv = L[2] * H[1] + L[3] * H[3];
-  *sx = sqrt (dxdu * dxdu + dxdv * dxdv);
-  *sy = sqrt (dydu * dydu + dydv * dydv);
+  *sx = sqrt (J[0] * J[0] + J[1] * J[1]);
+  *sy = sqrt (J[2] * J[2] + J[3] * J[3]);
   return 1;
 }
 
 /* Kernel widening at output pixel (u, v) from the footprint above. */
 BSPLINE_HD static inline int
-bspline_stage_footprint (const double *m, const bspline_lens * lens,
-    double u, double v, double max_widen, double *x, double *y,
-    double *widen_x, double *widen_y)
+bspline_stage_footprint (const double *m, const bspline_lens * lenses,
+    int n_lenses, double u, double v, double max_widen, double *x,
+    double *y, double *widen_x, double *widen_y)
 {
   double sx, sy;
-  if (!bspline_stage_footprint_size (m, lens, u, v, x, y, &sx, &sy))
+  if (!bspline_stage_footprint_size (m, lenses, n_lenses, u, v, x, y, &sx,
+          &sy))
     return 0;
   *widen_x = bspline_widening (sx, max_widen);
   *widen_y = bspline_widening (sy, max_widen);

@@ -144,7 +144,8 @@ bspline_status bspline_plan_new (const bspline_params * params,
  * coordinates to the lens's normalised coordinates, and the lens's `post`
  * takes its result to input pixel coordinates (bspline-stage.h; `fold` is
  * computed here).  Fails with BSPLINE_ERROR_INVALID_TRANSFORM where the
- * output frame needs the model beyond the radius where it folds over. */
+ * output frame needs the model beyond the radius where it folds over.
+ * bspline_plan_new_chain (bspline-chain.h) with 0 or 1 stages. */
 bspline_status bspline_plan_new_lens (const bspline_params * params,
     const double inverse[9], const bspline_lens * lens, int src_width,
     int src_height, int dst_width, int dst_height, int channels,
@@ -166,8 +167,8 @@ int bspline_lens_n_coeffs (int model);
 bspline_status bspline_lens_validate_coeffs (int model, const double *k,
     int n, char *msg, size_t msg_len);
 /* The input point that output pixel centre (u, v) samples under the plan
- * (its homography and lens stage, as both engines evaluate it); returns 0
- * where it samples none (the fill). */
+ * (its homography and lens stages, as both engines evaluate them);
+ * returns 0 where it samples none (the fill). */
 int bspline_plan_map_point (const bspline_plan * plan, double u, double v,
     double *x, double *y);
 

@@ -309,7 +309,7 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
 {
   double to_plane[9], to_map[9], frame[9], tmp[9], tmp2[9];
   const bspline_stmap *map = geometry->stmap;
-  int w = geometry->src_width, h = geometry->src_height, mw, mh, k;
+  int w = geometry->src_width, h = geometry->src_height, mw, mh;
   bspline_status status;
 
   if (!map) {
@@ -347,8 +347,8 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
   bspline_matrix_multiply (to_plane, frame, tmp);
   lens->model = BSPLINE_LENS_STMAP;
   lens->fold = lens->fold_r = INFINITY;
-  for (k = 0; k < 6; k++)
-    lens->post[k] = tmp[k];
+  /* affine: last row 0 0 1, exactly (a product of affine matrices) */
+  memcpy (lens->post, tmp, sizeof (lens->post));
   lens->map = bspline_stmap_coefficients (map, NULL);
   lens->map_w = mw;
   lens->map_h = mh;
@@ -468,8 +468,8 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
   lens->fill_fold = geometry->lens_fill_fold;
   for (k = 0; k < geometry->n_distortion; k++)
     lens->k[k] = geometry->distortion[k];
-  for (k = 0; k < 6; k++)
-    lens->post[k] = tmp2[k];
+  /* affine: last row 0 0 1, exactly (a product of affine matrices) */
+  memcpy (lens->post, tmp2, sizeof (lens->post));
   if (!bspline_matrix_is_finite (inverse)) {
     if (msg)
       snprintf (msg, msg_len, "the lens geometry gives a matrix with an "
@@ -525,16 +525,14 @@ bspline_geometry_points_init (const bspline_geometry * geometry,
   /* the fold, as bspline_plan_new_lens finds it for the frame */
   if (lens->model != BSPLINE_LENS_STMAP)
     lens->stmap = NULL;
-  status = bspline_lens_prepare (lens, points->inverse, geometry->dst_width,
-      geometry->dst_height, msg, msg_len);
+  status = bspline_lens_prepare (lens, points->inverse, NULL, 0,
+      geometry->dst_width, geometry->dst_height, msg, msg_len);
   if (status != BSPLINE_OK)
     return status;
   /* the seed treats the stage as the identity: a lens's normalised
    * coordinates as the undistorted ones (post^-1), an STMap's position in
    * map samples as that fraction of the frame (the identity map) */
-  bspline_matrix_identity (post);
-  memcpy (post, lens->post, 6 * sizeof (double));
-  if (!bspline_matrix_invert (post, post_inv)) {
+  if (!bspline_matrix_invert (lens->post, post_inv)) {
     if (msg)
       snprintf (msg, msg_len, "the lens stage's camera matrix is singular");
     return BSPLINE_ERROR_INVALID_TRANSFORM;
@@ -553,9 +551,8 @@ int
 bspline_geometry_map_point (const bspline_geometry_points * points, double u,
     double v, double *x, double *y)
 {
-  return bspline_stage_map_point (points->inverse,
-      points->lens.model != BSPLINE_LENS_NONE ? &points->lens : NULL, u, v,
-      x, y);
+  return bspline_stage_map_point (points->inverse, &points->lens,
+      points->lens.model != BSPLINE_LENS_NONE, u, v, x, y);
 }
 
 /* map_point and its Jacobian J = d(x, y) / d(u, v) (row-major): the

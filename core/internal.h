@@ -3,6 +3,7 @@
 #define BSPLINE_INTERNAL_H
 
 #include "bspline.h"
+#include "bspline-chain.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -273,10 +274,12 @@ struct bspline_plan
    * footprint, into a plane of the real type, then `shrink` (a separable
    * least-squares reduction) from it to the output. */
   bspline_plan *warp, *shrink;
-  /* A lens stage after the homography (bspline-stage.h): the general path
-   * only, `inverse` ending at the lens's normalised coordinates. */
-  int has_lens;
-  bspline_lens lens;
+  /* Lens stages after the homography (bspline-stage.h), lens[0] first:
+   * the general path only, `inverse` ending at lens[0]'s domain and each
+   * stage's post at the next one's (bspline_plan_new_chain).  The plan
+   * holds a reference to each STMap. */
+  int n_lenses;
+  bspline_lens lens[BSPLINE_CHAIN_MAX_LENSES];
   /* Lens plans: the input points of the output pixels, kept from the
    * second execution on (point-cache.c); NULL where there is no lens or
    * no memory for the small struct.  Mutable through a const plan, under
@@ -338,14 +341,17 @@ bspline_point_rows_row (const bspline_plan * plan,
 
 /* ---- lens.c ---- */
 /* Checks the lens's coefficients and finds its fold radius (lens->fold);
- * fails where the output frame, through the homography m, needs a point
- * at or beyond it (the message says where). */
+ * fails where the output frame, through the homography m and the
+ * (prepared) lens stages before[0 .. n_before - 1], needs a point at or
+ * beyond it (the message says where). */
 bspline_status bspline_lens_prepare (bspline_lens * lens, const double m[9],
-    int dst_width, int dst_height, char *msg, size_t msg_len);
-/* 1 where the geometry's footprint stays well under one input pixel per
- * output pixel over the frame (sampled): no pixel would widen. */
-int bspline_lens_never_widens (const bspline_lens * lens, const double m[9],
-    int dst_width, int dst_height);
+    const bspline_lens * before, int n_before, int dst_width, int dst_height,
+    char *msg, size_t msg_len);
+/* 1 where the footprint of the geometry (m, then lenses[0 .. n_lenses -
+ * 1]) stays well under one input pixel per output pixel over the frame
+ * (sampled): no pixel would widen. */
+int bspline_lens_never_widens (const bspline_lens * lenses, int n_lenses,
+    const double m[9], int dst_width, int dst_height);
 
 /* A plan's fields but the tables (plan.c): the prefilter is that of
  * B-splines of degree `degree` (the order, or 2 n + 1 for a Gram filter),

@@ -1,7 +1,8 @@
-/* lens.c: what a plan checks of its lens stage before it runs it
+/* lens.c: what a plan checks of its lens stages before it runs them
  * (bspline-stage.h holds the model itself, for both engines): the
  * coefficients, the radius where the model folds over, and that the frame
- * needs no point beyond it. */
+ * needs no point beyond it, each stage on the frame's points as the
+ * stages before it deliver them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,8 +150,9 @@ lens_check_point (int i, int dst_width, int dst_height, double *u, double *v)
 }
 
 bspline_status
-bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
-    int dst_height, char *msg, size_t msg_len)
+bspline_lens_prepare (bspline_lens * lens, const double m[9],
+    const bspline_lens * before, int n_before, int dst_width, int dst_height,
+    char *msg, size_t msg_len)
 {
   double need = 0.0, at_u = 0.0, at_v = 0.0, u, v;
   int i, fisheye = lens->model == BSPLINE_LENS_FISHEYE;
@@ -180,7 +182,7 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
    * solves it */
   for (i = 0; lens_check_point (i, dst_width, dst_height, &u, &v); i++) {
     double nx, ny, r, s;
-    if (!bspline_map_point (m, u, v, &nx, &ny))
+    if (!bspline_stage_map_point (m, before, n_before, u, v, &nx, &ny))
       continue;
     r = sqrt (nx * nx + ny * ny);
     s = fisheye && !lens->solve ? atan (r) : r;
@@ -237,7 +239,7 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
    * (a positive Jacobian) where the frame samples it */
   for (i = 0; lens_check_point (i, dst_width, dst_height, &u, &v); i++) {
     double nx, ny, x, y, J[4];
-    if (!bspline_map_point (m, u, v, &nx, &ny))
+    if (!bspline_stage_map_point (m, before, n_before, u, v, &nx, &ny))
       continue;
     if (!lens->solve && !(sqrt (nx * nx + ny * ny) < lens->fold_r))
       continue;                 /* past the fold: the fill (fill_fold) */
@@ -278,15 +280,16 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9], int dst_width,
 #define LENS_NO_WIDEN_BELOW 0.9
 
 int
-bspline_lens_never_widens (const bspline_lens * lens, const double m[9],
-    int dst_width, int dst_height)
+bspline_lens_never_widens (const bspline_lens * lenses, int n_lenses,
+    const double m[9], int dst_width, int dst_height)
 {
   double u, v;
   int i;
 
   for (i = 0; lens_check_point (i, dst_width, dst_height, &u, &v); i++) {
     double x, y, sx, sy;
-    if (bspline_stage_footprint_size (m, lens, u, v, &x, &y, &sx, &sy)
+    if (bspline_stage_footprint_size (m, lenses, n_lenses, u, v, &x, &y, &sx,
+            &sy)
         && !(sx < LENS_NO_WIDEN_BELOW && sy < LENS_NO_WIDEN_BELOW))
       return 0;
   }

@@ -321,10 +321,75 @@ bspline_plan_new_lens (const bspline_params * params,
     int src_height, int dst_width, int dst_height, int channels,
     bspline_plan ** out, char *msg, size_t msg_len)
 {
+  return bspline_plan_new_chain (params, inverse, lens,
+      lens && lens->model != BSPLINE_LENS_NONE, src_width, src_height,
+      dst_width, dst_height, channels, out, msg, msg_len);
+}
+
+/* Lens stage k of n, checked and prepared (bspline_lens_prepare) on the
+ * frame's points through m and the stages before it, stages[0 .. k - 1],
+ * already prepared; into stages[k]. */
+static bspline_status
+plan_prepare_lens (const bspline_lens * lens, int k, int n,
+    const double m[9], bspline_lens * stages, int dst_width, int dst_height,
+    char *msg, size_t msg_len)
+{
+  bspline_lens *stage = &stages[k];
+  double check[9];
+  char what[64] = "";
+  bspline_status status;
+
+  /* a chain's message says which of its stages fails */
+  if (n > 1)
+    snprintf (what, sizeof (what), " (lens stage %d of %d)", k + 1, n);
+  *stage = *lens;
+  if (!bspline_matrix_is_finite (stage->post)) {
+    bspline_set_error (msg, msg_len, "the lens stage's camera matrix (its "
+        "post homography) has NaN or infinite entries%s", what);
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  if (!bspline_matrix_invert (stage->post, check)) {
+    bspline_set_error (msg, msg_len, "the lens stage's camera matrix (its "
+        "post homography) is singular%s", what);
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
+  }
+  /* (bspline_lens_prepare refuses other models too; NONE, no stage, is
+   * refused here, where a chain holds stages only) */
+  if (stage->model == BSPLINE_LENS_NONE) {
+    bspline_set_error (msg, msg_len, "a lens stage has no model%s", what);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (stage->model == BSPLINE_LENS_STMAP && (!stage->stmap
+          || stage->map != bspline_stmap_coefficients (stage->stmap, NULL)
+          || stage->map_w != bspline_stmap_width (stage->stmap)
+          || stage->map_h != bspline_stmap_height (stage->stmap))) {
+    bspline_set_error (msg, msg_len, "the STMap stage's map is not the "
+        "one its object holds%s", what);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (stage->model != BSPLINE_LENS_STMAP)
+    stage->stmap = NULL;
+  status = bspline_lens_prepare (stage, m, stages, k, dst_width, dst_height,
+      msg, msg_len);
+  if (status != BSPLINE_OK && n > 1 && msg && msg_len > 0) {
+    size_t len = strlen (msg);
+    if (len + strlen (what) < msg_len)
+      memcpy (msg + len, what, strlen (what) + 1);
+  }
+  return status;
+}
+
+bspline_status
+bspline_plan_new_chain (const bspline_params * params,
+    const double inverse[9], const bspline_lens * lenses, int n_lenses,
+    int src_width, int src_height, int dst_width, int dst_height,
+    int channels, bspline_plan ** out, char *msg, size_t msg_len)
+{
   bspline_plan *plan;
   bspline_status status;
   const double *m = inverse;
-  bspline_lens stage;
+  bspline_lens stages[BSPLINE_CHAIN_MAX_LENSES];
+  int k;
 
   if (!out) {
     bspline_set_error (msg, msg_len, "no plan pointer given");
@@ -347,6 +412,13 @@ bspline_plan_new_lens (const bspline_params * params,
         channels, BSPLINE_MAX_CHANNELS);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  if (n_lenses < 0 || n_lenses > BSPLINE_CHAIN_MAX_LENSES
+      || (n_lenses > 0 && !lenses)) {
+    bspline_set_error (msg, msg_len, "%d lens stages%s: a plan takes 0 to "
+        "%d", n_lenses, n_lenses > 0 && !lenses ? " but none given" : "",
+        BSPLINE_CHAIN_MAX_LENSES);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
   if (!inverse || !bspline_matrix_is_finite (inverse)) {
     bspline_set_error (msg, msg_len, "the transform matrix is missing or "
         "has NaN or infinite entries");
@@ -361,52 +433,29 @@ bspline_plan_new_lens (const bspline_params * params,
     }
   }
 
-  if (lens && lens->model != BSPLINE_LENS_NONE) {
-    int k;
-    stage = *lens;
-    for (k = 0; k < 6; k++)
-      if (!isfinite (stage.post[k])) {
-        bspline_set_error (msg, msg_len, "the lens stage's camera matrix "
-            "has NaN or infinite entries");
-        return BSPLINE_ERROR_INVALID_TRANSFORM;
-      }
-    if (!(stage.post[0] * stage.post[4] - stage.post[1] * stage.post[3]
-            != 0.0)) {
-      bspline_set_error (msg, msg_len, "the lens stage's camera matrix is "
-          "singular");
-      return BSPLINE_ERROR_INVALID_TRANSFORM;
-    }
-    if (stage.model == BSPLINE_LENS_STMAP && (!stage.stmap
-            || stage.map != bspline_stmap_coefficients (stage.stmap, NULL)
-            || stage.map_w != bspline_stmap_width (stage.stmap)
-            || stage.map_h != bspline_stmap_height (stage.stmap))) {
-      bspline_set_error (msg, msg_len, "the STMap stage's map is not the "
-          "one its object holds");
-      return BSPLINE_ERROR_INVALID_ARGUMENT;
-    }
-    if (stage.model != BSPLINE_LENS_STMAP)
-      stage.stmap = NULL;
-    status = bspline_lens_prepare (&stage, inverse, dst_width, dst_height,
-        msg, msg_len);
+  for (k = 0; k < n_lenses; k++) {
+    status = plan_prepare_lens (&lenses[k], k, n_lenses, inverse, stages,
+        dst_width, dst_height, msg, msg_len);
     if (status != BSPLINE_OK)
       return status;
-  } else
-    lens = NULL;
+  }
 
   if (bspline_plan_alloc (params, inverse, src_width, src_height, dst_width,
           dst_height, channels, params->order, &plan) != BSPLINE_OK) {
     bspline_set_error (msg, msg_len, "out of memory for a plan");
     return BSPLINE_ERROR_NO_MEMORY;
   }
-  if (lens) {
-    /* a lens stage: the general path, its kernel widened per pixel by the
+  if (n_lenses > 0) {
+    /* lens stages: the general path, its kernel widened per pixel by the
      * whole geometry's Jacobian wherever antialiasing is on */
-    plan->has_lens = 1;
-    plan->lens = stage;
+    plan->n_lenses = n_lenses;
+    for (k = 0; k < n_lenses; k++) {
+      plan->lens[k] = stages[k];
     /* the plan keeps the map alive as long as it runs */
-    bspline_stmap_ref (plan->lens.stmap);
+      bspline_stmap_ref (plan->lens[k].stmap);
+    }
     plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE
-        && !bspline_lens_never_widens (&stage, inverse, dst_width,
+        && !bspline_lens_never_widens (stages, n_lenses, inverse, dst_width,
         dst_height);
     /* without it (no memory for a few bytes), every execution computes
      * its points */
@@ -504,6 +553,8 @@ bspline_plan_alloc (const bspline_params * params, const double inverse[9],
 void
 bspline_plan_free (bspline_plan * plan)
 {
+  int k;
+
   if (!plan)
     return;
   bspline_reduction_free (plan->reduce);
@@ -511,8 +562,8 @@ bspline_plan_free (bspline_plan * plan)
   bspline_plan_free (plan->warp);
   axis_table_clear (&plan->x);
   axis_table_clear (&plan->y);
-  if (plan->has_lens)
-    bspline_stmap_unref (plan->lens.stmap);
+  for (k = 0; k < plan->n_lenses; k++)
+    bspline_stmap_unref (plan->lens[k].stmap);
   bspline_point_cache_free (plan->points);
   free (plan);
 }
@@ -539,6 +590,6 @@ int
 bspline_plan_map_point (const bspline_plan * plan, double u, double v,
     double *x, double *y)
 {
-  return bspline_stage_map_point (plan->inverse,
-      plan->has_lens ? &plan->lens : NULL, u, v, x, y);
+  return bspline_stage_map_point (plan->inverse, plan->lens, plan->n_lenses,
+      u, v, x, y);
 }

@@ -1,5 +1,5 @@
-/* point-cache.c: the input point of every output pixel of a plan with a
- * lens or STMap stage, a row at a time, and the plan's copy of them kept
+/* point-cache.c: the input point of every output pixel of a plan with
+ * lens or STMap stages, a row at a time, and the plan's copy of them kept
  * from its second execution on.
  *
  * Evaluating the stage (bspline-stage.h: an atan and polynomials for the
@@ -127,7 +127,8 @@ int
 bspline_point_row (const bspline_plan * plan, int i, double *row)
 {
   const double *m = plan->inverse;
-  const bspline_lens *lens = &plan->lens;
+  const bspline_lens *lenses = plan->lens;
+  const int n_lenses = plan->n_lenses;
   const int W = plan->dst_width;
   const double v = i + 0.5;
   int j, widened = 0;
@@ -135,9 +136,10 @@ bspline_point_row (const bspline_plan * plan, int i, double *row)
   for (j = 0; j < W; j++) {
     const double u = j + 0.5;
     double x, y, widen_x = 1.0, widen_y = 1.0;
-    const int found = plan->widen ? bspline_stage_footprint (m, lens, u, v,
-        BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
-        bspline_stage_map_point (m, lens, u, v, &x, &y);
+    const int found = plan->widen ? bspline_stage_footprint (m, lenses,
+        n_lenses, u, v, BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x,
+        &widen_y) : bspline_stage_map_point (m, lenses, n_lenses, u, v, &x,
+        &y);
     if (!found)
       x = y = NAN;
     row[j] = x;

@@ -553,14 +553,15 @@ SUFFIX (eval_point) (const bspline_plan * plan,
 }
 
 /* General path: output rows first .. last - 1, each pixel centre mapped
- * through the inverse homography. */
+ * through the inverse homography and the plan's lens stages. */
 static void
 SUFFIX (warp_rows) (const bspline_plan * plan,
     const bspline_coefficients * coef, REAL * acc, const bspline_image * dst,
     int first, int last)
 {
   const double *m = plan->inverse;
-  const bspline_lens *lens = plan->has_lens ? &plan->lens : NULL;
+  const bspline_lens *lenses = plan->lens;
+  const int n_lenses = plan->n_lenses;
   const int C = plan->channels;
   int i, j, c;
 
@@ -569,15 +570,16 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
     for (j = 0; j < plan->dst_width; j++) {
       double u = j + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
       REAL *px = acc + (ptrdiff_t) j * C;
-      int found = lens && plan->widen ? bspline_stage_footprint (m, lens, u,
-          v, BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
-          bspline_stage_map_point (m, lens, u, v, &x, &y);
+      int found = n_lenses > 0 && plan->widen ?
+          bspline_stage_footprint (m, lenses, n_lenses, u, v,
+          BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
+          bspline_stage_map_point (m, lenses, n_lenses, u, v, &x, &y);
       if (!found) {
         for (c = 0; c < C; c++)
           px[c] = (REAL) plan->params.fill[c];
         continue;
       }
-      if (!lens && plan->widen)
+      if (n_lenses == 0 && plan->widen)
         bspline_footprint (m, u, v, x, y, BSPLINE_MAX_WARP_WIDENING,
             &widen_x, &widen_y);
       SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y,

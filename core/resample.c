@@ -670,7 +670,7 @@ bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
     double *widen_y)
 {
   *widen_x = *widen_y = 1.0;
-  if (plan->widen && !plan->has_lens && map_is_affine (plan->inverse))
+  if (plan->widen && plan->n_lenses == 0 && map_is_affine (plan->inverse))
     bspline_footprint (plan->inverse, 0.0, 0.0, 0.0, 0.0,
         BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
 }
@@ -1097,7 +1097,7 @@ warp_rows_fast_for (const bspline_plan * plan,
     bspline_plan_affine_widening (plan, &widen_x, &widen_y);
     if ((C == 1 || C == 2 || C == 4) && (plan->axis_x.method == BSPLINE_METHOD_BICUBIC
             || plan->axis_x.order <= 5)
-        && (plan->has_lens || (map_is_affine (plan->inverse)
+        && (plan->n_lenses > 0 || (map_is_affine (plan->inverse)
                 && widen_x == 1.0 && widen_y == 1.0))
         && (double) coef->row_len * (coef->height + 2 * coef->pad)
         < 2147483647.0 && bspline_x86_avx2 ())
@@ -1291,7 +1291,7 @@ bspline_resample_scratch_size (const bspline_plan * plan, int n_workers)
       * real_size (plan);
   /* the warp's rows; a lens plan's rows of points after them */
   if (!plan->separable)
-    return LENS_POINT_ROWS && plan->has_lens ?
+    return LENS_POINT_ROWS && plan->n_lenses > 0 ?
         round64 (row * (size_t) n_workers) + point_row_size (plan)
         * (size_t) n_workers : row * (size_t) n_workers;
   if (bspline_separable_streams (plan))
@@ -1409,7 +1409,7 @@ warp_task (void *data, int task, int worker)
   void *acc = job->scratch + row * worker;
   int first, last;
   band (job, plan->dst_height, task, &first, &last);
-  if (LENS_POINT_ROWS && plan->has_lens)
+  if (LENS_POINT_ROWS && plan->n_lenses > 0)
     warp_lens_rows (job, fast, acc, (double *) (job->scratch
             + round64 (row * job->n_workers)) + point_row_size (plan)
         / sizeof (double) * worker, first, last);
@@ -1540,7 +1540,7 @@ bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
   job.scratch = scratch;
   job.n_workers = bspline_pool_size (pool);
   if (!plan->separable) {
-    if (LENS_POINT_ROWS && plan->has_lens)
+    if (LENS_POINT_ROWS && plan->n_lenses > 0)
       bspline_point_cache_begin (plan, &job.points);
     bspline_pool_run (pool, job.n_bands, warp_task, &job);
     /* after the pool's join: every row is written */

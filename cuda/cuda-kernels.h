@@ -5,6 +5,7 @@
 #define BSPLINE_CUDA_KERNELS_H
 
 #include "bspline.h"
+#include "bspline-chain.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,11 +38,24 @@ typedef struct
    * maps take bspline_footprint per pixel) */
   double affine_widen[2];
   bspline_axis axis_x, axis_y;
-  /* a lens stage after the homography (general path only): the map is
-   * bspline_stage_map_point's, the widening bspline_stage_footprint's */
-  int has_lens;
-  bspline_lens lens;
+    /* lens stages after the homography, lens[0] first (general path only):
+     * the map is bspline_stage_map_point's, the widening
+     * bspline_stage_footprint's; an STMap stage's map points at the slot's
+     * device copy (engine.c, upload_stmaps) */
+    int n_lenses;
+    bspline_lens lens[BSPLINE_CHAIN_MAX_LENSES];
 } bspline_gpu_frame;
+
+/* The frame is a kernel parameter, passed by value: CUDA takes at most
+ * 4096 bytes of parameters per launch (CUDA C++ Programming Guide,
+ * "Function Parameters"; larger only from CUDA 12.1 on Volta and newer).
+ * With four lens stages it holds 1328 bytes on x86-64 (432 before the
+ * stages, 224 each; 632 with the one stage of 2x3 post it held before
+ * chains), and the kernels' other parameters a few dozen more.  Kept
+ * under half the limit here, so that a field added later cannot pass it
+ * unseen (a negative array size where it would). */
+  typedef char bspline_gpu_frame_fits_a_launch[sizeof (bspline_gpu_frame)
+      <= 2048 ? 1 : -1];
 
 /* Device copies of the separable path's tables; weights in the frame's
  * arithmetic type.  x_first / y_first: each output's first tap before the

@@ -72,11 +72,12 @@ typedef struct
   host_buffer staging_in, staging_out;
   bspline_image dst;            /* where finish copies staging_out */
   int dst_staged;
-  /* the STMap stage's coefficients, per slot: a slot is reused only once
+  /* the STMap stages' coefficients, per slot and per stage of the chain
+   * (a plan's lens[k] reads stmap_copy[k]): a slot is reused only once
    * its last frame is done, so a new map never overwrites one a kernel
-   * still reads; the slot holds a reference to the map it copied */
-  device_buffer stmap_copy;
-  bspline_stmap *stmap_of;
+   * still reads; the slot holds a reference to each map it copied */
+  device_buffer stmap_copy[BSPLINE_CHAIN_MAX_LENSES];
+  bspline_stmap *stmap_of[BSPLINE_CHAIN_MAX_LENSES];
   lens_copy lens[SLOT_LENS];
 } slot;
 
@@ -241,9 +242,11 @@ slot_free (slot * sl)
   buffer_free (&sl->out);
   buffer_free (&sl->inter);
   buffer_free (&sl->fine);
-  buffer_free (&sl->stmap_copy);
-  bspline_stmap_unref (sl->stmap_of);
-  sl->stmap_of = NULL;
+  for (i = 0; i < BSPLINE_CHAIN_MAX_LENSES; i++) {
+    buffer_free (&sl->stmap_copy[i]);
+    bspline_stmap_unref (sl->stmap_of[i]);
+    sl->stmap_of[i] = NULL;
+  }
   for (i = 0; i < SLOT_LENS; i++) {
     buffer_free (&sl->lens[i].xy);
     sl->lens[i].serial = 0;
@@ -507,8 +510,8 @@ describe_frame (const bspline_plan * plan, const bspline_image * src,
   memcpy (f->inverse, plan->inverse, sizeof (f->inverse));
   f->widen = plan->widen;
   f->max_widen = BSPLINE_MAX_WARP_WIDENING;
-  f->has_lens = plan->has_lens;
-  f->lens = plan->lens;
+  f->n_lenses = plan->n_lenses;
+  memcpy (f->lens, plan->lens, sizeof (f->lens));
   bspline_plan_affine_widening (plan, &f->affine_widen[0], &f->affine_widen[1]);
   f->axis_x = plan->axis_x;
   f->axis_y = plan->axis_y;
@@ -756,33 +759,40 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
       (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
 }
 
-/* The slot's device copy of the STMap of a plan with an STMap stage, made
- * where the slot holds another map or none; f's stage then points at it.
- * The copy goes on the stream the kernels of this plan run on: a plain
- * cudaMemcpy from pageable memory may return before its DMA lands, and
- * the slots' streams do not wait for the legacy stream (the first frames
- * of a new map then read part of the old one: seen on an H100).  The map
- * outlives the copy (the slot holds a reference), and it is read-only. */
+/* The slot's device copies of the STMaps of a plan's STMap stages, one
+ * per stage of the chain (stage k's in stmap_copy[k]), each made where
+ * the slot holds another map or none there; f's stages then point at
+ * them.  The copies go on the stream the kernels of this plan run on: a
+ * plain cudaMemcpy from pageable memory may return before its DMA lands,
+ * and the slots' streams do not wait for the legacy stream (the first
+ * frames of a new map then read part of the old one: seen on an H100).
+ * The maps outlive the copies (the slot holds references), and they are
+ * read-only. */
 static bspline_status
-upload_stmap (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+upload_stmaps (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     bspline_gpu_frame * f, cudaStream_t stream)
 {
-  size_t bytes;
-  const double *coef;
+  int k;
 
-  if (!plan->has_lens || plan->lens.model != BSPLINE_LENS_STMAP)
-    return BSPLINE_OK;
-  coef = bspline_stmap_coefficients (plan->lens.stmap, &bytes);
-  if (sl->stmap_of != plan->lens.stmap) {
-    bspline_stmap_unref (sl->stmap_of);
-    sl->stmap_of = NULL;
-    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->stmap_copy, bytes));
-    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (sl->stmap_copy.ptr, coef,
-            bytes, cudaMemcpyHostToDevice, stream));
-    sl->stmap_of = bspline_stmap_ref (plan->lens.stmap);
+  for (k = 0; k < plan->n_lenses; k++) {
+    const bspline_lens *lens = &plan->lens[k];
+    size_t bytes;
+    const double *coef;
+
+    if (lens->model != BSPLINE_LENS_STMAP)
+      continue;
+    coef = bspline_stmap_coefficients (lens->stmap, &bytes);
+    if (sl->stmap_of[k] != lens->stmap) {
+      bspline_stmap_unref (sl->stmap_of[k]);
+      sl->stmap_of[k] = NULL;
+      CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->stmap_copy[k], bytes));
+      CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (sl->stmap_copy[k].ptr,
+              coef, bytes, cudaMemcpyHostToDevice, stream));
+      sl->stmap_of[k] = bspline_stmap_ref (lens->stmap);
+    }
+    f->lens[k].map = (const double *) sl->stmap_copy[k].ptr;
+    f->lens[k].stmap = NULL;
   }
-  f->lens.map = (const double *) sl->stmap_copy.ptr;
-  f->lens.stmap = NULL;
   return BSPLINE_OK;
 
 fail:
@@ -804,7 +814,7 @@ lens_table (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   *status = BSPLINE_OK;
   /* not for order 0, whose nearest sample a point moved by 2^-21 pixel
    * from a tie can change (the table would not give the CPU's pixels) */
-  if (cuda->no_lens_table || !plan->has_lens || plan->use_double
+  if (cuda->no_lens_table || plan->n_lenses == 0 || plan->use_double
       || (plan->axis_x.method == BSPLINE_METHOD_BSPLINE
           && plan->axis_x.order == 0) || plan->separable
       || uses_texture (plan) || (plan->channels != 1 && plan->channels != 4))
@@ -855,7 +865,7 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   bspline_gpu_tables tables;
 
   describe_frame (plan, src, dst, &f);
-  if (upload_stmap (cuda, sl, plan, &f, stream) != BSPLINE_OK)
+  if (upload_stmaps (cuda, sl, plan, &f, stream) != BSPLINE_OK)
     goto fail;
   if (plan->separable) {
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,

@@ -139,9 +139,11 @@ axis_taps (const bspline_axis * ax, double x, double widen, int *index,
  * every channel, for kernels widened by (widen_x, widen_y).  MAX_TAPS
  * sizes the tap arrays: BSPLINE_MAX_TAPS (12, in registers) serves every
  * plain interpolation, BSPLINE_MAX_POINT_TAPS (128, in local memory) the
- * widened kernels of antialiasing. */
-template < typename T, int MAX_TAPS > __device__ static void
-eval_taps (const bspline_gpu_frame & f, const T * coef, double x, double y,
+ * widened kernels of antialiasing.  Frame: bspline_gpu_frame, or a struct
+ * with its fields read here (channels, src_width, pad, axis_x, axis_y:
+ * warp.cu's widened_frame). */
+template < typename T, int MAX_TAPS, typename Frame > __device__ static void
+eval_taps (const Frame & f, const T * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   const int C = f.channels;
@@ -180,15 +182,15 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
 
 /* The input point of output pixel centre (u, v) and its kernel widening
  * (left as they are where the frame does not widen): the homography, then
- * the lens stage where the plan has one; 0 where there is none. */
+ * the lens stages where the plan has them; 0 where there is none. */
 __device__ static inline int
 warp_map (const bspline_gpu_frame & f, double u, double v, double *x,
     double *y, double *widen_x, double *widen_y)
 {
-  if (f.has_lens)
-    return f.widen ? bspline_stage_footprint (f.inverse, &f.lens, u, v,
-        f.max_widen, x, y, widen_x, widen_y) :
-        bspline_stage_map_point (f.inverse, &f.lens, u, v, x, y);
+  if (f.n_lenses > 0)
+    return f.widen ? bspline_stage_footprint (f.inverse, f.lens, f.n_lenses,
+        u, v, f.max_widen, x, y, widen_x, widen_y) :
+        bspline_stage_map_point (f.inverse, f.lens, f.n_lenses, u, v, x, y);
   if (!bspline_map_point (f.inverse, u, v, x, y))
     return 0;
   if (f.widen)

@@ -101,14 +101,27 @@ fixed_indices (const bspline_axis & ax, int origin, int *index)
   }
 }
 
+/* What widened_pixel reads of the frame: eval_taps' fields and the
+ * output's format. */
+typedef struct
+{
+  int channels, src_width, pad;
+  int dst_type, dst_bits, dst_shift;
+  bspline_axis axis_x, axis_y;
+} widened_frame;
+
 /* A pixel whose footprint widens the kernel (antialiasing): evaluated and
  * written out of line, so that its tap arrays do not weigh on the
- * registers of the common path.  The frame is passed by value: a
- * reference to the kernel's parameter would make every thread copy the
- * whole frame to local memory on entry (ncu: 2.3 GB of DRAM traffic on a
- * 4K rotation). */
+ * registers of the common path.  What it reads of the frame is passed by
+ * value: a reference to the kernel's parameter would make every thread
+ * copy the whole frame to local memory on entry (ncu: 2.3 GB of DRAM
+ * traffic on a 4K rotation), and a by-value argument of a function that
+ * is not inlined is copied to local memory at each call, which for the
+ * whole frame with its lens stages (cuda-kernels.h) would be 1328 bytes
+ * a widened pixel (ptxas -v: the kernels' stack frames grew by the
+ * frame's 696 bytes more when the lens stages became four). */
 __device__ __noinline__ static void
-widened_pixel (const bspline_gpu_frame f, const float *coef, double x,
+widened_pixel (const widened_frame f, const float *coef, double x,
     double y, double widen_x, double widen_y, unsigned char *out, int j)
 {
   float acc[BSPLINE_MAX_CHANNELS];
@@ -459,7 +472,10 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
     }
   }
   if (widen_x > 1.0 || widen_y > 1.0) {
-    widened_pixel (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, out, j);
+    const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
+      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y
+    };
+    widened_pixel (wf, coef, x - 0.5, y - 0.5, widen_x, widen_y, out, j);
     return;
   } else {
     float wx[TAPS], wy[TAPS];
@@ -584,7 +600,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef,
 {
   extern __shared__ float region[];
   __shared__ int box[5];
-  const int affine = !f.has_lens && f.inverse[6] == 0.0
+  const int affine = f.n_lenses == 0 && f.inverse[6] == 0.0
       && f.inverse[7] == 0.0 && f.inverse[8] == 1.0;
   const int far_ok = affine && bspline_boundary_period (f.src_width,
       f.boundary) > 0;
@@ -605,7 +621,7 @@ warp_fixed_kernel (bspline_gpu_frame f, const float *coef,
   /* a lens stage: its taps are read from the plane, through the caches
    * (region_texels 0; staging the image of a block's border measured
    * slower on an H200: 551 against 376 us for a 4K fisheye) */
-  if (tid < 4 && !f.has_lens) {
+  if (tid < 4 && f.n_lenses == 0) {
     const int j1 = min (bx * WARP_BLOCK_X + WARP_BLOCK_X, f.dst_width) - 1;
     const int i1 = min (i0 + rows, f.dst_height) - 1;
     staged_box < C, TAPS > (f, affine, far_ok, bx * WARP_BLOCK_X, i0, j1, i1,
@@ -696,10 +712,10 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
   dim3 block (WARP_BLOCK_X, WARP_BLOCK_Y);
   const int taps = f->axis_x.method == BSPLINE_METHOD_BICUBIC ? 4 :
       f->axis_x.order + 1;
-  const int affine = !f->has_lens && f->inverse[6] == 0.0
+  const int affine = f->n_lenses == 0 && f->inverse[6] == 0.0
       && f->inverse[7] == 0.0 && f->inverse[8] == 1.0;
-  const int region_texels = f->has_lens ? 0 : warp_region_texels (f, affine,
-      C, taps, WARP_BLOCK_Y * WARP_ROWS);
+  const int region_texels = f->n_lenses > 0 ? 0 :
+      warp_region_texels (f, affine, C, taps, WARP_BLOCK_Y * WARP_ROWS);
   const size_t bytes = (size_t) region_texels * C * sizeof (float);
   cudaError_t err = cudaSuccess;
   auto launch = [&](auto kernel) {

@@ -26,6 +26,7 @@
 #define DEFAULT_PRECISION BSPLINE_PRECISION_FLOAT
 #define DEFAULT_N_THREADS 0
 #define DEFAULT_BACKEND GST_BSPLINE_BACKEND_AUTO
+#define DEFAULT_DEFER FALSE
 #define DEFAULT_CUDA_DEVICE_ID -1
 
 /* The enum types keep the names bsplinewarp registered them under first,
@@ -319,6 +320,15 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
           "CUDA device of the GPU engine, -1 = the default device; read when "
           "the element starts (range -1 to 2147483647, default -1)", -1,
           G_MAXINT, DEFAULT_CUDA_DEVICE_ID, start_flags));
+  gst_bspline_settings_install_field (klass, GST_BSPLINE_SETTINGS_PROP_DEFER,
+      FIELD (defer), g_param_spec_boolean ("defer", "Defer",
+          "Do not resample: append this element's geometry to the warp chain "
+          "the buffer carries (GstBSplineChainMeta) and push the frame "
+          "unchanged, for the bspline element downstream that resamples to "
+          "apply the whole chain at once (docs/chains.md).  Where the element "
+          "changes the frame's size, format or memory, or downstream does "
+          "not take the meta, it warns and resamples (default false)",
+          DEFAULT_DEFER, flags));
 }
 
 #undef FIELD

@@ -53,6 +53,7 @@ typedef struct
   guint n_threads;
   GstBSplineBackend backend;
   gint cuda_device_id;
+  gboolean defer;               /* append to the warp chain, do not resample */
 } GstBSplineSettings;
 
 /* A property that holds a list of numbers (a GstValueArray of doubles). */
@@ -103,6 +104,7 @@ enum
   GST_BSPLINE_SETTINGS_PROP_N_THREADS,
   GST_BSPLINE_SETTINGS_PROP_BACKEND,
   GST_BSPLINE_SETTINGS_PROP_CUDA_DEVICE_ID,
+  GST_BSPLINE_SETTINGS_PROP_DEFER,
   /* the lens stage's, where an element installs them */
   GST_BSPLINE_SETTINGS_PROP_LENS_MODEL,
   GST_BSPLINE_SETTINGS_PROP_LENS_DIRECTION,

@@ -59,6 +59,7 @@
 #include "gstbsplineframe.h"
 #include "gstbsplinesettings.h"
 #include "gstbsplinetransforms.h"
+#include "gstbsplinechain.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-keep-border.h"
@@ -181,6 +182,11 @@ struct _GstBSplineStabilize
                                  * of the section, read mode */
   guint64 qos_dropped;          /* frames not warped, too late */
   gboolean too_small;           /* frames pass unchanged (passthrough) */
+  /* defer: why downstream would not apply the chain meta (NULL: it
+   * would; gst_bspline_chain_downstream_refusal), and whether the element
+   * warned that it resamples instead */
+  gchar *downstream_refusal;
+  gboolean warned_defer;
   /* behind the object lock: QoS, from the src pad's QOS events */
   GstClockTime earliest_time;
 };
@@ -340,10 +346,8 @@ static gboolean gst_bspline_stabilize_set_info (GstVideoFilter * filter,
     GstVideoInfo * out_info);
 static gboolean gst_bspline_stabilize_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
-#ifdef HAVE_BSPLINE_CUDA
 static gboolean gst_bspline_stabilize_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
-#endif
 static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
     gboolean push);
 
@@ -462,10 +466,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   trans_class->sink_event =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_query);
-#ifdef HAVE_BSPLINE_CUDA
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_decide_allocation);
-#endif
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_propose_allocation);
   trans_class->submit_input_buffer =
@@ -502,6 +504,7 @@ gst_bspline_stabilize_finalize (GObject * object)
   g_free (self->settings.transforms_location);
   /* a start that failed left its snapshot (stop frees it otherwise) */
   g_free (self->run.transforms_location);
+  g_free (self->downstream_refusal);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -867,6 +870,11 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
     return TRUE;
   }
   self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
+  self->warned_defer = FALSE;
+  /* until the allocation query of these caps says otherwise */
+  g_free (self->downstream_refusal);
+  self->downstream_refusal = g_strdup ("downstream has not been asked "
+      "whether it takes the warp chain meta");
 
   bspline_stabilize_params_init (&sp, w, h);
   sp.smoothing = s->smoothing;
@@ -1389,6 +1397,9 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   trans->queued_buf = NULL;
   if (!filter->negotiated || self->stabilizer == NULL)
     goto not_negotiated;
+  if (gst_buffer_get_bspline_chain_meta (input)
+      && gst_buffer_get_bspline_chain_meta (input)->n_stages > 0)
+    goto deferred_input;
   if (self->new_section && !gst_bspline_stabilize_start_section (self)) {
     gst_buffer_unref (input);
     return GST_FLOW_ERROR;
@@ -1492,6 +1503,20 @@ not_negotiated:
   {
     gst_buffer_unref (input);
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+deferred_input:
+  {
+    /* the motion is measured on the pixels the buffer holds, which a
+     * deferred chain has not moved yet (upstream bspline elements see
+     * that this element does not take the meta and resample instead) */
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A buffer carries a deferred warp chain: bsplinestabilize measures "
+            "motion on the frame as it is and cannot apply it first."),
+        ("GstBSplineChainMeta of %u stages; resample upstream (defer=false) "
+            "or attach the chain after the stabilizer",
+            gst_buffer_get_bspline_chain_meta (input)->n_stages));
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
   }
 map_failed:
   {
@@ -1810,6 +1835,76 @@ gst_bspline_stabilize_late (GstBSplineStabilize * self,
   return TRUE;
 }
 
+/* Why this stream cannot defer (NULL: it can), warned once per caps where
+ * defer is set. */
+static const gchar *
+gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  const gchar *refusal;
+
+  if (!defer || !filter->negotiated)
+    return NULL;
+  refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
+      &filter->out_info, TRUE, self->downstream_refusal);
+  if (refusal == NULL
+      && self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER)
+    refusal = "crop=keep-border fills the border from the previous output "
+        "frame, which a warp chain cannot describe";
+  if (refusal && !self->warned_defer) {
+    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
+        ("defer=true, but this element resamples: %s.", refusal),
+        ("%s %dx%d; warned once per caps",
+            GST_VIDEO_INFO_NAME (&filter->in_info),
+            GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info)));
+    self->warned_defer = TRUE;
+  }
+  return refusal;
+}
+
+/* defer=true: the frame's correction (and lens stage) appended to the
+ * buffer's warp chain instead of resampled, the frame pushed as it is (no
+ * copy); the messages, the transforms file and the latency are the same.
+ * TRUE where it deferred (*outbuf) or failed (*ret). */
+static gboolean
+gst_bspline_stabilize_defer (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame, const bspline_stabilize_result * result,
+    GstFlowReturn * ret, GstBuffer ** outbuf)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES];
+  bspline_chain_stage stage;
+  bspline_geometry geometry;
+  gdouble inverse[9];
+  gint n_lenses;
+  gboolean defer;
+  gchar msg[256] = "";
+
+  GST_OBJECT_LOCK (self);
+  defer = self->settings.resample.defer;
+  GST_OBJECT_UNLOCK (self);
+  if (!defer || gst_bspline_stabilize_defer_refusal (self, defer)
+      || gst_buffer_get_video_crop_meta (frame->buffer))
+    return FALSE;
+  gst_bspline_stabilize_geometry (self, &filter->in_info, &result->correction,
+      &geometry);
+  if (gst_bspline_chain_own_stage (&geometry, &stage, msg,
+          sizeof (msg)) != BSPLINE_OK
+      || bspline_chain_compose (&stage, 1, inverse, lenses, &n_lenses, msg,
+          sizeof (msg)) != BSPLINE_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The frame's correction cannot be deferred: %s.", msg), (NULL));
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
+  }
+  gst_bspline_stabilize_post (self, frame, result, FALSE);
+  *outbuf = gst_bspline_chain_defer (gst_buffer_ref (frame->buffer),
+      &filter->in_info, FALSE, &stage);
+  *ret = GST_FLOW_OK;
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     GstBuffer ** outbuf)
@@ -1842,6 +1937,8 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     gst_bspline_stabilize_frame_free (self, frame);
   }
 
+  if (gst_bspline_stabilize_defer (self, frame, &result, &ret, outbuf))
+    goto done;
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       frame->buffer, &out_buffer);
   if (ret != GST_FLOW_OK || out_buffer == NULL)
@@ -2055,21 +2152,32 @@ gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-#ifdef HAVE_BSPLINE_CUDA
 /* Output frames come from a pool of pinned memory, which the GPU writes
- * directly; where that pool cannot be made, the engine stages the copy. */
+ * directly; where that pool cannot be made, the engine stages the copy.
+ * defer=true: whether the chain meta gets to an element that applies it
+ * (gstbsplinechain.h). */
 static gboolean
 gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
+  gboolean defer;
 
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;
+  g_free (self->downstream_refusal);
+  self->downstream_refusal =
+      gst_bspline_chain_downstream_refusal (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      gst_bspline_chain_downstream_takes (query));
+  GST_OBJECT_LOCK (self);
+  defer = self->settings.resample.defer;
+  GST_OBJECT_UNLOCK (self);
+  gst_bspline_stabilize_defer_refusal (self, defer);
+#ifdef HAVE_BSPLINE_CUDA
   /* the frame going out and the previous one, kept for keep-border */
   if (self->cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
+#endif
   return TRUE;
 }
-#endif

@@ -74,6 +74,7 @@
 #include "gstbsplinelayout.h"
 #include "gstbsplinesettings.h"
 #include "gstbsplinemeta.h"
+#include "gstbsplinechain.h"
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-orient.h"
@@ -120,7 +121,10 @@ typedef struct
   bspline_plan *plan;
   bspline_params params;
   gdouble inverse[9];
-  bspline_lens lens;            /* as bspline_geometry_plane_map gave it */
+  /* the lens and STMap stages after inverse (the element's own, or
+   * those of the buffer's chain composed with it) */
+  bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES];
+  gint n_lenses;
   gint src_width, src_height, dst_width, dst_height, channels;
 } GstBSplineWarpPlane;
 
@@ -149,6 +153,11 @@ struct _GstBSplineWarp
       [GST_BSPLINE_LAYOUT_MAX_PLANES];
   GstBSplineLayoutFrame cpu_in, cpu_out;        /* the CPU's staging */
   gboolean warned_field;        /* of an alternate buffer of no field */
+  /* defer: why downstream would not apply the chain meta (NULL: it
+   * would; gst_bspline_chain_downstream_refusal), and whether the element
+   * warned that it resamples instead */
+  gchar *downstream_refusal;
+  gboolean warned_defer;
   bspline_stmap *stmap;         /* loaded from stmap-location, or NULL */
   gboolean stmap_loaded;        /* since start, for ... */
   guint stmap_serial;           /* ... the settings' serial */
@@ -287,15 +296,15 @@ static void gst_bspline_warp_set_context (GstElement * element,
 #endif
 static gboolean gst_bspline_warp_propose_system (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
-#ifdef HAVE_BSPLINE_CUDA
 static GstFlowReturn gst_bspline_warp_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
-static gboolean gst_bspline_warp_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
 static gboolean gst_bspline_warp_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_bspline_warp_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
+#ifdef HAVE_BSPLINE_CUDA
+static gboolean gst_bspline_warp_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
 #endif
 static gboolean gst_bspline_warp_transform_meta (GstBaseTransform * trans,
     GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
@@ -384,9 +393,9 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
       g_param_spec_boolean ("use-meta", "Use meta",
           "Warp each buffer that carries a GstVideoAffineTransformationMeta "
           "by its matrix (forward, about the frame centre, in the meta's "
-          "unit coordinates with y up; docs/element.md), in place of "
-          "rotation, zoom, translate and matrix (default false)",
-          DEFAULT_USE_META, flags));
+          "unit coordinates with y up; docs/element.md) before the "
+          "element's own geometry, composed with it into one resampling "
+          "(default false)", DEFAULT_USE_META, flags));
   g_object_class_install_property (gobject_class, PROP_STMAP_LOCATION,
       g_param_spec_string ("stmap-location", "STMap location",
           "An STMap file (OpenEXR, 16-bit PNG or 16-bit/float TIFF) whose R "
@@ -423,17 +432,14 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_info);
   filter_class->transform_frame =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_transform_frame);
-#ifdef HAVE_BSPLINE_CUDA
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_generate_output);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_warp_query);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_bspline_warp_decide_allocation);
-#else
-  trans_class->propose_allocation =
-      GST_DEBUG_FUNCPTR (gst_bspline_warp_propose_system);
+#ifdef HAVE_BSPLINE_CUDA
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_bspline_warp_query);
 #endif
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_context);
@@ -483,6 +489,7 @@ gst_bspline_warp_finalize (GObject * object)
   bspline_stmap_unref (self->shown_stmap);
   self->shown_stmap = NULL;
   g_free (self->stmap_location);
+  g_free (self->downstream_refusal);
   self->stmap_location = NULL;
   bspline_cpu_free (self->cpu);
   self->cpu = NULL;
@@ -1034,6 +1041,19 @@ gst_bspline_warp_fixate_caps (GstBaseTransform * trans,
   gint from_w = 0, from_h = 0, from_par_n = 1, from_par_d = 1;
   GstBSplineWarpSettings s;
 
+  /* defer=true: the input's caps where downstream takes them, so that a
+   * size change falls to an element that resamples (docs/chains.md) */
+  gst_bspline_warp_snapshot (self, &s);
+  if (direction == GST_PAD_SINK && s.resample.defer) {
+    GstCaps *same = gst_caps_intersect_full (othercaps, caps,
+        GST_CAPS_INTERSECT_FIRST);
+
+    if (!gst_caps_is_empty (same)) {
+      gst_caps_unref (othercaps);
+      othercaps = same;
+    } else
+      gst_caps_unref (same);
+  }
   othercaps = gst_caps_truncate (othercaps);
   othercaps = gst_caps_make_writable (othercaps);
   ins = gst_caps_get_structure (caps, 0);
@@ -1067,7 +1087,6 @@ gst_bspline_warp_fixate_caps (GstBaseTransform * trans,
   /* Size the output for the reoriented input: a quarter turn swaps the
    * sides and inverts the PAR (the map is its own inverse, so the same
    * holds when fixating the sink caps from the source caps). */
-  gst_bspline_warp_snapshot (self, &s);
   if (bspline_orientation_swaps_axes (gst_bspline_warp_orientation (&s))) {
     gint tmp = from_w;
 
@@ -1288,6 +1307,11 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
   gst_bspline_warp_snapshot (self, &s);
 
   self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
+  self->warned_defer = FALSE;
+  /* until the allocation query of these caps says otherwise */
+  g_free (self->downstream_refusal);
+  self->downstream_refusal = g_strdup ("downstream has not been asked "
+      "whether it takes the warp chain meta");
 
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   if (!gst_bspline_warp_negotiate_memory (self, incaps, outcaps))
@@ -1306,39 +1330,6 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
   return TRUE;
 }
 
-/* use-meta: the buffer's GstVideoAffineTransformationMeta as the frame's
- * matrix.  The meta's 4x4 matrix A (column-major: row i, column j at
- * matrix[i + 4 j]) maps points n = (x / W - 0.5, 0.5 - y / H) of the frame
- * (unit coordinates about the centre, y up, as the meta's documentation
- * has it) forward to A n; in output pixels about the centre that is
- * D A D^-1 with D = diag (W, -H), W x H the output frame. */
-static void
-gst_bspline_warp_apply_meta (GstBuffer * buffer, const GstVideoInfo * out_info,
-    GstBSplineWarpSettings * s)
-{
-  GstVideoAffineTransformationMeta *meta =
-      gst_buffer_get_video_affine_transformation_meta (buffer);
-  gdouble w = GST_VIDEO_INFO_WIDTH (out_info);
-  gdouble h = GST_VIDEO_INFO_HEIGHT (out_info);
-  const gfloat *a;
-
-  if (meta == NULL)
-    return;
-  a = meta->matrix;
-  s->use_matrix = TRUE;
-  s->pivot_x = 0.5;
-  s->pivot_y = 0.5;
-  s->matrix[0] = a[0];
-  s->matrix[1] = -a[4] * w / h;
-  s->matrix[2] = a[12] * w;
-  s->matrix[3] = -a[1] * h / w;
-  s->matrix[4] = a[5];
-  s->matrix[5] = -a[13] * h;
-  s->matrix[6] = 0.0;
-  s->matrix[7] = 0.0;
-  s->matrix[8] = 1.0;
-}
-
 /* Controlled properties are brought to the buffer's stream time, then the
  * settings are copied once for this frame; passthrough follows them.  This
  * runs for every buffer, also in passthrough, before transform_frame. */
@@ -1355,16 +1346,19 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
     gst_object_sync_values (GST_OBJECT (self), stream_time);
 
   gst_bspline_warp_snapshot (self, &self->frame);
-  if (self->frame.use_meta && filter->negotiated)
-    gst_bspline_warp_apply_meta (buffer, &filter->out_info, &self->frame);
   GST_OBJECT_LOCK (self);
   self->shown = self->frame;
   self->shown_valid = TRUE;
   GST_OBJECT_UNLOCK (self);
+  /* a buffer with a warp chain (or, with use-meta, an affine
+   * transformation meta) is resampled or deferred onto, never passed on
+   * with it unapplied */
   if (filter->negotiated)
     gst_base_transform_set_passthrough (trans,
         gst_bspline_warp_can_pass (self, &filter->in_info, &filter->out_info,
-            &self->frame));
+            &self->frame) && !gst_buffer_get_bspline_chain_meta (buffer)
+        && !(self->frame.use_meta
+            && gst_buffer_get_video_affine_transformation_meta (buffer)));
 }
 
 /* The error for an input buffer that is not a frame of the caps. */
@@ -1466,18 +1460,45 @@ gst_bspline_warp_plane_map (const bspline_geometry * geometry,
       inverse[3 + k] += shift_y * inverse[6 + k];
     }
   } else {
-    lens->post[2] += shift_x;
-    lens->post[5] += shift_y;
+    for (k = 0; k < 3; k++) {
+      lens->post[k] += shift_x * lens->post[6 + k];
+      lens->post[3 + k] += shift_y * lens->post[6 + k];
+    }
   }
   return BSPLINE_OK;
 }
 
+/* The map of layout plane i with the stages the buffer asks for (its warp
+ * chain, its affine transformation meta), where it has any, composed into
+ * it (gstbsplinechain.h): inverse, then n_lenses lens and STMap stages. */
+static bspline_status
+gst_bspline_warp_plane_chain (const bspline_geometry * geometry,
+    const GstBSplineLayout * in, const GstBSplineLayout * out, guint i,
+    const bspline_chain_stage * chain, guint n_chain, gdouble inverse[9],
+    bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES], gint * n_lenses,
+    gboolean * shifted, gchar * msg, gsize msg_len)
+{
+  bspline_status status;
+
+  if (n_chain > 0) {
+    *shifted = TRUE;            /* no longer a copy of samples */
+    return gst_bspline_chain_plane_map (geometry, &out->grid[i],
+        &in->grid[i], chain, n_chain, inverse, lenses, n_lenses, msg, msg_len);
+  }
+  memset (lenses, 0, sizeof (bspline_lens) * BSPLINE_CHAIN_MAX_LENSES);
+  status = gst_bspline_warp_plane_map (geometry, in, out, i, inverse,
+      &lenses[0], shifted, msg, msg_len);
+  *n_lenses = lenses[0].model != BSPLINE_LENS_NONE;
+  return status;
+}
+
 /* Brings the plan of every plane of the buffer's layout up to date with
- * the frame's settings: a plan is rebuilt only when its parameters, its
- * matrix or its sizes changed. */
+ * the frame's settings and the buffer's warp chain: a plan is rebuilt only
+ * when its parameters, its map or its sizes changed. */
 static GstFlowReturn
 gst_bspline_warp_update_planes (GstBSplineWarp * self,
-    const bspline_geometry * geometry, GstBSplineFields fields)
+    const bspline_geometry * geometry, GstBSplineFields fields,
+    const bspline_chain_stage * chain, guint n_chain)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   const GstVideoInfo *in_info = &filter->in_info;
@@ -1494,12 +1515,13 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     GstBSplineWarpPlane *plane = &self->planes[fields][p];
     const bspline_image *src = &in->plane[p], *dst = &out->plane[p];
     bspline_params params;
-    bspline_lens lens;
+    bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES];
+    gint n_lenses;
     gdouble inverse[9];
     gboolean shifted;
 
-    status = gst_bspline_warp_plane_map (geometry, in, out, p, inverse, &lens,
-        &shifted, msg, sizeof (msg));
+    status = gst_bspline_warp_plane_chain (geometry, in, out, p, chain,
+        n_chain, inverse, lenses, &n_lenses, &shifted, msg, sizeof (msg));
     if (status != BSPLINE_OK)
       goto bad_plan;
     if (pure && !shifted
@@ -1517,7 +1539,8 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
     if (plane->valid && !plane->exact
         && gst_bspline_warp_params_equal (&params, &plane->params)
         && memcmp (inverse, plane->inverse, sizeof (inverse)) == 0
-        && memcmp (&lens, &plane->lens, sizeof (lens)) == 0
+        && n_lenses == plane->n_lenses
+        && memcmp (lenses, plane->lenses, n_lenses * sizeof (lenses[0])) == 0
         && plane->src_width == src->width && plane->src_height == src->height
         && plane->dst_width == dst->width && plane->dst_height == dst->height
         && plane->channels == src->channels)
@@ -1525,14 +1548,15 @@ gst_bspline_warp_update_planes (GstBSplineWarp * self,
 
     bspline_plan_free (plane->plan);
     memset (plane, 0, sizeof (*plane));
-    status = bspline_plan_new_lens (&params, inverse, &lens, src->width,
-        src->height, dst->width, dst->height, src->channels, &plane->plan, msg,
-        sizeof (msg));
+    status = bspline_plan_new_chain (&params, inverse, lenses, n_lenses,
+        src->width, src->height, dst->width, dst->height, src->channels,
+        &plane->plan, msg, sizeof (msg));
     if (status != BSPLINE_OK)
       goto bad_plan;
     plane->params = params;
     memcpy (plane->inverse, inverse, sizeof (inverse));
-    plane->lens = lens;
+    memcpy (plane->lenses, lenses, sizeof (lenses));
+    plane->n_lenses = n_lenses;
     plane->src_width = src->width;
     plane->src_height = src->height;
     plane->dst_width = dst->width;
@@ -1554,6 +1578,15 @@ bad_plan:
               GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
               GST_VIDEO_INFO_WIDTH (out_info),
               GST_VIDEO_INFO_HEIGHT (out_info)), ("%s", msg));
+    else if (n_chain > 0)
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("The buffer's warp chain cannot be resampled with this element's "
+              "geometry: %s.", msg),
+          ("%u stages before the element's (its GstBSplineChainMeta, and "
+              "its affine transformation meta with use-meta); one "
+              "resampling takes %d lens or STMap stages; %s",
+              n_chain, BSPLINE_CHAIN_MAX_LENSES,
+              bspline_status_string (status)));
     else if (geometry->lens_model == BSPLINE_LENS_STMAP
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
@@ -1749,6 +1782,10 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
     bspline_geometry * geometry, GstBSplineFields * fields)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  bspline_chain_stage *chain;
+  guint n_chain;
+  gboolean bad_chain;
+  gchar msg[256];
   GstFlowReturn ret;
 
   if (self->frame.resample.n_threads != self->cpu_threads) {
@@ -1768,10 +1805,17 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
   ret = gst_bspline_warp_layouts (self, inbuf, fields);
   if (ret != GST_FLOW_OK)
     return ret;
+  chain = gst_bspline_chain_stages (inbuf, &filter->in_info,
+      self->frame.use_meta, &n_chain, &bad_chain, msg, sizeof (msg));
+  if (bad_chain)
+    goto bad_chain;
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
   geometry->stmap = self->stmap;
-  return gst_bspline_warp_update_planes (self, geometry, *fields);
+  ret = gst_bspline_warp_update_planes (self, geometry, *fields, chain,
+      n_chain);
+  g_free (chain);
+  return ret;
 
   /* ERRORS */
 no_cpu:
@@ -1789,6 +1833,14 @@ stage_conflict:
             "has one stage for either.",
             bspline_lens_model_name (self->frame.lens.model)),
         ("unset stmap-location or set lens-model=none"));
+    return GST_FLOW_ERROR;
+  }
+bad_chain:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A buffer's warp chain cannot be applied: %s.", msg),
+        ("GstBSplineChainMeta or, with use-meta, "
+            "GstVideoAffineTransformationMeta"));
     return GST_FLOW_ERROR;
   }
 }
@@ -2267,7 +2319,7 @@ gst_bspline_warp_drain (GstBSplineWarp * self, gboolean push)
 }
 
 static GstFlowReturn
-gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+gst_bspline_warp_generate_cuda (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
   GstBSplineWarpPending *pending = NULL;
@@ -2316,6 +2368,27 @@ gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
       outbuf);
 }
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+/* The element linked to the sink pad is a bsplinewarp with defer=true: it
+ * keeps its input's memory on its output to defer (docs/chains.md), so it
+ * is not pushed to CUDA memory by the preference below. */
+static gboolean
+gst_bspline_warp_upstream_defers (GstBSplineWarp * self)
+{
+  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+  GstElement *upstream = peer ? gst_pad_get_parent_element (peer) : NULL;
+  gboolean defer = FALSE;
+
+  if (upstream && GST_IS_BSPLINE_WARP (upstream))
+    g_object_get (upstream, "defer", &defer, NULL);
+  if (upstream)
+    gst_object_unref (upstream);
+  if (peer)
+    gst_object_unref (peer);
+  return defer;
+}
+#endif
+
 /* The frames in flight add latency: a frame leaves when the next arrives.
  * A drain query (serialized) pushes them out. */
 static gboolean
@@ -2338,7 +2411,7 @@ gst_bspline_warp_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) ==
-      GST_QUERY_CAPS) {
+      GST_QUERY_CAPS && !gst_bspline_warp_upstream_defers (self)) {
     GstCaps *filter, *result, *cuda;
 
     gst_query_parse_caps (query, &filter);
@@ -2450,7 +2523,7 @@ no_pool:
 
 /* Upstream gets a pool of pinned memory, which the GPU reads directly. */
 static gboolean
-gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
+gst_bspline_warp_propose_engine (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
@@ -2476,7 +2549,7 @@ gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
 /* Output frames come from a pool of pinned memory, which the GPU writes
  * directly; where that pool cannot be made, the engine stages the copy. */
 static gboolean
-gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_bspline_warp_decide_engine (GstBaseTransform * trans, GstQuery * query)
 {
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
 
@@ -2510,7 +2583,180 @@ static void
 gst_bspline_warp_free_cuda (G_GNUC_UNUSED GstBSplineWarp * self)
 {
 }
+
+static GstFlowReturn
+gst_bspline_warp_generate_cuda (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
+      outbuf);
+}
+
+static gboolean
+gst_bspline_warp_propose_engine (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  return gst_bspline_warp_propose_system (trans, decide_query, query);
+}
+
+static gboolean
+gst_bspline_warp_decide_engine (GstBaseTransform * trans, GstQuery * query)
+{
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
+}
 #endif
+
+/* ---- defer (docs/chains.md) ---- */
+
+/* Both pads in the same memory: a deferred frame is the input buffer. */
+static gboolean
+gst_bspline_warp_same_memory (GstBSplineWarp * self)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return self->cudamem.in_cuda == self->cudamem.out_cuda;
+#else
+  (void) self;
+  return TRUE;
+#endif
+}
+
+/* Why this stream cannot defer (NULL: it can), warned once per caps where
+ * defer is set. */
+static const gchar *
+gst_bspline_warp_defer_refusal (GstBSplineWarp * self, gboolean defer)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  const gchar *refusal;
+
+  if (!defer || !filter->negotiated)
+    return NULL;
+  refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
+      &filter->out_info, gst_bspline_warp_same_memory (self),
+      self->downstream_refusal);
+  if (refusal && !self->warned_defer) {
+    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
+        ("defer=true, but this element resamples: %s.", refusal),
+        ("%s %dx%d -> %s %dx%d; warned once per caps",
+            GST_VIDEO_INFO_NAME (&filter->in_info),
+            GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+            GST_VIDEO_INFO_NAME (&filter->out_info),
+            GST_VIDEO_INFO_WIDTH (&filter->out_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->out_info)));
+    self->warned_defer = TRUE;
+  }
+  return refusal;
+}
+
+/* defer=true: the frame's geometry appended to the buffer's warp chain,
+ * the frame pushed as it is (no copy), where the stream and the buffer
+ * allow it.  TRUE where the queued buffer was taken (deferred, or an
+ * error in *ret); FALSE: resample it as usual, which also reports what
+ * is wrong with the geometry or the chain. */
+static gboolean
+gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
+    GstFlowReturn * ret)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBuffer *inbuf = trans->queued_buf;
+  bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES];
+  bspline_chain_stage *stages;
+  bspline_geometry geometry;
+  const gchar *refusal;
+  gdouble inverse[9];
+  gint n_lenses;
+  guint n;
+  gboolean bad;
+  gchar msg[256] = "";
+
+  *ret = GST_FLOW_OK;
+  if (inbuf == NULL || gst_base_transform_is_passthrough (trans)
+      || gst_bspline_warp_defer_refusal (self, self->frame.resample.defer)
+      || !self->frame.resample.defer)
+    return FALSE;
+  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+    return FALSE;
+  if (self->frame.stmap_set && (!self->stmap_loaded
+          || self->frame.stmap_serial != self->stmap_serial)
+      && !gst_bspline_warp_load_stmap (self)) {
+    *ret = GST_FLOW_ERROR;
+    return TRUE;
+  }
+  gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
+      &self->frame, &geometry);
+  geometry.stmap = self->stmap;
+  /* the buffer's stages and the element's own after them; what the
+   * element could not resample by (a singular geometry, a bad chain) is
+   * reported where it resamples */
+  stages = gst_bspline_chain_stages (inbuf, &filter->in_info,
+      self->frame.use_meta, &n, &bad, msg, sizeof (msg));
+  if (bad)
+    return FALSE;
+  stages = g_renew (bspline_chain_stage, stages, n + 1);
+  if (gst_bspline_chain_own_stage (&geometry, &stages[n], msg,
+          sizeof (msg)) != BSPLINE_OK
+      || bspline_chain_compose (&stages[n], 1, inverse, lenses, &n_lenses,
+          msg, sizeof (msg)) != BSPLINE_OK) {
+    g_free (stages);
+    return FALSE;
+  }
+  refusal = gst_bspline_chain_buffer_refusal (inbuf, stages, n + 1);
+  if (refusal) {
+    GST_DEBUG_OBJECT (self, "resampling this frame: %s", refusal);
+    g_free (stages);
+    return FALSE;
+  }
+  /* the frames before it leave first */
+  *ret = gst_bspline_warp_drain (self, TRUE);
+  if (*ret == GST_FLOW_OK) {
+    trans->queued_buf = NULL;
+    *outbuf = gst_bspline_chain_defer (inbuf, &filter->in_info,
+        self->frame.use_meta, &stages[n]);
+  }
+  g_free (stages);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_bspline_warp_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (gst_bspline_warp_defer (GST_BSPLINE_WARP (trans), outbuf, &ret))
+    return ret;
+  return gst_bspline_warp_generate_cuda (trans, outbuf);
+}
+
+/* Every bspline element takes the chain meta: it composes it into the
+ * frames it resamples, or defers onto it. */
+static gboolean
+gst_bspline_warp_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!gst_bspline_warp_propose_engine (trans, decide_query, query))
+    return FALSE;
+  gst_bspline_chain_propose (query);
+  return TRUE;
+}
+
+static gboolean
+gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
+  gboolean defer;
+
+  g_free (self->downstream_refusal);
+  self->downstream_refusal =
+      gst_bspline_chain_downstream_refusal (GST_BASE_TRANSFORM_SRC_PAD (trans),
+      gst_bspline_chain_downstream_takes (query));
+  GST_OBJECT_LOCK (self);
+  defer = self->settings.resample.defer;
+  GST_OBJECT_UNLOCK (self);
+  gst_bspline_warp_defer_refusal (self, defer);
+  return gst_bspline_warp_decide_engine (trans, query);
+}
 
 /* Metas (docs/element.md, "Metas"): GstBaseTransform copies them from
  * prepare_output_buffer, after before_transform has snapshot the frame's
@@ -2526,8 +2772,10 @@ gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   bspline_geometry geometry;
 
-  /* the crop is in the output already (gstbsplinelayout.h) */
-  if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE)
+  /* the crop is in the output already (gstbsplinelayout.h), and so is the
+   * warp chain (the element composed it) */
+  if (meta->info->api == GST_VIDEO_CROP_META_API_TYPE
+      || meta->info->api == GST_BSPLINE_CHAIN_META_API_TYPE)
     return FALSE;
   if (!gst_bspline_meta_needs_geometry (meta) || !filter->negotiated)
     return gst_bspline_meta_transform (GST_OBJECT (self), outbuf, meta, inbuf,

@@ -778,6 +778,7 @@ case_lens (void)
             sizeof (msg)) == BSPLINE_OK, "fisheye geometry: %s", msg);
     {
       bspline_plan *plan = NULL;
+      bspline_lens good = lens;
       lens.post[0] = NAN;
       expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
               &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
@@ -787,6 +788,18 @@ case_lens (void)
       expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
               &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
           msg, "singular post");
+      /* post is a homography: its third row counts too */
+      lens = good;
+      lens.post[8] = INFINITY;
+      expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+              &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
+          msg, "infinite post[8]");
+      lens = good;
+      lens.post[6] = lens.post[7] = lens.post[8] = 0.0;
+      expect_error (bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+              &plan, msg, sizeof (msg)), BSPLINE_ERROR_INVALID_TRANSFORM,
+          msg, "post with a third row of zeros");
+      TEST_CHECK (plan == NULL, "a refused post made a plan");
     }
   }
 }

@@ -9,7 +9,8 @@
  * changes with any value (out-of-range values are refused by GLib with a
  * warning), matrices with NaN, Inf, huge and denormal entries, changes of
  * the input caps or of what downstream accepts (renegotiation), flushes,
- * EOS, drain queries.  Outputs are pulled as they come.  The element must
+ * EOS, drain queries, defer and use-meta, buffers with warp chains of any
+ * frame size, matrices and lens stages.  Outputs are pulled as they come.  The element must
  * not crash, log a GLib critical or trip a sanitizer; flow errors and
  * element errors are allowed (they are how it refuses bad input).
  *
@@ -21,6 +22,8 @@
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+
+#include <gst/bspline/bspline-chain-meta.h>
 
 #include "gstbsplinewarp.h"
 #include "fuzz-input.h"
@@ -138,7 +141,7 @@ set_matrix (fuzz_input * in, GstElement * element)
 static void
 set_property (fuzz_input * in, GstElement * e)
 {
-  switch (fuzz_u8 (in) % 18) {
+  switch (fuzz_u8 (in) % 20) {
     case 0:
       g_object_set (e, "method", fuzz_range (in, 0, 2), NULL);
       break;
@@ -191,6 +194,12 @@ set_property (fuzz_input * in, GstElement * e)
     case 16:
       g_object_set (e, "video-direction", fuzz_range (in, 0, 10), NULL);
       break;
+    case 17:
+      g_object_set (e, "defer", fuzz_u8 (in) & 1, NULL);
+      break;
+    case 18:
+      g_object_set (e, "use-meta", fuzz_u8 (in) & 1, NULL);
+      break;
     default:
       gst_util_set_object_arg (G_OBJECT (e), "matrix", "<>");
       break;
@@ -230,6 +239,37 @@ make_buffer (fuzz_input * in, const GstVideoInfo * info, guint64 n)
         (guint) fuzz_range (in, 0, MAX_SIDE + 8);
     crop->height = fuzz_u8 (in) < 128 ? (guint) GST_VIDEO_INFO_HEIGHT (info) :
         (guint) fuzz_range (in, 0, MAX_SIDE + 8);
+  }
+  /* a warp chain: of the caps' frame size or another, stages of any
+   * matrix (the API refuses singular and non-finite ones) and lens stages
+   * of any model and coefficients */
+  if (fuzz_u8 (in) < 24) {
+    GstBSplineChainMeta *chain = gst_buffer_add_bspline_chain_meta (buffer,
+        fuzz_u8 (in) < 200 ? GST_VIDEO_INFO_WIDTH (info) :
+        fuzz_range (in, 1, MAX_SIDE),
+        fuzz_u8 (in) < 200 ? GST_VIDEO_INFO_HEIGHT (info) :
+        fuzz_range (in, 1, MAX_SIDE));
+    gint k, n_stages = fuzz_range (in, 0, 6);
+
+    for (k = 0; k < n_stages; k++) {
+      bspline_chain_stage stage;
+      guint i;
+
+      memset (&stage, 0, sizeof (stage));
+      for (i = 0; i < 9; i++)
+        stage.inverse[i] = fuzz_u8 (in) < 200 ? (i % 4 == 0) +
+            fuzz_range (in, -8, 8) / 16.0 : fuzz_double (in);
+      if (fuzz_u8 (in) < 64) {
+        stage.lens.model = fuzz_range (in, 0, 4);
+        for (i = 0; i < BSPLINE_LENS_MAX_COEFFS; i++)
+          stage.lens.k[i] = fuzz_u8 (in) < 200 ?
+              fuzz_range (in, -8, 8) / 64.0 : fuzz_double (in);
+        for (i = 0; i < 9; i++)
+          stage.lens.post[i] = fuzz_u8 (in) < 200 ? (i % 4 == 0) * 20.0 +
+              fuzz_range (in, -8, 8) : fuzz_double (in);
+      }
+      gst_bspline_chain_meta_add_stage (chain, &stage);
+    }
   }
   if (kind >= 220) {
     gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
@@ -290,6 +330,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   g_object_set (element, "backend", 1 /* cpu */ , "n-threads", 1, NULL);
   h = gst_harness_new_with_element (element, "sink", "src");
   gst_object_unref (element);
+  /* downstream takes warp chains (defer=true defers) or not */
+  if (fuzz_u8 (&in) & 1)
+    gst_harness_add_propose_allocation_meta (h,
+        GST_BSPLINE_CHAIN_META_API_TYPE, NULL);
   caps = pick_caps (&in, &info);
   sink_caps = pick_sink_caps (&in);
   gst_harness_set_sink_caps_str (h, sink_caps);

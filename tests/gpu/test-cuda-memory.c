@@ -17,6 +17,10 @@
  * - a real decode: an H.264 clip (made with x264, tests/gpu/data) decoded
  *   by nvh264dec, warped in CUDA memory and downloaded, equals the decoded
  *   frames downloaded first and warped from system memory;
+ * - a warp chain in CUDA memory (a lens, a rotation and a zoom deferred,
+ *   then a resampling element that scales): no copy out of the deferring
+ *   element, no warning, and the frames of one element with the same
+ *   geometry within one code value;
  * - a GPU failure (BSPLINE_CUDA_FAULT) in CUDA memory with backend=auto:
  *   a warning, and every frame right (computed again on the CPU).
  *
@@ -33,6 +37,7 @@
 #include <gst/video/video.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
+#include <gst/bspline/bspline-chain-meta.h>
 
 #ifndef CUDA_MEMORY_CLIP
 #define CUDA_MEMORY_CLIP "tests/gpu/data/testsrc2-640x360-20f.h264"
@@ -82,15 +87,15 @@ typedef void (*PipelineCheck) (GstElement * pipeline, gpointer data);
 /* Runs description (with an appsink named sink) to EOS; returns its
  * samples, or NULL with *error set.  check runs at EOS, while the pads
  * still hold their caps; warnings counts the warning messages. */
+static GPtrArray *run_parsed_checked (GstElement * pipeline,
+    PipelineCheck check, gpointer data, gchar ** error, gint * warnings);
+
 static GPtrArray *
 run_pipeline (const gchar * description, PipelineCheck check, gpointer data,
     gchar ** error, gint * warnings)
 {
   GError *err = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &err), *sink;
-  GPtrArray *samples;
-  GstBus *bus;
-  gboolean done = FALSE;
+  GstElement *pipeline = gst_parse_launch (description, &err);
 
   *error = NULL;
   if (warnings)
@@ -102,6 +107,28 @@ run_pipeline (const gchar * description, PipelineCheck check, gpointer data,
   }
   if (err)
     g_clear_error (&err);
+  return run_parsed_checked (pipeline, check, data, error, warnings);
+}
+
+/* run_pipeline on a pipeline already made (it takes it). */
+static GPtrArray *
+run_parsed (GstElement * pipeline, gchar ** error, gint * warnings)
+{
+  *error = NULL;
+  *warnings = 0;
+  return run_parsed_checked (pipeline, NULL, NULL, error, warnings);
+}
+
+static GPtrArray *
+run_parsed_checked (GstElement * pipeline, PipelineCheck check, gpointer data,
+    gchar ** error, gint * warnings)
+{
+  GError *err = NULL;
+  GstElement *sink;
+  GPtrArray *samples;
+  GstBus *bus;
+  gboolean done = FALSE;
+
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   g_object_set (sink, "sync", FALSE, NULL);
   samples = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_sample_unref);
@@ -309,6 +336,103 @@ check_format (const gchar * format, const Geometry * g)
     g_ptr_array_unref (b);
   g_free (sys);
   g_free (cuda);
+  g_free (what);
+}
+
+/* A warp chain in CUDA memory: w defers (its src buffers are its sink
+ * buffers, memory and all, with the chain meta on them) and the last
+ * element resamples the whole chain, scaling it up. */
+typedef struct
+{
+  GstMemory *last_in;
+  guint frames, zero_copy, with_chain;
+} ChainProbe;
+
+static GstPadProbeReturn
+chain_probe_in (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer data)
+{
+  ChainProbe *probe = data;
+
+  probe->last_in = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info), 0);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+chain_probe_out (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer data)
+{
+  ChainProbe *probe = data;
+  GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstBSplineChainMeta *chain = gst_buffer_get_bspline_chain_meta (buffer);
+
+  probe->frames++;
+  probe->zero_copy += gst_buffer_peek_memory (buffer, 0) == probe->last_in
+      && gst_is_cuda_memory (probe->last_in);
+  probe->with_chain += chain != NULL && chain->n_stages == 1;
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+check_chain (const gchar * format)
+{
+  gchar *what = g_strdup_printf ("%s warp chain in CUDA memory", format);
+  gchar *single = g_strdup_printf (SOURCE " ! bsplinewarp backend=cuda "
+      "rotation=7 zoom=1.2 lens-model=brown camera-matrix=\"<180.0,180.0,"
+      "99.5,59.5>\" distortion=\"<-0.2>\" ! video/x-raw,width=400,"
+      "height=240 ! appsink name=sink", format, IN_WIDTH, IN_HEIGHT);
+  gchar *chain = g_strdup_printf (SOURCE " ! cudaupload ! bsplinewarp "
+      "backend=cuda defer=true lens-model=brown camera-matrix=\"<180.0,180.0,"
+      "99.5,59.5>\" distortion=\"<-0.2>\" ! bsplinewarp name=w "
+      "backend=cuda defer=true rotation=7 ! bsplinewarp backend=cuda "
+      "defer=true zoom=1.2 ! bsplinewarp backend=cuda ! "
+      "video/x-raw(memory:CUDAMemory),width=400,height=240 ! cudadownload ! "
+      "video/x-raw,format=%s ! appsink name=sink", format, IN_WIDTH,
+      IN_HEIGHT, format);
+  ChainProbe probe = { NULL, 0, 0, 0 };
+  GError *err = NULL;
+  GstElement *pipeline;
+  GPtrArray *a, *b;
+  gchar *error = NULL;
+  gint warnings = 0;
+
+  a = run_checked (what, single, NULL, NULL);
+  /* the probes need the pipeline: run_pipeline parses its own, so parse
+   * once here to attach them through a bin-wide element lookup */
+  pipeline = gst_parse_launch (chain, &err);
+  CHECK (pipeline != NULL, "%s: cannot parse", what);
+  g_clear_error (&err);
+  if (pipeline) {
+    GstElement *w = gst_bin_get_by_name (GST_BIN (pipeline), "w");
+    GstPad *sink = gst_element_get_static_pad (w, "sink");
+    GstPad *src = gst_element_get_static_pad (w, "src");
+
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, chain_probe_in,
+        &probe, NULL);
+    gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, chain_probe_out,
+        &probe, NULL);
+    gst_object_unref (sink);
+    gst_object_unref (src);
+    gst_object_unref (w);
+    b = run_parsed (pipeline, &error, &warnings);
+    CHECK (b != NULL, "%s: %s", what, error);
+    CHECK (warnings == 0, "%s: %d warnings (an element did not defer)", what,
+        warnings);
+    CHECK (probe.frames == 3 && probe.zero_copy == 3 && probe.with_chain == 3,
+        "%s: %u frames out of the deferring element, %u of them its input's "
+        "CUDA memory, %u with its stage on the chain", what, probe.frames,
+        probe.zero_copy, probe.with_chain);
+    /* one plan of the same map on the same GPU: the matrices composed in
+     * another order may round differently */
+    compare_runs (what, a, b, 3, 1);
+    if (b)
+      g_ptr_array_unref (b);
+  }
+  g_free (error);
+  if (a)
+    g_ptr_array_unref (a);
+  g_free (single);
+  g_free (chain);
   g_free (what);
 }
 
@@ -698,6 +822,10 @@ main (int argc, char **argv)
   check_mixed ("I420_10LE");
   check_mixed ("GBRA");
   g_print ("mixed paths: %d failures so far\n", failures);
+  check_chain ("RGBA");
+  check_chain ("NV12");
+  check_chain ("I420_10LE");
+  g_print ("warp chains: %d failures so far\n", failures);
   check_preference ();
   check_sharing ("");
   check_sharing ("cuda-device-id=0");

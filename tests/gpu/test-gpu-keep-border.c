@@ -196,7 +196,7 @@ compare (const kb_case * c, const bspline_image * got,
               (const char *) want->data + v * want->stride + u * pixel,
               pixel) == 0)
         continue;
-      if (lens && bspline_stage_map_point (c->m, lens, u + 0.5, v + 0.5,
+      if (lens && bspline_stage_map_point (c->m, lens, 1, u + 0.5, v + 0.5,
               &x, &y)) {
         edge = fmin (fmin (fabs (x), fabs (x - c->in_width)),
             fmin (fabs (y), fabs (y - c->in_height)));

@@ -35,6 +35,8 @@
 #include <gst/video/gstvideopool.h>
 #include <sys/stat.h>
 
+#include <gst/bspline/bspline-chain-meta.h>
+
 #include "clip.h"
 #include "bspline-geometry.h"
 #ifdef HAVE_BSPLINE_CUDA
@@ -88,6 +90,9 @@ message_affine (GstMessage * msg, const char *field, bspline_affine * a)
     a->m[i] = g_value_get_double (gst_value_array_get_value (arr, i));
 }
 
+/* warnings pop_messages has seen (and taken off the bus) */
+static int popped_warnings;
+
 /* Pops the element messages of the bus into corrections[] (and motions[]
  * and dropped[] when not NULL), each at its frame's index: the message's
  * `frame`, or with by_timestamp its `timestamp` as a frame of 1/30 s (which
@@ -100,11 +105,14 @@ pop_messages (GstBus * bus, gboolean by_timestamp,
   GstMessage *msg;
   int n = 0;
 
-  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT
+              | GST_MESSAGE_WARNING))) {
     const GstStructure *s = gst_message_get_structure (msg);
     guint64 frame;
 
-    if (gst_structure_has_name (s, "bsplinestabilize")
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+      popped_warnings++;
+    else if (gst_structure_has_name (s, "bsplinestabilize")
         && gst_structure_get_uint64 (s, by_timestamp ? "timestamp" : "frame",
             &frame)) {
       if (by_timestamp)
@@ -669,6 +677,139 @@ test_use_meta (void)
   gst_harness_teardown (hp);
   gst_harness_teardown (hoff);
   free (spec.maps);
+  free (rgb);
+}
+
+/* defer=true (docs/chains.md): the stabilizer appends each frame's
+ * correction to the warp chain and a bsplinewarp after it resamples: the
+ * frames within one grey level of the stabilizer's own, the messages the
+ * same; with crop=keep-border it warns and resamples itself; a buffer that
+ * arrives with a chain is an error (the motion is measured on the pixels
+ * as they are). */
+static void
+test_defer (test_rng * rng)
+{
+  clip_spec spec = { 40, 320, 180, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0,
+    0, 0
+  };
+  static const char *crops[] = { "crop=fill", "crop=keep-border" };
+  bspline_affine *c1 = calloc (spec.n_frames, sizeof (bspline_affine));
+  bspline_affine *c2 = calloc (spec.n_frames, sizeof (bspline_affine));
+  uint8_t *rgb = malloc ((size_t) 320 * 180 * 3);
+  int k, worst = 0, n_out = 0;
+  unsigned i;
+
+  clip_make_maps (&spec, photo.width, photo.height, rng);
+  for (i = 0; i < G_N_ELEMENTS (crops); i++) {
+    char props[128], desc[512];
+    GstHarness *h1, *h2;
+    GstBus *b1, *b2;
+    GPtrArray *out1, *out2;
+    guint j;
+
+    snprintf (props, sizeof (props), "smoothing=5 %s", crops[i]);
+    h1 = stabilize_harness (props, &b1);
+    /* the warp's settings are those of the element that resamples: the
+     * stabilizer's defaults */
+    snprintf (desc, sizeof (desc), "bsplinestabilize %s defer=true "
+        "backend=%s ! bsplinewarp backend=%s boundary=constant "
+        "antialias=none", props, backend, backend);
+    h2 = gst_harness_new_parse (desc);
+    b2 = gst_bus_new ();
+    gst_element_set_bus (h2->element, b2);
+    gst_harness_set_src_caps (h1, rgbx_caps (320, 180));
+    gst_harness_set_src_caps (h2, rgbx_caps (320, 180));
+    /* frames in flight (the GPU's bsplinewarp holds one): collected,
+     * then compared */
+    out1 = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+    out2 = g_ptr_array_new_with_free_func ((GDestroyNotify) gst_buffer_unref);
+    for (k = 0; k <= spec.n_frames; k++) {
+      GstBuffer *o;
+
+      if (k < spec.n_frames) {
+        clip_render (cpu, &photo, &spec, k, rgb);
+        TEST_CHECK (gst_harness_push (h1, rgbx_buffer (rgb, 320, 180, k))
+            == GST_FLOW_OK, "defer: push %d", k);
+        TEST_CHECK (gst_harness_push (h2, rgbx_buffer (rgb, 320, 180, k))
+            == GST_FLOW_OK, "defer: push %d", k);
+      } else {
+        gst_harness_push_event (h1, gst_event_new_eos ());
+        gst_harness_push_event (h2, gst_event_new_eos ());
+      }
+      while ((o = gst_harness_try_pull (h1)))
+        g_ptr_array_add (out1, o);
+      while ((o = gst_harness_try_pull (h2)))
+        g_ptr_array_add (out2, o);
+    }
+    TEST_CHECK (out1->len == out2->len, "defer: %u frames and %u", out1->len,
+        out2->len);
+    for (j = 0; j < MIN (out1->len, out2->len); j++) {
+      GstBuffer *o1 = g_ptr_array_index (out1, j);
+      GstBuffer *o2 = g_ptr_array_index (out2, j);
+      GstMapInfo m1, m2;
+      gsize b;
+
+      TEST_CHECK (gst_buffer_get_bspline_chain_meta (o2) == NULL,
+          "defer: the chain meta left bsplinewarp");
+      gst_buffer_map (o1, &m1, GST_MAP_READ);
+      gst_buffer_map (o2, &m2, GST_MAP_READ);
+      for (b = 0; b < m1.size && b < m2.size; b++)
+        worst = MAX (worst, abs ((int) m1.data[b] - (int) m2.data[b]));
+      gst_buffer_unmap (o1, &m1);
+      gst_buffer_unmap (o2, &m2);
+      n_out++;
+    }
+    g_ptr_array_unref (out1);
+    g_ptr_array_unref (out2);
+    TEST_CHECK (pop_messages (b1, FALSE, c1, NULL, NULL, spec.n_frames)
+        == spec.n_frames, "defer: a message per frame");
+    popped_warnings = 0;
+    TEST_CHECK (pop_messages (b2, FALSE, c2, NULL, NULL, spec.n_frames)
+        == spec.n_frames, "defer: a message per frame");
+    for (k = 0; k < spec.n_frames; k++)
+      TEST_CHECK (memcmp (&c1[k], &c2[k], sizeof (c1[k])) == 0,
+          "defer: frame %d's correction differs", k);
+    TEST_CHECK ((popped_warnings > 0) == (i == 1), "defer with %s: %d "
+        "warnings", crops[i], popped_warnings);
+    gst_bus_set_flushing (b1, TRUE);
+    gst_bus_set_flushing (b2, TRUE);
+    gst_harness_teardown (h1);
+    gst_harness_teardown (h2);
+    gst_object_unref (b1);
+    gst_object_unref (b2);
+  }
+  TEST_CHECK (n_out == 2 * spec.n_frames && worst <= 1, "defer: %d frames "
+      "out of %d; the chain's frames differ from the stabilizer's by up to %d "
+      "grey levels", n_out, 2 * spec.n_frames, worst);
+
+  /* a buffer with a chain into the stabilizer */
+  {
+    GstHarness *h;
+    GstBus *bus;
+    GstBuffer *in;
+    GstBSplineChainMeta *chain;
+    GstMessage *err;
+    gdouble shift[9] = { 1, 0, 2, 0, 1, 0, 0, 0, 1 };
+
+    h = stabilize_harness ("smoothing=5", &bus);
+    gst_harness_set_src_caps (h, rgbx_caps (320, 180));
+    clip_render (cpu, &photo, &spec, 0, rgb);
+    in = rgbx_buffer (rgb, 320, 180, 0);
+    chain = gst_buffer_add_bspline_chain_meta (in, 320, 180);
+    gst_bspline_chain_meta_add_homography (chain, shift);
+    TEST_CHECK (gst_harness_push (h, in) == GST_FLOW_ERROR,
+        "a chain into the stabilizer was not refused");
+    err = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    TEST_CHECK (err != NULL, "a chain into the stabilizer: no error message");
+    if (err)
+      gst_message_unref (err);
+    gst_bus_set_flushing (bus, TRUE);
+    gst_harness_teardown (h);
+    gst_object_unref (bus);
+  }
+  free (spec.maps);
+  free (c1);
+  free (c2);
   free (rgb);
 }
 
@@ -1514,6 +1655,7 @@ main (int argc, char **argv)
 
   test_static_clip ();
   test_use_meta ();
+  test_defer (&rng);
   test_quality_while_playing (&rng);
   test_read_mode_seek (&rng);
   test_write_mode_seek (&rng);

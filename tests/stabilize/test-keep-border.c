@@ -48,7 +48,8 @@ reference_keep_border (const bspline_image * dst,
     for (u = 0; u < dst->width; u++) {
       double px, py;
 
-      if (!bspline_stage_map_point (inverse, stage, u + 0.5, y, &px, &py)
+      if (!bspline_stage_map_point (inverse, stage, stage != NULL, u + 0.5,
+              y, &px, &py)
           || px < 0.0 || py < 0.0 || px > in_width || py > in_height)
         memcpy (out + u * pixel, prev + u * pixel, pixel);
     }
@@ -114,8 +115,8 @@ count_rule (const planes * p, const double *m, const bspline_lens * lens,
   for (v = 0; v < p->dst.height; v++)
     for (u = 0; u < p->dst.width; u++) {
       double x, y;
-      int found = bspline_stage_map_point (m, lens, u + 0.5, v + 0.5, &x,
-          &y);
+      int found = bspline_stage_map_point (m, lens, lens != NULL, u + 0.5,
+          v + 0.5, &x, &y);
       total_pixels++;
       if (bspline_keep_border_outside (m, lens, u, v, in_width, in_height))
         kept_pixels++;
