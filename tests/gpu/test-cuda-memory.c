@@ -369,7 +369,8 @@ chain_probe_out (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
   probe->frames++;
   probe->zero_copy += gst_buffer_peek_memory (buffer, 0) == probe->last_in
       && gst_is_cuda_memory (probe->last_in);
-  probe->with_chain += chain != NULL && chain->n_stages == 1;
+  /* the first element's stage and w's */
+  probe->with_chain += chain != NULL && chain->n_stages == 2;
   return GST_PAD_PROBE_OK;
 }
 
