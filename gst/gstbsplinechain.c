@@ -305,6 +305,24 @@ gst_bspline_chain_stream_refusal (const GstVideoInfo * in_info,
   return downstream_refusal;
 }
 
+void
+gst_bspline_chain_warn_refusal (GstElement * element, GstVideoFilter * filter,
+    const gchar * refusal, gboolean * warned)
+{
+  if (refusal == NULL || *warned)
+    return;
+  GST_ELEMENT_WARNING (element, STREAM, NOT_IMPLEMENTED,
+      ("defer=true, but this element resamples: %s.", refusal),
+      ("%s %dx%d -> %s %dx%d; warned once per caps",
+          GST_VIDEO_INFO_NAME (&filter->in_info),
+          GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info),
+          GST_VIDEO_INFO_NAME (&filter->out_info),
+          GST_VIDEO_INFO_WIDTH (&filter->out_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->out_info)));
+  *warned = TRUE;
+}
+
 const gchar *
 gst_bspline_chain_buffer_refusal (GstBuffer * buffer,
     const bspline_chain_stage * stages, guint n)

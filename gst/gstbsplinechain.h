@@ -21,6 +21,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
 #include <gst/bspline/bspline-chain-meta.h>
 
 #include "bspline-chain.h"
@@ -81,6 +82,11 @@ gchar *gst_bspline_chain_downstream_refusal (GstPad * srcpad,
 const gchar *gst_bspline_chain_stream_refusal (const GstVideoInfo * in_info,
     const GstVideoInfo * out_info, gboolean same_memory,
     const gchar * downstream_refusal);
+
+/* The element warning, once per caps (*warned), that an element with
+ * defer=true resamples, and why (refusal; nothing where it is NULL). */
+void gst_bspline_chain_warn_refusal (GstElement * element,
+    GstVideoFilter * filter, const gchar * refusal, gboolean * warned);
 
 /* Why this buffer cannot carry these stages deferred (NULL where it
  * can): a crop meta (the stages are defined on the whole caps frame), or

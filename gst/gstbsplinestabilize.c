@@ -1851,15 +1851,8 @@ gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
       && self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER)
     refusal = "crop=keep-border fills the border from the previous output "
         "frame, which a warp chain cannot describe";
-  if (refusal && !self->warned_defer) {
-    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
-        ("defer=true, but this element resamples: %s.", refusal),
-        ("%s %dx%d; warned once per caps",
-            GST_VIDEO_INFO_NAME (&filter->in_info),
-            GST_VIDEO_INFO_WIDTH (&filter->in_info),
-            GST_VIDEO_INFO_HEIGHT (&filter->in_info)));
-    self->warned_defer = TRUE;
-  }
+  gst_bspline_chain_warn_refusal (GST_ELEMENT (self), filter, refusal,
+      &self->warned_defer);
   return refusal;
 }
 

@@ -2633,18 +2633,8 @@ gst_bspline_warp_defer_refusal (GstBSplineWarp * self, gboolean defer)
   refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
       &filter->out_info, gst_bspline_warp_same_memory (self),
       self->downstream_refusal);
-  if (refusal && !self->warned_defer) {
-    GST_ELEMENT_WARNING (self, STREAM, NOT_IMPLEMENTED,
-        ("defer=true, but this element resamples: %s.", refusal),
-        ("%s %dx%d -> %s %dx%d; warned once per caps",
-            GST_VIDEO_INFO_NAME (&filter->in_info),
-            GST_VIDEO_INFO_WIDTH (&filter->in_info),
-            GST_VIDEO_INFO_HEIGHT (&filter->in_info),
-            GST_VIDEO_INFO_NAME (&filter->out_info),
-            GST_VIDEO_INFO_WIDTH (&filter->out_info),
-            GST_VIDEO_INFO_HEIGHT (&filter->out_info)));
-    self->warned_defer = TRUE;
-  }
+  gst_bspline_chain_warn_refusal (GST_ELEMENT (self), filter, refusal,
+      &self->warned_defer);
   return refusal;
 }
 
