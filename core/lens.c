@@ -88,6 +88,11 @@ lens_fold (const bspline_lens * lens, double limit)
 
   if (lens->model == BSPLINE_LENS_FISHEYE && limit > 0.5 * LENS_PI)
     limit = 0.5 * LENS_PI;
+  /* a frame that needs an infinite radius (a chain whose stages send a
+   * point to infinity): searched as far as the steps go, and refused by
+   * the caller, whose radius is beyond any fold found */
+  if (!(limit < 1e6))
+    limit = 1e6;
   n = (long) ceil (limit * LENS_FOLD_STEPS_PER_UNIT);
   if (n < LENS_FOLD_MIN_STEPS)
     n = LENS_FOLD_MIN_STEPS;
