@@ -460,11 +460,26 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3", 3840, 2160, 3840,
       2160, 3, BSPLINE_PRECISION_FLOAT);
   keystone (cases[n++].m);
+  RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 fast", 3840, 2160,
+      3840, 2160, 3, BSPLINE_PRECISION_FAST);
+  keystone (cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 5 fast", 3840, 2160, 3840, 2160,
+      5, BSPLINE_PRECISION_FAST);
+  rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11", 3840, 2160, 3840, 2160, 11,
       BSPLINE_PRECISION_FLOAT);
   rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11 fast", 3840, 2160, 3840,
+      2160, 11, BSPLINE_PRECISION_FAST);
+  rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("1080p -> 4K RGBA8, order 3", 1920, 1080, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
+  scale (1920, 1080, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("1080p -> 4K RGBA8, order 3 fast", 1920, 1080, 3840, 2160, 3,
+      BSPLINE_PRECISION_FAST);
+  scale (1920, 1080, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("1080p -> 4K RGBA8, order 1 fast", 1920, 1080, 3840, 2160, 1,
+      BSPLINE_PRECISION_FAST);
   scale (1920, 1080, 3840, 2160, cases[n++].m);
   /* the least-squares reduction (issue 21: at most the upscale's time) */
   RGBA_CASE ("4K -> 1080p RGBA8, order 3 (least squares)", 3840, 2160,

@@ -123,12 +123,41 @@ int bspline_gpu_resample_fused (const bspline_gpu_frame * f,
     const bspline_gpu_tables * tables, const void *src, size_t src_pitch,
     void *tmp, void *dst, size_t dst_pitch, void *stream);
 
-/* precision=fast on the general path: texture is a cudaTextureObject_t
- * over the float coefficients with linear filtering, normalized
- * coordinates for reflect and wrap; channels 1, 2 or 4. */
-int bspline_gpu_resample_fast (const bspline_gpu_frame * f,
-    unsigned long long texture, int normalized, const void *coef, void *dst,
-    size_t dst_pitch, void *stream);
+/* precision=fast (texture.cu): the coefficients in binary16, h = (c -
+ * mid) * inv_range with mid and range the source's code range (c its
+ * coefficient in code values), in pitch-linear device memory (pitch
+ * values a row, the plane's rows at the device's texture pitch
+ * alignment) bound to texture, a cudaTextureObject_t with linear
+ * filtering, unnormalized coordinates and clamped addresses over that
+ * memory; channels 1, 2 or 4. */
+typedef struct
+{
+  void *data;                   /* __half */
+  size_t pitch;                 /* values (not bytes) a row */
+  float mid, range, inv_range;
+  unsigned long long texture;
+} bspline_gpu_half;
+
+/* The prefilter's precision for the binary16 plane: its truncation
+ * indices at this relative precision ([BD19] eqs. 21-22), below the
+ * plane's rounding (2^-11 of a value). */
+#define BSPLINE_GPU_HALF_EPSILON (1.0 / 16384.0)
+/* Largest plane side the fast path takes: texel coordinates in float keep
+ * 2^-10 of a texel below 16384 (the filter's fractions have 2^-8). */
+#define BSPLINE_GPU_HALF_MAX_SIDE 16384
+
+/* The binary16 plane h of f (float plan) from the source: directly for
+ * plans without prefilter and for the one-pole tile kernel
+ * (bspline_gpu_prefilter_half_direct: 1), else through the float plane
+ * coef (and scratch, as bspline_gpu_prefilter). */
+int bspline_gpu_prefilter_half_direct (const bspline_gpu_frame * f);
+int bspline_gpu_prefilter_half (const bspline_gpu_frame * f,
+    const void *src, size_t src_pitch, const bspline_gpu_half * h,
+    void *coef, void *scratch, void *stream);
+/* The interpolation from h (orders 0-11 of the B-spline, the same on
+ * both axes). */
+int bspline_gpu_resample_half (const bspline_gpu_frame * f,
+    const bspline_gpu_half * h, void *dst, size_t dst_pitch, void *stream);
 
 /* crop=keep-border on a resampled plane (keep-border.cu): the rule of
  * bspline-keep-border.h with inverse and the lens stage (has_lens), the

@@ -55,9 +55,24 @@ typedef struct
 } lens_copy;
 #define SLOT_LENS 4
 
+/* A binary16 coefficient plane of precision=fast (cuda-kernels.h,
+ * bspline_gpu_half) and the texture object bound to it, one per plane
+ * size of a slot's frames: a frame's planes of other sizes take other
+ * ones, so no object is destroyed while a kernel of the slot's frame in
+ * flight reads it. */
+typedef struct
+{
+  device_buffer plane;
+  cudaTextureObject_t texture;
+  int width, height, channels;  /* 0: none */
+  size_t pitch;                 /* bytes */
+  unsigned long used;           /* the slot's clock when last used */
+} half_copy;
+#define SLOT_HALF 4
+
 /* One frame in flight: its stream, device buffers, the device copies of
  * the separable tables of the plans it last ran, a reduction's
- * intermediate plane and the texture of precision=fast. */
+ * intermediate plane and the binary16 planes of precision=fast. */
 typedef struct
 {
   cudaStream_t stream;
@@ -66,9 +81,7 @@ typedef struct
   device_buffer src, coef, scratch, tmp, out, inter, fine;
   table_copy tables[SLOT_TABLES];
   unsigned long clock;
-  cudaArray_t texture_array;
-  cudaTextureObject_t texture;
-  int texture_width, texture_height, texture_channels, texture_boundary;
+  half_copy half[SLOT_HALF];
   host_buffer staging_in, staging_out;
   bspline_image dst;            /* where finish copies staging_out */
   int dst_staged;
@@ -94,6 +107,10 @@ struct bspline_cuda
   /* BSPLINE_CUDA_LENS_TABLE=0: no lens tables, every pixel evaluates its
    * stage (benchmarks measure both ways in one run) */
   int no_lens_table;
+  /* BSPLINE_CUDA_FAST_TEXTURE=1: precision=fast takes the binary16 plane
+   * wherever it can, also where the float kernels are faster (the tests
+   * and benchmarks measure both; uses_half) */
+  int fast_texture;
   bspline_pool *copiers;        /* staging copies, made on first use */
   char error[512];
 };
@@ -217,15 +234,13 @@ host_ensure (host_buffer * b, size_t size)
 }
 
 static void
-texture_free (slot * sl)
+half_free (half_copy * hc)
 {
-  if (sl->texture)
-    cudaDestroyTextureObject (sl->texture);
-  if (sl->texture_array)
-    cudaFreeArray (sl->texture_array);
-  sl->texture = 0;
-  sl->texture_array = NULL;
-  sl->texture_width = 0;
+  if (hc->texture)
+    cudaDestroyTextureObject (hc->texture);
+  hc->texture = 0;
+  buffer_free (&hc->plane);
+  hc->width = hc->height = hc->channels = 0;
 }
 
 static void
@@ -234,7 +249,8 @@ slot_free (slot * sl)
   int i;
   if (sl->stream)
     cudaStreamSynchronize (sl->stream);
-  texture_free (sl);
+  for (i = 0; i < SLOT_HALF; i++)
+    half_free (&sl->half[i]);
   buffer_free (&sl->src);
   buffer_free (&sl->coef);
   buffer_free (&sl->scratch);
@@ -375,6 +391,8 @@ engine_new (int device_id, int bound, bspline_cuda ** out, char *msg,
   }
   cuda->no_lens_table = getenv ("BSPLINE_CUDA_LENS_TABLE")
       && strcmp (getenv ("BSPLINE_CUDA_LENS_TABLE"), "0") == 0;
+  cuda->fast_texture = getenv ("BSPLINE_CUDA_FAST_TEXTURE")
+      && strcmp (getenv ("BSPLINE_CUDA_FAST_TEXTURE"), "1") == 0;
   cuda->bound = bound;
   if (bound)
     CUDA_CHECK (cuda, cudaGetDevice (&cuda->device));
@@ -632,81 +650,153 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
-/* Whether the plan runs on the texture path: precision=fast, the general
- * path, B-spline order 1 or 3, a boundary the texture unit can address
- * (reflect = mirror addressing, wrap, and the padded clamp/constant) and
- * 2 channels.  1 and 4 channels have float kernels of their own that are
- * faster than the texture path with its copy of the plane into a CUDA
- * array (docs/notes/gpu-performance-notes.md), and 3 channels no texel
- * format.
- * Other plans with precision=fast run the float path. */
+/* Whether the plan runs on precision=fast's binary16 plane and texture
+ * (texture.cu): precision=fast on an interpolation of the B-spline of
+ * order 1 or more (not Keys', whose weights are negative; order 0 reads
+ * one sample, whose choice at a tie a position in float could change)
+ * from 8- or 16-bit samples (the plane's units are their code range), 1,
+ * 2 or 4 channels (the texel formats; the element's planes all are),
+ * planes of at most BSPLINE_GPU_HALF_MAX_SIDE texels a side, and a plan
+ * that interpolates: a general-path warp or separable tables of order + 1
+ * taps (not widened); the least-squares reductions and their warps run
+ * the float path.  Of those, where it is faster than the float kernels
+ * (docs/benchmarks.md, H100): perspective maps without lens stages (4K
+ * keystone, order 3: 348 against 387 us) and 2-channel planes (no fixed
+ * float kernel); affine maps of 1 and 4 channels keep the float kernels
+ * (4K rotation, order 3: 273 against 251 us; 1080p -> 4K: 133 against
+ * 124), lens stages their float table, and orders over 5 the float
+ * path, whose error does not grow with the prefilter's gain as the 8-bit
+ * fractions' does (photos at order 11: up to 198 code values;
+ * docs/accuracy.md).  cuda->fast_texture: all of them.  Other plans with
+ * precision=fast run the float path. */
 static int
-uses_texture (const bspline_plan * plan)
+uses_half (const bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src)
 {
   const bspline_params *p = &plan->params;
-  return p->precision == BSPLINE_PRECISION_FAST && !plan->separable
-      && p->method == BSPLINE_METHOD_BSPLINE && (p->order == 1
-      || p->order == 3) && p->boundary != BSPLINE_BOUNDARY_MIRROR
-      && plan->channels == 2;
+  const int C = plan->channels;
+  const double *m = plan->inverse;
+  const int faster = p->order <= 5 && (C == 2 || (plan->n_lenses == 0
+          && !plan->separable && !(m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0)));
+  return p->precision == BSPLINE_PRECISION_FAST && !plan->use_double
+      && p->method == BSPLINE_METHOD_BSPLINE && p->order >= 1
+      && !plan->reduce && !plan->warp
+      && (src->type == BSPLINE_SAMPLE_U8 || src->type == BSPLINE_SAMPLE_U16)
+      && (C == 1 || C == 2 || C == 4)
+      && plan->src_width + 2 * plan->pad <= BSPLINE_GPU_HALF_MAX_SIDE
+      && plan->src_height + 2 * plan->pad <= BSPLINE_GPU_HALF_MAX_SIDE
+      && (!plan->separable || (plan->x.n_taps == p->order + 1
+          && plan->y.n_taps == p->order + 1))
+      && (faster || cuda->fast_texture);
 }
 
-/* Copies the coefficients into the slot's texture array (created or
- * kept). */
+/* The slot's binary16 plane of wc x hc texels of C channels and its
+ * texture (made where the slot has none of that size, in place of its
+ * least recently used one), into h (data, pitch, texture). */
 static bspline_status
-update_texture (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
-    cudaStream_t stream, int *normalized)
+half_plane (bspline_cuda * cuda, slot * sl, int wc, int hc, int C,
+    bspline_gpu_half * h)
 {
-  const int C = plan->channels;
-  const int wc = plan->src_width + 2 * plan->pad;
-  const int hc = plan->src_height + 2 * plan->pad;
-  const int boundary = plan->params.boundary;
-  struct cudaChannelFormatDesc desc;
+  half_copy *hp = &sl->half[0];
   struct cudaResourceDesc res;
   struct cudaTextureDesc tex;
-  enum cudaTextureAddressMode mode;
+  int i, align = 0, found = 0;
 
-  *normalized = boundary == BSPLINE_BOUNDARY_REFLECT
-      || boundary == BSPLINE_BOUNDARY_WRAP;
-  if (sl->texture_width != wc || sl->texture_height != hc
-      || sl->texture_channels != C || sl->texture_boundary != boundary) {
-    texture_free (sl);
-    desc = cudaCreateChannelDesc (32, C > 1 ? 32 : 0, C > 2 ? 32 : 0,
-        C > 2 ? 32 : 0, cudaChannelFormatKindFloat);
-    CUDA_TRY (cuda, FAULT_ALLOC, cudaMallocArray (&sl->texture_array, &desc, wc,
-            hc, cudaArrayDefault));
+  for (i = 0; i < SLOT_HALF; i++) {
+    half_copy *e = &sl->half[i];
+    if (e->width == wc && e->height == hc && e->channels == C) {
+      hp = e;
+      found = 1;
+      break;
+    }
+    if (e->used < hp->used)
+      hp = e;
+  }
+  hp->used = ++sl->clock;
+  if (!found) {
+    half_free (hp);
+    CUDA_CHECK (cuda, cudaDeviceGetAttribute (&align,
+            cudaDevAttrTexturePitchAlignment, cuda->device));
+    if (align < 1)
+      align = 1;
+    hp->pitch = ((size_t) wc * C * 2 + align - 1) / align * align;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&hp->plane,
+            hp->pitch * (size_t) hc));
     memset (&res, 0, sizeof (res));
-    res.resType = cudaResourceTypeArray;
-    res.res.array.array = sl->texture_array;
+    res.resType = cudaResourceTypePitch2D;
+    res.res.pitch2D.devPtr = hp->plane.ptr;
+    res.res.pitch2D.desc = cudaCreateChannelDesc (16, C > 1 ? 16 : 0,
+        C > 2 ? 16 : 0, C > 2 ? 16 : 0, cudaChannelFormatKindFloat);
+    res.res.pitch2D.width = (size_t) wc;
+    res.res.pitch2D.height = (size_t) hc;
+    res.res.pitch2D.pitchInBytes = hp->pitch;
     memset (&tex, 0, sizeof (tex));
-    mode = boundary == BSPLINE_BOUNDARY_REFLECT ? cudaAddressModeMirror :
-        boundary == BSPLINE_BOUNDARY_WRAP ? cudaAddressModeWrap :
-        cudaAddressModeClamp;
-    tex.addressMode[0] = mode;
-    tex.addressMode[1] = mode;
+    tex.addressMode[0] = cudaAddressModeClamp;
+    tex.addressMode[1] = cudaAddressModeClamp;
     tex.filterMode = cudaFilterModeLinear;
     tex.readMode = cudaReadModeElementType;
-    tex.normalizedCoords = *normalized;
-    CUDA_CHECK (cuda, cudaCreateTextureObject (&sl->texture, &res, &tex, NULL));
-    sl->texture_width = wc;
-    sl->texture_height = hc;
-    sl->texture_channels = C;
-    sl->texture_boundary = boundary;
+    tex.normalizedCoords = 0;
+    CUDA_CHECK (cuda, cudaCreateTextureObject (&hp->texture, &res, &tex, NULL));
+    hp->width = wc;
+    hp->height = hc;
+    hp->channels = C;
   }
-  CUDA_CHECK (cuda, cudaMemcpy2DToArrayAsync (sl->texture_array, 0, 0,
-          sl->coef.ptr, (size_t) wc * C * sizeof (float),
-          (size_t) wc * C * sizeof (float), hc, cudaMemcpyDeviceToDevice,
-          stream));
+  h->data = hp->plane.ptr;
+  h->pitch = hp->pitch / 2;
+  h->texture = (unsigned long long) hp->texture;
   return BSPLINE_OK;
 
 fail:
-  texture_free (sl);
+  half_free (hp);
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* precision=fast on its binary16 plane (uses_half): the prefilter, with
+ * the truncation indices of the plane's precision, writes it; the
+ * sampler reads it through the texture. */
+static bspline_status
+resample_half (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    bspline_gpu_frame * f, const bspline_image * src, const void *src_dev,
+    size_t src_pitch, void *dst_dev, size_t dst_pitch, cudaStream_t stream)
+{
+  const int order = plan->params.order;
+  const int wc = plan->src_width + 2 * plan->pad;
+  const int hc = plan->src_height + 2 * plan->pad;
+  const double eps = BSPLINE_GPU_HALF_EPSILON
+      * bspline_prefilter_rho (order) / 2.0;
+  bspline_gpu_half h;
+  int i;
+
+  for (i = 0; i < f->n_poles; i++) {
+    int t = bspline_truncation_index (order, i, eps);
+    t = t < 1 ? 1 : t;
+    f->truncation[i] = t < f->truncation[i] ? t : f->truncation[i];
+  }
+  if (half_plane (cuda, sl, wc, hc, plan->channels, &h) != BSPLINE_OK)
+    goto fail;
+  h.range = src->type == BSPLINE_SAMPLE_U8 ? 255.0f : src->bits >= 1
+      && src->bits <= 16 ? (float) ((1 << src->bits) - 1) : 65535.0f;
+  h.mid = 0.5f * h.range;
+  h.inv_range = 1.0f / h.range;
+  if (!bspline_gpu_prefilter_half_direct (f)) {
+    size_t bytes = (size_t) wc * hc * plan->channels * sizeof (float);
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, bytes));
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, bytes));
+  }
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter_half (f,
+          src_dev, src_pitch, &h, sl->coef.ptr, sl->scratch.ptr, stream));
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_half (f,
+          &h, dst_dev, dst_pitch, stream));
+  return BSPLINE_OK;
+
+fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
 static bspline_status resample_plan (bspline_cuda * cuda, slot * sl,
     const bspline_plan * plan, const bspline_image * src,
     const void *src_dev, size_t src_pitch, const bspline_image * dst,
-    void *dst_dev, size_t dst_pitch, cudaStream_t stream);
+    void *dst_dev, size_t dst_pitch, cudaStream_t stream, int fast);
 
 /* A plane of width x height values of the real type in buffer b (grown
  * to fit), described as an image. */
@@ -742,21 +832,23 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
             plan->warp->dst_width, plan->warp->dst_height, plan->channels,
             &inter) != BSPLINE_OK
         || resample_plan (cuda, sl, plan->warp, src, src_dev, src_pitch,
-            &inter, inter.data, (size_t) inter.stride, stream) != BSPLINE_OK)
+            &inter, inter.data, (size_t) inter.stride, stream, 0)
+        != BSPLINE_OK)
       return BSPLINE_ERROR_BACKEND;
     return resample_on_device (cuda, sl, plan->shrink, &inter, inter.data,
         (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
   }
   if (!r)
     return resample_plan (cuda, sl, plan, src, src_dev, src_pitch, dst,
-        dst_dev, dst_pitch, stream);
+        dst_dev, dst_pitch, stream, 1);
   if (plane_on_device (cuda, &sl->inter, r->project->use_double, r->width,
           r->height, plan->channels, &inter) != BSPLINE_OK
       || resample_plan (cuda, sl, r->project, src, src_dev, src_pitch,
-          &inter, inter.data, (size_t) inter.stride, stream) != BSPLINE_OK)
+          &inter, inter.data, (size_t) inter.stride, stream, 0)
+      != BSPLINE_OK)
     return BSPLINE_ERROR_BACKEND;
   return resample_plan (cuda, sl, r->sample, &inter, inter.data,
-      (size_t) inter.stride, dst, dst_dev, dst_pitch, stream);
+      (size_t) inter.stride, dst, dst_dev, dst_pitch, stream, 0);
 }
 
 /* The slot's device copies of the STMaps of a plan's STMap stages, one
@@ -817,7 +909,7 @@ lens_table (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   if (cuda->no_lens_table || plan->n_lenses == 0 || plan->use_double
       || (plan->axis_x.method == BSPLINE_METHOD_BSPLINE
           && plan->axis_x.order == 0) || plan->separable
-      || uses_texture (plan) || (plan->channels != 1 && plan->channels != 4))
+      || (plan->channels != 1 && plan->channels != 4))
     return NULL;
   for (i = 0; i < SLOT_LENS; i++) {
     if (sl->lens[i].serial == plan->serial) {
@@ -851,12 +943,13 @@ fail:
   return NULL;
 }
 
-/* resample_on_device for one plan. */
+/* resample_on_device for one plan; fast: the plan may take the binary16
+ * plane of precision=fast (not the steps of a reduction). */
 static bspline_status
 resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     const bspline_image * src, const void *src_dev, size_t src_pitch,
     const bspline_image * dst, void *dst_dev, size_t dst_pitch,
-    cudaStream_t stream)
+    cudaStream_t stream, int fast)
 {
   size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   size_t coef_bytes = (size_t) (plan->src_width + 2 * plan->pad)
@@ -867,6 +960,9 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   describe_frame (plan, src, dst, &f);
   if (upload_stmaps (cuda, sl, plan, &f, stream) != BSPLINE_OK)
     goto fail;
+  if (fast && uses_half (cuda, plan, src))
+    return resample_half (cuda, sl, plan, &f, src, src_dev, src_pitch,
+        dst_dev, dst_pitch, stream);
   if (plan->separable) {
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
@@ -886,13 +982,7 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, coef_bytes));
   CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
           src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));
-  if (uses_texture (plan)) {
-    int normalized;
-    if (update_texture (cuda, sl, plan, stream, &normalized) != BSPLINE_OK)
-      goto fail;
-    CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample_fast (&f,
-            sl->texture, normalized, sl->coef.ptr, dst_dev, dst_pitch, stream));
-  } else {
+  {
     bspline_status status;
     const int *lens_xy = lens_table (cuda, sl, plan, &f, stream, &status);
     if (status != BSPLINE_OK)

@@ -25,6 +25,7 @@
 #ifndef BSPLINE_CUDA_KERNELS_COMMON_CUH
 #define BSPLINE_CUDA_KERNELS_COMMON_CUH
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -135,19 +136,39 @@ axis_taps (const bspline_axis * ax, double x, double widen, int *index,
   return bspline_axis_taps_f (ax, x, widen, index, w);
 }
 
-/* The value at input sample coordinates (x, y) from the coefficients,
- * every channel, for kernels widened by (widen_x, widen_y).  MAX_TAPS
- * sizes the tap arrays: BSPLINE_MAX_TAPS (12, in registers) serves every
- * plain interpolation, BSPLINE_MAX_POINT_TAPS (128, in local memory) the
- * widened kernels of antialiasing.  Frame: bspline_gpu_frame, or a struct
- * with its fields read here (channels, src_width, pad, axis_x, axis_y:
- * warp.cu's widened_frame). */
-template < typename T, int MAX_TAPS, typename Frame > __device__ static void
-eval_taps (const Frame & f, const T * coef, double x, double y,
-    double widen_x, double widen_y, T * acc)
+/* A stored coefficient as a number (the binary16 plane of precision=fast
+ * among them). */
+__device__ static inline float
+coef_value (float v)
+{
+  return v;
+}
+
+__device__ static inline double
+coef_value (double v)
+{
+  return v;
+}
+
+__device__ static inline float
+coef_value (__half v)
+{
+  return __half2float (v);
+}
+
+/* The value at input sample coordinates (x, y) from the coefficients
+ * (S, row values a row), every channel, for kernels widened by (widen_x,
+ * widen_y), in T.  MAX_TAPS sizes the tap arrays: BSPLINE_MAX_TAPS (12,
+ * in registers) serves every plain interpolation, BSPLINE_MAX_POINT_TAPS
+ * (128, in local memory) the widened kernels of antialiasing.  Frame:
+ * bspline_gpu_frame, or a struct with its fields read here (channels,
+ * axis_x, axis_y: widened_frame below). */
+template < typename T, int MAX_TAPS, typename Frame, typename S >
+__device__ static void
+eval_taps_rows (const Frame & f, const S * coef, size_t row, double x,
+    double y, double widen_x, double widen_y, T * acc)
 {
   const int C = f.channels;
-  const int wc = f.src_width + 2 * f.pad;
   int ix[MAX_TAPS], iy[MAX_TAPS];
   T wx[MAX_TAPS], wy[MAX_TAPS];
   int nx, ny, a, b, c;
@@ -157,17 +178,46 @@ eval_taps (const Frame & f, const T * coef, double x, double y,
   for (c = 0; c < C; c++)
     acc[c] = (T) 0;
   for (b = 0; b < ny; b++) {
-    const T *row = coef + (size_t) iy[b] * wc * C;
+    const S *r = coef + (size_t) iy[b] * row;
     T line[BSPLINE_MAX_CHANNELS] = { 0 };
     for (a = 0; a < nx; a++) {
-      const T *s = row + (size_t) ix[a] * C;
+      const S *s = r + (size_t) ix[a] * C;
       for (c = 0; c < C; c++)
-        line[c] += wx[a] * s[c];
+        line[c] += wx[a] * coef_value (s[c]);
     }
     for (c = 0; c < C; c++)
       acc[c] += wy[b] * line[c];
   }
 }
+
+/* The same on the coefficient plane of the frame (rows of src_width +
+ * 2 pad pixels). */
+template < typename T, int MAX_TAPS, typename Frame > __device__ static void
+eval_taps (const Frame & f, const T * coef, double x, double y,
+    double widen_x, double widen_y, T * acc)
+{
+  eval_taps_rows < T, MAX_TAPS > (f, coef, (size_t) (f.src_width + 2 * f.pad)
+      * f.channels, x, y, widen_x, widen_y, acc);
+}
+
+/* Whether samples origin .. origin + n - 1 are all stored as they are
+ * (index origin + pad, no boundary map). */
+__device__ static inline int
+fixed_inside (const bspline_axis & ax, int origin, int n)
+{
+  return origin + ax.pad >= 0 && origin + n - 1 < ax.len + ax.pad
+      && (ax.pad > 0 || origin >= 0);
+}
+
+/* What the out-of-line evaluations of a widened or boundary pixel read of
+ * the frame (warp.cu's widened_pixel, texture.cu's half_taps): eval_taps'
+ * fields and the output's format, passed by value (warp.cu says why). */
+typedef struct
+{
+  int channels, src_width, pad;
+  int dst_type, dst_bits, dst_shift;
+  bspline_axis axis_x, axis_y;
+} widened_frame;
 
 template < typename T > __device__ static void
 eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,

@@ -16,6 +16,8 @@
  * - float plans of one pole (orders 2 and 3): tiles whose windows are
  *   filtered in registers, Unser's anticausal step rewritten as one fused
  *   multiply-add a sample. */
+#include <cuda_fp16.h>
+
 #include "kernels-common.cuh"
 
 /* Per-type access to the shared maths (C has no overloading). */
@@ -49,6 +51,25 @@ anticausal_init (const float *p, ptrdiff_t step, int len, float z, int n,
       last);
 }
 
+/* Padded sample (v, r) of the plane (value v of row r: pixel v / C,
+ * channel v % C), times the gains: the fill outside the frame under the
+ * constant extension, the edge beyond it otherwise. */
+template < typename T > __device__ static inline T
+padded_value (const bspline_gpu_frame & f, const unsigned char *src,
+    size_t src_pitch, int v, int r)
+{
+  const int C = f.channels, pad = f.pad;
+  const int px = v / C, c = v - px * C;
+  int sx = px - pad, sy = r - pad;
+  if (f.boundary == BSPLINE_BOUNDARY_CONSTANT && (sx < 0
+          || sx >= f.src_width || sy < 0 || sy >= f.src_height))
+    return (T) f.fill[c] * (T) f.gain2;
+  sx = sx < 0 ? 0 : (sx >= f.src_width ? f.src_width - 1 : sx);
+  sy = sy < 0 ? 0 : (sy >= f.src_height ? f.src_height - 1 : sy);
+  return (T) read_sample (src + sy * src_pitch, f.src_type, f.src_shift,
+      sx * C + c) * (T) f.gain2;
+}
+
 /* Source samples -> padded coefficient plane, times the prefilter gains of
  * both axes.  The padding holds the extension (fill or edge replicate);
  * filtering the padded rows along x gives what the CPU engine gets by
@@ -58,29 +79,50 @@ template < typename T > __global__ void
 convert_kernel (bspline_gpu_frame f, const unsigned char *src,
     size_t src_pitch, T * coef)
 {
-  const int C = f.channels, pad = f.pad;
-  const int wc = f.src_width + 2 * pad, hc = f.src_height + 2 * pad;
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
   const int v = blockIdx.x * blockDim.x + threadIdx.x;
   const int r = blockIdx.y * blockDim.y + threadIdx.y;
-  int px, c, sx, sy;
-  T value;
+  if (v < wc * f.channels && r < hc)
+    coef[(size_t) r * wc * f.channels + v] =
+        padded_value < T > (f, src, src_pitch, v, r);
+}
 
-  if (v >= wc * C || r >= hc)
-    return;
-  px = v / C;
-  c = v - px * C;
-  sx = px - pad;
-  sy = r - pad;
-  if (f.boundary == BSPLINE_BOUNDARY_CONSTANT && (sx < 0
-          || sx >= f.src_width || sy < 0 || sy >= f.src_height)) {
-    value = (T) f.fill[c];
-  } else {
-    sx = sx < 0 ? 0 : (sx >= f.src_width ? f.src_width - 1 : sx);
-    sy = sy < 0 ? 0 : (sy >= f.src_height ? f.src_height - 1 : sy);
-    value = (T) read_sample (src + sy * src_pitch, f.src_type, f.src_shift,
-        sx * C + c);
-  }
-  coef[(size_t) r * wc * C + v] = value * (T) f.gain2;
+/* A coefficient in the binary16 plane of precision=fast (cuda-kernels.h,
+ * bspline_gpu_half). */
+__device__ static inline __half
+half_coefficient (const bspline_gpu_half & h, float c)
+{
+  return __float2half_rn ((c - h.mid) * h.inv_range);
+}
+
+/* The binary16 plane of a plan without prefilter (orders 0 and 1) from
+ * the source, and of the others from their float plane: a thread a pixel
+ * (x, r) of the padded plane, its C values. */
+__global__ static void
+convert_half_kernel (bspline_gpu_frame f, const unsigned char *src,
+    size_t src_pitch, bspline_gpu_half h)
+{
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < wc && r < hc)
+    for (int c = 0; c < f.channels; c++)
+      ((__half *) h.data)[(size_t) r * h.pitch + x * f.channels + c] =
+          half_coefficient (h, padded_value < float >(f, src, src_pitch,
+              x * f.channels + c, r));
+}
+
+__global__ static void
+half_from_float_kernel (bspline_gpu_frame f, const float *coef,
+    bspline_gpu_half h)
+{
+  const int wc = f.src_width + 2 * f.pad, hc = f.src_height + 2 * f.pad;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < wc && r < hc)
+    for (int c = 0; c < f.channels; c++)
+      ((__half *) h.data)[(size_t) r * h.pitch + x * f.channels + c] =
+          half_coefficient (h, coef[((size_t) r * wc + x) * f.channels + c]);
 }
 
 /* The prefilter runs on segments of lines so that every SM has work: a
@@ -791,6 +833,9 @@ run_prefilter_tiled (const bspline_gpu_frame * f, const void *src,
  * (bspline_truncation_index at BSPLINE_EPSILON_FLOAT) */
 #define REG_HALO_ORDER2 13
 #define REG_HALO_ORDER3 18
+/* and at BSPLINE_GPU_HALF_EPSILON (precision=fast) */
+#define REG_HALO_FAST2 8
+#define REG_HALO_FAST3 11
 
 /* An 8- or 16-bit code value as a float, exactly (b < 2^23): its bits
  * under the exponent of 2^23, less 2^23; an integer add and a float add
@@ -992,11 +1037,12 @@ filter_registers (float z, float (&v)[REG_LINE])
  * the interior rows stored.  HALO, the halo, at compile time
  * (REG_HALO_ORDER2 or REG_HALO_ORDER3): only the tile's
  * columns are written back along x, and a tile of inner rows (all but the
- * last tile row) stores its rows without a test. */
-template < int C, int HALO > __global__ void
+ * last tile row) stores its rows without a test.  HALF: the binary16
+ * plane h of precision=fast instead of coef. */
+template < int C, int HALO, bool HALF > __global__ void
 __maxnreg__ (REG_REGISTERS)
 prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
-    size_t src_pitch, float *coef)
+    size_t src_pitch, float *coef, bspline_gpu_half h)
 {
   /* the staged window, then the plane filtered along x (REG_LINE rows of
    * REG_STRIDE) */
@@ -1033,7 +1079,19 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
       out[k * C] = v[k];
   }
   __syncthreads ();
-  if (tid < nx * C) {
+  if (HALF && tid < nx * C) {
+    __half *out = (__half *) h.data + (size_t) y0 * h.pitch + x0 * C + tid;
+#pragma unroll
+    for (k = 0; k < REG_LINE; k++)
+      v[k] = plane[k * stride + halo * C + tid];
+    filter_registers (z, v);
+#pragma unroll
+    for (k = HALO; k < REG_LINE - HALO; k++)
+      if (k - HALO < ny) {
+        *out = half_coefficient (h, v[k] * scale);
+        out += h.pitch;
+      }
+  } else if (tid < nx * C) {
     /* interior columns from halo, rows halo .. halo + ny - 1 stored, the
      * address stepped a row at a time (from k it took a 64-bit product a
      * store) */
@@ -1088,35 +1146,42 @@ shared_attributes (K kernel, size_t bytes)
  * and 3 in float; anything else takes the scan and tiled passes), the
  * device's shared memory. */
 static int
-prefilter_tile_usable (const bspline_gpu_frame * f)
+prefilter_tile_usable (const bspline_gpu_frame * f, int half)
 {
   const int halo = f->n_poles == 1 ? f->truncation[0] : 0;
   return !f->use_double && f->n_poles == 1 && f->filter_x && f->filter_y
-      && (halo == REG_HALO_ORDER2 || halo == REG_HALO_ORDER3)
+      && (half ? halo == REG_HALO_FAST2 || halo == REG_HALO_FAST3 :
+      halo == REG_HALO_ORDER2 || halo == REG_HALO_ORDER3)
       && prefilter_tile_bytes (f->channels) + sizeof (reg_window)
       <= (size_t) device_shared_limit ();
 }
 
+/* h: NULL, the float plane coef; else the binary16 plane. */
 static cudaError_t
 run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
-    size_t src_pitch, float *coef, cudaStream_t stream)
+    size_t src_pitch, float *coef, const bspline_gpu_half * h,
+    cudaStream_t stream)
 {
   const int halo = f->truncation[0], inner = REG_LINE - 2 * halo;
   const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
   const dim3 grid ((unsigned) ((wc + inner - 1) / inner),
       (unsigned) ((hc + inner - 1) / inner));
   const size_t bytes = prefilter_tile_bytes (f->channels);
+  const bspline_gpu_half none = { };
 
   return with_channels (f->channels, [&](auto ch) {
         constexpr int CH = decltype (ch)::value;
-        auto kernel = halo == REG_HALO_ORDER3 ?
-            prefilter_tile_kernel < CH, REG_HALO_ORDER3 > :
-            prefilter_tile_kernel < CH, REG_HALO_ORDER2 >;
+        auto kernel = h ? (halo == REG_HALO_FAST3 ?
+            prefilter_tile_kernel < CH, REG_HALO_FAST3, true > :
+            prefilter_tile_kernel < CH, REG_HALO_FAST2, true >) :
+            halo == REG_HALO_ORDER3 ?
+            prefilter_tile_kernel < CH, REG_HALO_ORDER3, false > :
+            prefilter_tile_kernel < CH, REG_HALO_ORDER2, false >;
         cudaError_t err = shared_attributes (kernel, bytes);
         if (err != cudaSuccess)
           return err;
         kernel <<<grid, REG_THREADS (CH), bytes, stream >>> (*f,
-            (const unsigned char *) src, src_pitch, coef);
+            (const unsigned char *) src, src_pitch, coef, h ? *h : none);
         return cudaGetLastError ();
       });
 }
@@ -1128,8 +1193,8 @@ bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
         (double *) scratch, (cudaStream_t) stream);
-  if (prefilter_tile_usable (f))
-    return run_prefilter_tile (f, src, src_pitch, (float *) coef,
+  if (prefilter_tile_usable (f, 0))
+    return run_prefilter_tile (f, src, src_pitch, (float *) coef, NULL,
         (cudaStream_t) stream);
   if (f->n_poles > 0) {
     const int halo = tiled_halo (f), span = tiled_span (f, halo);
@@ -1139,4 +1204,37 @@ bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
   }
   return run_prefilter (f, src, src_pitch, (float *) coef, (float *) scratch,
       (cudaStream_t) stream);
+}
+
+extern "C" int
+bspline_gpu_prefilter_half_direct (const bspline_gpu_frame * f)
+{
+  return f->n_poles == 0 || prefilter_tile_usable (f, 1);
+}
+
+extern "C" int
+bspline_gpu_prefilter_half (const bspline_gpu_frame * f, const void *src,
+    size_t src_pitch, const bspline_gpu_half * h, void *coef, void *scratch,
+    void *stream)
+{
+  cudaStream_t s = (cudaStream_t) stream;
+  const int wc = f->src_width + 2 * f->pad, hc = f->src_height + 2 * f->pad;
+  dim3 block (64, 4);
+  int err;
+
+  if (f->use_double)
+    return cudaErrorInvalidValue;
+  if (f->n_poles == 0) {
+    convert_half_kernel <<<grid2 (wc, hc, block), block, 0, s >>> (*f,
+        (const unsigned char *) src, src_pitch, *h);
+    return cudaGetLastError ();
+  }
+  if (prefilter_tile_usable (f, 1))
+    return run_prefilter_tile (f, src, src_pitch, NULL, h, s);
+  err = bspline_gpu_prefilter (f, src, src_pitch, coef, scratch, stream);
+  if (err != 0)
+    return err;
+  half_from_float_kernel <<<grid2 (wc, hc, block), block, 0, s >>> (*f,
+      (const float *) coef, *h);
+  return cudaGetLastError ();
 }

@@ -1,13 +1,24 @@
-/* texture.cu: precision=fast on the general path
- * (bspline_gpu_resample_fast): the coefficients read through a texture
- * whose hardware bilinear filter does the weighting, one fetch for order
- * 1, four for order 3 (Sigg & Hadwiger, seed 000 section 3: the cubic
- * B-spline's four weights of an axis, [U99] eq. 2 in core/bspline-math.h,
- * merged into two linear fetches); pixels whose footprint widens the
- * kernel take the exact evaluation. */
+/* texture.cu: precision=fast (bspline_gpu_resample_half): the
+ * coefficients in binary16 (cuda-kernels.h, bspline_gpu_half), written by
+ * the prefilter into pitch-linear device memory and read through a
+ * texture object bound to that memory, whose hardware bilinear filter
+ * does the weighting: the interpolation of order n as ((n + 2) / 2)^2
+ * fetches, ((n + 1) / 2)^2 for odd n (Sigg & Hadwiger, seed 000 section
+ * 3, generalised: along each axis the B-spline weights w_0 .. w_n of taps
+ * o .. o + n, all non-negative, are taken in pairs, the pair (w_2m,
+ * w_2m+1) one linear fetch of weight g_m = w_2m + w_2m+1 at o + 2m +
+ * w_2m+1 / g_m; an even order's last tap is a pair with a zero weight,
+ * a fetch at its texel's centre).  The texture unit interpolates with
+ * 8-bit fractions: docs/accuracy.md gives the bound.  Pixels whose taps
+ * the boundary maps (the frame's edges) or whose footprint widens the
+ * kernel (antialiasing) take the exact weights on the binary16 plane
+ * instead. */
+#include <cuda_fp16.h>
+
 #include "kernels-common.cuh"
 
-/* Texture fetch of C channels (1, 2 or 4) as floats. */
+/* Texture fetch of C channels (1, 2 or 4) as floats (a binary16 texture
+ * returns floats). */
 template < int C > __device__ static inline void
 fetch (cudaTextureObject_t tex, float x, float y, float *v);
 
@@ -35,91 +46,184 @@ fetch < 4 > (cudaTextureObject_t tex, float x, float y, float *v)
   v[3] = t.w;
 }
 
-/* precision=fast, general path, orders 1 and 3: the hardware's bilinear
- * texture filter does the weighting.  Order 1 is one fetch.  Order 3 is
- * four fetches (Sigg & Hadwiger, seed 000 section 3): along each axis the
- * four cubic weights w0..w3 of taps i-1..i+2 are merged into two linear
- * fetches of weight g0 = w0 + w1 at i - 1 + w1 / g0 and g1 = w2 + w3 at
- * i + 1 + w3 / g1.  The texture unit interpolates with 8-bit fractions, so
- * this is an approximation (its error is measured in docs/accuracy.md).
- * Pixels whose footprint asks for a widened kernel take the exact path. */
-template < int C > __global__ void
-warp_fast_kernel (bspline_gpu_frame f, cudaTextureObject_t tex,
-    int normalized, const float *coef, unsigned char *dst, size_t dst_pitch)
+/* One axis at sample coordinate s as P paired fetches: pos[m] the texel
+ * coordinate of fetch m (texel k's centre at k + 0.5), g[m] its weight.
+ * In float (the fetch's fraction has 8 bits; s is within 2^-12 of its
+ * double below 8192, BSPLINE_GPU_HALF_MAX_SIDE keeps texel coordinates
+ * within 2^-11).  0 where a tap is not stored as it is (the boundary maps
+ * it, or s is far or not finite: the exact evaluation takes the pixel). */
+template < int ORDER > __device__ static inline int
+paired_axis (const bspline_axis & ax, float s, float *pos, float *g)
 {
+  constexpr int P = (ORDER + 2) / 2;
+  float w[2 * P], t;
+  int origin, k;
+
+  if (!(fabsf (s) < 1048576.0f))
+    return 0;
+  origin = bspline_origin_f (ORDER, s, &t);
+  if (!fixed_inside (ax, origin, ORDER + 1))
+    return 0;
+  if (ORDER == 3)
+    bspline_cubic_weights_f (t, w);
+  else
+    bspline_weights_f (ORDER, t, w);
+#pragma unroll
+  for (k = ORDER + 1; k < 2 * P; k++)
+    w[k] = 0.0f;
+#pragma unroll
+  for (k = 0; k < P; k++) {
+    const float sum = w[2 * k] + w[2 * k + 1];
+    g[k] = sum;
+    pos[k] = (float) (origin + 2 * k + ax.pad) + 0.5f
+        + (sum > 0.0f ? __fdividef (w[2 * k + 1], sum) : 0.0f);
+  }
+  return 1;
+}
+
+/* The value at sample coordinates (x, y) from the binary16 plane with
+ * exact weights (bspline_axis_taps: the boundary's map, the widened
+ * kernel), in the plane's units; out of line, as warp.cu's
+ * widened_pixel. */
+__device__ __noinline__ static void
+half_taps (const widened_frame f, const bspline_gpu_half h, double x,
+    double y, double widen_x, double widen_y, float *acc)
+{
+  eval_taps_rows < float, BSPLINE_MAX_POINT_TAPS > (f,
+      (const __half *) h.data, h.pitch, x, y, widen_x, widen_y, acc);
+}
+
+/* Where output pixel (j, i) samples the input: AFFINE (no lens stage, an
+ * affine homography), the map inline, the widening the plan's constant
+ * one; else warp_source (perspective and lens stages), whose code weighs
+ * on the registers of the kernels that inline it.  0 where the pixel got
+ * the fill. */
+template < bool AFFINE > __device__ static inline int
+half_source (const bspline_gpu_frame & f, int j, int i, unsigned char *out,
+    double *x, double *y, double *widen_x, double *widen_y)
+{
+  if (!AFFINE)
+    return warp_source < float >(f, j, i, out, x, y, widen_x, widen_y);
+  const double u = j + 0.5, v = i + 0.5;
+  const double *m = f.inverse;
+  /* X / 1.0 is exact: the same point as bspline_map_point */
+  *x = BSPLINE_MAP_ROW (m[0], u, m[1], v, m[2]);
+  *y = BSPLINE_MAP_ROW (m[3], u, m[4], v, m[5]);
+  *widen_x = f.widen ? f.affine_widen[0] : 1.0;
+  *widen_y = f.widen ? f.affine_widen[1] : 1.0;
+  if (isfinite (*x) && isfinite (*y))
+    return 1;
+  for (int c = 0; c < f.channels; c++)
+    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
+        j * f.channels + c, (float) f.fill[c]);
+  return 0;
+}
+
+/* precision=fast: one thread an output pixel, P paired fetches an axis
+ * (the order at compile time: the weights in straight-line code). */
+template < int C, int ORDER, bool AFFINE > __global__ void
+__launch_bounds__ (256)
+warp_half_kernel (bspline_gpu_frame f, bspline_gpu_half h,
+    unsigned char *dst, size_t dst_pitch)
+{
+  constexpr int P = (ORDER + 2) / 2;
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
-  float acc[BSPLINE_MAX_CHANNELS];
+  const cudaTextureObject_t tex = (cudaTextureObject_t) h.texture;
+  unsigned char *out = dst + (size_t) i * dst_pitch;
+  float acc[C];
+  float px[P], gx[P], py[P], gy[P];
   double x, y, widen_x, widen_y;
-  unsigned char *out = dst + i * dst_pitch;
-  int c;
+  int a, b, c;
 
-  if (!warp_source < float >(f, j, i, out, &x, &y, &widen_x, &widen_y))
+  if (j >= f.dst_width || i >= f.dst_height
+      || !half_source < AFFINE > (f, j, i, out, &x, &y, &widen_x, &widen_y))
     return;
-  if (widen_x > 1.0 || widen_y > 1.0) {
-    eval_point (f, coef, x - 0.5, y - 0.5, widen_x, widen_y, acc);
+  if (widen_x > 1.0 || widen_y > 1.0
+      || !paired_axis < ORDER > (f.axis_x, (float) (x - 0.5), px, gx)
+      || !paired_axis < ORDER > (f.axis_y, (float) (y - 0.5), py, gy)) {
+    const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
+      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y
+    };
+    float v[BSPLINE_MAX_CHANNELS];
+    half_taps (wf, h, x - 0.5, y - 0.5, widen_x, widen_y, v);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] = v[c];
   } else {
-    /* texel k of the stored plane has its centre at k + 0.5; normalized
-     * textures (reflect, wrap) divide by the plane's size */
-    const float sx = normalized ? 1.0f / f.src_width : 1.0f;
-    const float sy = normalized ? 1.0f / f.src_height : 1.0f;
-    const double tx = x + f.pad, ty = y + f.pad;  /* x - 0.5 + pad + 0.5 */
-    if (f.axis_x.order == 1) {
-      fetch < C > (tex, (float) (tx * sx), (float) (ty * sy), acc);
-    } else {
-      double fx = floor (tx - 0.5), fy = floor (ty - 0.5);
-      float wx[4], wy[4], a[BSPLINE_MAX_CHANNELS], b[BSPLINE_MAX_CHANNELS];
-      float g0x, g1x, g0y, g1y, h0x, h1x, h0y, h1y;
-      bspline_weights_f (3, (float) (tx - 0.5 - fx), wx);
-      bspline_weights_f (3, (float) (ty - 0.5 - fy), wy);
-      g0x = wx[0] + wx[1];
-      g1x = wx[2] + wx[3];
-      g0y = wy[0] + wy[1];
-      g1y = wy[2] + wy[3];
-      /* texel centres of taps fx - 1 .. fx + 2 are fx - 0.5 .. fx + 2.5 */
-      h0x = (float) ((fx - 0.5 + wx[1] / g0x) * sx);
-      h1x = (float) ((fx + 1.5 + wx[3] / g1x) * sx);
-      h0y = (float) ((fy - 0.5 + wy[1] / g0y) * sy);
-      h1y = (float) ((fy + 1.5 + wy[3] / g1y) * sy);
-      fetch < C > (tex, h0x, h0y, a);
-      fetch < C > (tex, h1x, h0y, b);
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] = 0.0f;
+#pragma unroll
+    for (b = 0; b < P; b++) {
+      float line[C], v[C];
+#pragma unroll
       for (c = 0; c < C; c++)
-        acc[c] = g0y * (g0x * a[c] + g1x * b[c]);
-      fetch < C > (tex, h0x, h1y, a);
-      fetch < C > (tex, h1x, h1y, b);
+        line[c] = 0.0f;
+#pragma unroll
+      for (a = 0; a < P; a++) {
+        fetch < C > (tex, px[a], py[b], v);
+#pragma unroll
+        for (c = 0; c < C; c++)
+          line[c] = fmaf (gx[a], v[c], line[c]);
+      }
+#pragma unroll
       for (c = 0; c < C; c++)
-        acc[c] += g1y * (g0x * a[c] + g1x * b[c]);
+        acc[c] = fmaf (gy[b], line[c], acc[c]);
     }
   }
+#pragma unroll
   for (c = 0; c < C; c++)
-    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, j * C + c,
-        acc[c]);
+    acc[c] = fmaf (acc[c], h.range, h.mid);
+  write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
+}
+
+template < int C > static void
+launch_half (const bspline_gpu_frame * f, const bspline_gpu_half * h,
+    unsigned char *dst, size_t dst_pitch, cudaStream_t s)
+{
+  dim3 block (32, 8);
+  dim3 grid = grid2 (f->dst_width, f->dst_height, block);
+  const bool affine = f->n_lenses == 0 && f->inverse[6] == 0.0
+      && f->inverse[7] == 0.0 && f->inverse[8] == 1.0;
+  switch (f->axis_x.order) {
+#define HALF_CASE(ORDER) \
+    case ORDER: \
+      if (affine) \
+        warp_half_kernel < C, ORDER, true > <<<grid, block, 0, s >>> (*f, \
+            *h, dst, dst_pitch); \
+      else \
+        warp_half_kernel < C, ORDER, false > <<<grid, block, 0, s >>> (*f, \
+            *h, dst, dst_pitch); \
+      break;
+      HALF_CASE (1) HALF_CASE (2) HALF_CASE (3) HALF_CASE (4) HALF_CASE (5)
+      HALF_CASE (6) HALF_CASE (7) HALF_CASE (8) HALF_CASE (9) HALF_CASE (10)
+      HALF_CASE (11)
+#undef HALF_CASE
+  }
 }
 
 extern "C" int
-bspline_gpu_resample_fast (const bspline_gpu_frame * f,
-    unsigned long long texture, int normalized, const void *coef, void *dst,
-    size_t dst_pitch, void *stream)
+bspline_gpu_resample_half (const bspline_gpu_frame * f,
+    const bspline_gpu_half * h, void *dst, size_t dst_pitch, void *stream)
 {
-  dim3 block (16, 8);
-  dim3 grid = grid2 (f->dst_width, f->dst_height, block);
-  cudaTextureObject_t tex = (cudaTextureObject_t) texture;
   cudaStream_t s = (cudaStream_t) stream;
   unsigned char *out = (unsigned char *) dst;
-  const float *c = (const float *) coef;
+  if (f->axis_x.order != f->axis_y.order || f->axis_x.order < 1
+      || f->axis_x.order > BSPLINE_MAX_ORDER)
+    return cudaErrorInvalidValue;
   switch (f->channels) {
     case 1:
-      warp_fast_kernel < 1 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
-          out, dst_pitch);
+      launch_half < 1 > (f, h, out, dst_pitch, s);
       break;
     case 2:
-      warp_fast_kernel < 2 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
-          out, dst_pitch);
+      launch_half < 2 > (f, h, out, dst_pitch, s);
+      break;
+    case 4:
+      launch_half < 4 > (f, h, out, dst_pitch, s);
       break;
     default:
-      warp_fast_kernel < 4 > <<<grid, block, 0, s >>> (*f, tex, normalized, c,
-          out, dst_pitch);
-      break;
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError ();
 }

@@ -72,15 +72,6 @@ fixed_weights (const bspline_axis & ax, double x, float *w)
           ax.pad, ax.boundary, TAPS * 0.5 + 2.0), w);
 }
 
-/* Whether samples origin .. origin + n - 1 are all stored as they are
- * (index origin + pad, no boundary map). */
-__device__ static inline int
-fixed_inside (const bspline_axis & ax, int origin, int n)
-{
-  return origin + ax.pad >= 0 && origin + n - 1 < ax.len + ax.pad
-      && (ax.pad > 0 || origin >= 0);
-}
-
 /* Stored indices of the TAPS taps from origin, the boundary applied
  * (directly where every tap is inside the stored plane). */
 template < int TAPS > __device__ static inline void
@@ -100,15 +91,6 @@ fixed_indices (const bspline_axis & ax, int origin, int *index)
           ax.boundary);
   }
 }
-
-/* What widened_pixel reads of the frame: eval_taps' fields and the
- * output's format. */
-typedef struct
-{
-  int channels, src_width, pad;
-  int dst_type, dst_bits, dst_shift;
-  bspline_axis axis_x, axis_y;
-} widened_frame;
 
 /* A pixel whose footprint widens the kernel (antialiasing): evaluated and
  * written out of line, so that its tap arrays do not weigh on the

@@ -179,12 +179,12 @@ static const gchar *const gst_bspline_chain_carriers[] = {
 static gchar *gst_bspline_chain_walk (GstPad * srcpad, gboolean query_takes,
     guint hops);
 
-/* The element a sink pad belongs to, through ghost pads; NULL for a pad of
- * no element (the application's). */
+/* The element a pad belongs to, through ghost pads; NULL for a pad of no
+ * element (the application's). */
 static GstElement *
-gst_bspline_chain_pad_element (GstPad * sinkpad)
+gst_bspline_chain_pad_element (GstPad * pad_in)
 {
-  GstPad *pad = gst_object_ref (sinkpad);
+  GstPad *pad = gst_object_ref (pad_in);
   GstElement *element;
 
   while (GST_IS_GHOST_PAD (pad)) {
@@ -200,21 +200,19 @@ gst_bspline_chain_pad_element (GstPad * sinkpad)
   return element;
 }
 
-/* Every src pad of element carries the chain on. */
-static gchar *
-gst_bspline_chain_walk_element (GstElement * element, gboolean query_takes,
-    guint hops)
+/* Calls visit (pad, data) on the pads of it until it returns TRUE; TRUE
+ * where one did.  Frees it. */
+static gboolean
+gst_bspline_chain_any_pad (GstIterator * it, gboolean (*visit) (GstPad * pad,
+        gpointer data), gpointer data)
 {
-  GstIterator *it = gst_element_iterate_src_pads (element);
   GValue item = G_VALUE_INIT;
-  gchar *refusal = NULL;
-  gboolean done = FALSE;
+  gboolean done = FALSE, found = FALSE;
 
-  while (!done && refusal == NULL) {
+  while (!done && !found) {
     switch (gst_iterator_next (it, &item)) {
       case GST_ITERATOR_OK:
-        refusal = gst_bspline_chain_walk (g_value_get_object (&item),
-            query_takes, hops + 1);
+        found = visit (g_value_get_object (&item), data);
         g_value_reset (&item);
         break;
       case GST_ITERATOR_RESYNC:
@@ -227,7 +225,36 @@ gst_bspline_chain_walk_element (GstElement * element, gboolean query_takes,
   }
   g_value_unset (&item);
   gst_iterator_free (it);
-  return refusal;
+  return found;
+}
+
+typedef struct
+{
+  gboolean query_takes;
+  guint hops;
+  gchar *refusal;
+} GstBSplineChainWalk;
+
+static gboolean
+gst_bspline_chain_walk_pad (GstPad * srcpad, gpointer data)
+{
+  GstBSplineChainWalk *walk = data;
+
+  walk->refusal = gst_bspline_chain_walk (srcpad, walk->query_takes,
+      walk->hops + 1);
+  return walk->refusal != NULL;
+}
+
+/* Every src pad of element carries the chain on. */
+static gchar *
+gst_bspline_chain_walk_element (GstElement * element, gboolean query_takes,
+    guint hops)
+{
+  GstBSplineChainWalk walk = { query_takes, hops, NULL };
+
+  gst_bspline_chain_any_pad (gst_element_iterate_src_pads (element),
+      gst_bspline_chain_walk_pad, &walk);
+  return walk.refusal;
 }
 
 static gchar *
@@ -289,6 +316,64 @@ gst_bspline_chain_downstream_refusal (GstPad * srcpad, gboolean query_takes)
   return gst_bspline_chain_walk (srcpad, query_takes, 0);
 }
 
+static gboolean gst_bspline_chain_upstream_walk (GstPad * sinkpad, guint hops);
+
+static gboolean
+gst_bspline_chain_upstream_pad (GstPad * sinkpad, gpointer hops)
+{
+  return gst_bspline_chain_upstream_walk (sinkpad, GPOINTER_TO_UINT (hops)
+      + 1);
+}
+
+static gboolean
+gst_bspline_chain_upstream_walk (GstPad * sinkpad, guint hops)
+{
+  GstPad *peer = gst_pad_get_peer (sinkpad);
+  GstElement *element;
+  GstElementFactory *factory;
+  const gchar *name;
+  gboolean defers = FALSE;
+
+  if (peer == NULL || hops > GST_BSPLINE_CHAIN_MAX_HOPS) {
+    if (peer)
+      gst_object_unref (peer);
+    return FALSE;
+  }
+  /* a pad inside a bin, linked to the bin's sink ghost pad: on from there */
+  if (GST_IS_PROXY_PAD (peer) && !GST_IS_GHOST_PAD (peer)) {
+    GstObject *ghost = gst_object_get_parent (GST_OBJECT (peer));
+
+    gst_object_unref (peer);
+    if (ghost && GST_IS_GHOST_PAD (ghost))
+      defers = gst_bspline_chain_upstream_walk (GST_PAD (ghost), hops + 1);
+    if (ghost)
+      gst_object_unref (ghost);
+    return defers;
+  }
+  element = gst_bspline_chain_pad_element (peer);
+  gst_object_unref (peer);
+  if (element == NULL)
+    return FALSE;
+  factory = gst_element_get_factory (element);
+  name = factory ? gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (factory))
+      : "";
+  if (g_str_equal (name, "bsplinewarp") || g_str_equal (name,
+          "bsplinestabilize")) {
+    g_object_get (element, "defer", &defers, NULL);
+  } else if (g_strv_contains (gst_bspline_chain_carriers, name)) {
+    defers = gst_bspline_chain_any_pad (gst_element_iterate_sink_pads
+        (element), gst_bspline_chain_upstream_pad, GUINT_TO_POINTER (hops));
+  }
+  gst_object_unref (element);
+  return defers;
+}
+
+gboolean
+gst_bspline_chain_upstream_defers (GstPad * sinkpad)
+{
+  return gst_bspline_chain_upstream_walk (sinkpad, 0);
+}
+
 const gchar *
 gst_bspline_chain_stream_refusal (const GstVideoInfo * in_info,
     const GstVideoInfo * out_info, gboolean same_memory,
@@ -300,9 +385,14 @@ gst_bspline_chain_stream_refusal (const GstVideoInfo * in_info,
   if (!gst_video_info_is_equal (in_info, out_info))
     return "the output caps differ from the input's (format, interlacing, "
         "colorimetry or pixel aspect ratio)";
+  /* downstream before the memory: where downstream would not apply the
+   * chain, a CUDA build's preference for CUDA memory downstream is beside
+   * the point */
+  if (downstream_refusal)
+    return downstream_refusal;
   if (!same_memory)
     return "the output is in another memory than the input";
-  return downstream_refusal;
+  return NULL;
 }
 
 void

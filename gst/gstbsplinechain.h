@@ -73,6 +73,11 @@ bspline_status gst_bspline_chain_plane_map (const bspline_geometry *
 gchar *gst_bspline_chain_downstream_refusal (GstPad * srcpad,
     gboolean query_takes);
 
+/* Whether an element with defer=true sits upstream of sinkpad, through
+ * the same carriers and ghost pads (a CUDA build's bsplinewarp then does
+ * not ask upstream for CUDA memory, which would make it resample). */
+gboolean gst_bspline_chain_upstream_defers (GstPad * sinkpad);
+
 /* Why an element with defer=true must resample a stream between in_info
  * and out_info instead (a sentence for a warning), or NULL where it can
  * defer: the frame size, format, interlacing and memory are the same on

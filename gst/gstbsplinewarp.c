@@ -2369,23 +2369,13 @@ gst_bspline_warp_generate_cuda (GstBaseTransform * trans, GstBuffer ** outbuf)
 }
 
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
-/* The element linked to the sink pad is a bsplinewarp with defer=true: it
- * keeps its input's memory on its output to defer (docs/chains.md), so it
- * is not pushed to CUDA memory by the preference below. */
+/* An element upstream (through carriers such as a queue) has defer=true:
+ * it keeps its input's memory on its output to defer (docs/chains.md), so
+ * it is not pushed to CUDA memory by the preference below. */
 static gboolean
 gst_bspline_warp_upstream_defers (GstBSplineWarp * self)
 {
-  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
-  GstElement *upstream = peer ? gst_pad_get_parent_element (peer) : NULL;
-  gboolean defer = FALSE;
-
-  if (upstream && GST_IS_BSPLINE_WARP (upstream))
-    g_object_get (upstream, "defer", &defer, NULL);
-  if (upstream)
-    gst_object_unref (upstream);
-  if (peer)
-    gst_object_unref (peer);
-  return defer;
+  return gst_bspline_chain_upstream_defers (GST_BASE_TRANSFORM_SINK_PAD (self));
 }
 #endif
 
@@ -2473,6 +2463,9 @@ gst_bspline_warp_propose_cuda_pool (GstBSplineWarp * self, GstQuery * query,
   guint size = 0;
 
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* a crop is folded into the planes' views on the device too (videocrop
+   * in CUDA memory crops only by its meta) */
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   if (!need_pool)
     return TRUE;
   pool = gst_bspline_cuda_memory_pool_new (&self->cudamem, caps,

@@ -511,6 +511,38 @@ check_preference (void)
   g_free (sys);
 }
 
+/* videocrop between two elements on a GPU machine: the preference takes
+ * the three into CUDA memory, where videocrop crops by its meta alone, so
+ * the element downstream takes the crop meta there (it folds the crop into
+ * its planes on the device); the frames equal those of the same pipeline
+ * held in system memory by capsfilters. */
+static void
+check_crop (const gchar * format)
+{
+  gchar *cuda = g_strdup_printf (SOURCE " ! bsplinewarp name=w backend=cuda "
+      "rotation=5 ! videocrop left=6 right=4 top=2 bottom=8 ! bsplinewarp "
+      "backend=cuda rotation=-3 ! video/x-raw ! appsink name=sink", format,
+      IN_WIDTH, IN_HEIGHT);
+  gchar *sys = g_strdup_printf (SOURCE " ! bsplinewarp name=w backend=cuda "
+      "rotation=5 ! video/x-raw ! videocrop left=6 right=4 top=2 bottom=8 ! "
+      "video/x-raw ! bsplinewarp backend=cuda rotation=-3 ! video/x-raw ! "
+      "appsink name=sink", format, IN_WIDTH, IN_HEIGHT);
+  gchar *what = g_strdup_printf ("%s videocrop in CUDA memory", format);
+  PadMemory m = { FALSE, FALSE, FALSE };
+  GPtrArray *a = run_checked (what, cuda, check_pad_memory, &m);
+  GPtrArray *b = run_checked (format, sys, NULL, NULL);
+
+  CHECK (!a || m.src_cuda, "%s: the crop was not in CUDA memory", what);
+  compare_runs (what, a, b, 3, 0);
+  if (a)
+    g_ptr_array_unref (a);
+  if (b)
+    g_ptr_array_unref (b);
+  g_free (cuda);
+  g_free (sys);
+  g_free (what);
+}
+
 /* ---- context sharing ---- */
 
 #define N_SHARERS 4
@@ -828,6 +860,9 @@ main (int argc, char **argv)
   check_chain ("I420_10LE");
   g_print ("warp chains: %d failures so far\n", failures);
   check_preference ();
+  check_crop ("RGBA");
+  check_crop ("NV12");
+  g_print ("videocrop in CUDA memory: %d failures so far\n", failures);
   check_sharing ("");
   check_sharing ("cuda-device-id=0");
   check_missing_device ();
