@@ -95,7 +95,7 @@ half_coefficient (const bspline_gpu_half & h, float c)
   return __float2half_rn ((c - h.mid) * h.inv_range);
 }
 
-/* The binary16 plane of a plan without prefilter (orders 0 and 1) from
+/* The binary16 plane of a plan without prefilter (order 1) from
  * the source, and of the others from their float plane: a thread a pixel
  * (x, r) of the padded plane, its C values. */
 __global__ static void
