@@ -85,6 +85,18 @@ def cupyx_anchors():
     print("%-52s %10.1f" % ("cupyx zoom order 3, 1080p -> 4K RGBA8",
                             run(lambda x: nd.zoom(x, (2, 2, 1), order=3),
                                 small, repeat=5)))
+    # accuracy: an 8-bit input is interpolated in float32 (cupyx promotes
+    # it so), here written out unrounded; the reference is cupyx's float64
+    # path on the same frame (code values, before rounding)
+    for what, fn, x in (
+            ("4K RGBA8 rotate", lambda x, o: nd.affine_transform(
+                x, m[:3, :3], order=3, mode="reflect", output=o), frames[0]),
+            ("1080p -> 4K RGBA8", lambda x, o: nd.zoom(
+                x, (2, 2, 1), order=3, output=o), small[0])):
+        got = fn(x, cp.float32).astype(cp.float64)
+        ref = fn(x.astype(cp.float64), cp.float64)
+        print("cupyx accuracy, %-36s max |float32 - float64| %.3g code values"
+              % (what, float(cp.abs(got - ref).max())))
     big = [cp.random.random((3456, 4608)).astype(cp.float32) * 255
            for _ in range(2)]
     for order in (3, 5):

@@ -7,7 +7,13 @@
  * the median is printed.  bench/gpu-anchors.py times NPP-free anchors
  * (torch, cupyx) in the same run; scripts/run-gpu-bench.sh runs both.
  *
- *   gpu-bench [--repeat N] [--only SUBSTRING]
+ * Beside each time, the case's accuracy: the last timed output against
+ * the CPU engine's double-precision reference of the same plan on the
+ * same input, as the largest difference (8-bit code values, or the float
+ * frames' units) and the share of samples that differ; the inputs are
+ * noise, the hardest case (docs/accuracy.md has photos).
+ *
+ *   gpu-bench [--repeat N] [--only SUBSTRING] [--no-accuracy]
  * --only runs the cases whose name contains SUBSTRING (for a profiler).
  * Last, the pinned host copies of the element's frames ("host copies"),
  * alone and overlapped: the frame rate they allow from system memory.
@@ -118,10 +124,55 @@ typedef struct
                                  * of the frame's size / this divisor */
 } bench_case;
 
-/* Median device time of one launch, in microseconds. */
+/* The accuracy of a case's output (on the device, dst) of input src (on
+ * the device): the CPU engine's double-precision execution of plan_ref on
+ * a host copy; the largest difference into *max_diff, the share of
+ * samples that differ into *differ. */
+static void
+case_accuracy (bspline_cpu * cpu, const bspline_plan * plan_ref,
+    const bspline_image * src, const bspline_image * dst, double *max_diff,
+    double *differ)
+{
+  const size_t src_bytes = (size_t) src->stride * src->height;
+  const size_t dst_bytes = (size_t) dst->stride * dst->height;
+  const size_t n = dst_bytes / bspline_sample_size (dst->type);
+  unsigned char *in = malloc (src_bytes), *got = malloc (dst_bytes),
+      *want = malloc (dst_bytes);
+  bspline_image hs = *src, hd = *dst;
+  size_t i, differing = 0;
+  double worst = 0.0;
+
+  CHECK (cudaMemcpy (in, src->data, src_bytes, cudaMemcpyDeviceToHost));
+  CHECK (cudaMemcpy (got, dst->data, dst_bytes, cudaMemcpyDeviceToHost));
+  hs.data = in;
+  hd.data = want;
+  if (bspline_cpu_execute (cpu, plan_ref, &hs, &hd) != BSPLINE_OK) {
+    fprintf (stderr, "reference: %s\n", bspline_cpu_last_error (cpu));
+    exit (1);
+  }
+  for (i = 0; i < n; i++) {
+    const double a = dst->type == BSPLINE_SAMPLE_F32 ?
+        ((const float *) got)[i] : got[i];
+    const double b = dst->type == BSPLINE_SAMPLE_F32 ?
+        ((const float *) want)[i] : want[i];
+    const double d = fabs (a - b);
+    if (d > 0.0)
+      differing++;
+    if (d > worst || isnan (d))
+      worst = isnan (d) ? INFINITY : d;
+  }
+  *max_diff = worst;
+  *differ = (double) differing / (double) n;
+  free (in);
+  free (got);
+  free (want);
+}
+
+/* Median device time of one launch, in microseconds; the accuracy of its
+ * last output where cpu is not NULL (case_accuracy). */
 static double
-time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
-    const char **path)
+time_case (bspline_cuda * cuda, bspline_cpu * cpu, const bench_case * bc,
+    int repeat, const char **path, double *max_diff, double *differ)
 {
   size_t ss = bspline_sample_size (bc->type);
   size_t src_bytes = ss * bc->channels * (size_t) bc->src_w * bc->src_h;
@@ -129,8 +180,8 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   void **inputs = bc->type == BSPLINE_SAMPLE_F32 ?
       random_float_frames (src_bytes / 4) : random_frames (src_bytes);
   void *output;
-  bspline_params p;
-  bspline_plan *plan;
+  bspline_params p, p_ref;
+  bspline_plan *plan, *plan_ref = NULL;
   bspline_lens lens;
   bspline_stmap *stmap_owned = NULL;
   double m[9];
@@ -217,6 +268,14 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
     fprintf (stderr, "%s: %s\n", bc->name, msg);
     exit (1);
   }
+  p_ref = p;
+  p_ref.precision = BSPLINE_PRECISION_DOUBLE;
+  if (cpu && bspline_plan_new_lens (&p_ref, m, bc->fisheye ? &lens : NULL,
+          bc->src_w, bc->src_h, bc->dst_w, bc->dst_h, bc->channels,
+          &plan_ref, msg, sizeof (msg)) != BSPLINE_OK) {
+    fprintf (stderr, "%s (reference): %s\n", bc->name, msg);
+    exit (1);
+  }
   bspline_stmap_unref (stmap_owned);
   *path = !bspline_plan_is_separable (plan) ? "warp" :
       bspline_cuda_plan_fused (cuda, plan) ? "fused" : "separable";
@@ -249,6 +308,11 @@ time_case (bspline_cuda * cuda, const bench_case * bc, int repeat,
   }
   qsort (times, repeat, sizeof (float), compare_floats);
   median = times[repeat / 2] * 1000.0;
+  *max_diff = *differ = NAN;
+  if (plan_ref) {
+    case_accuracy (cpu, plan_ref, &src, &dst, max_diff, differ);
+    bspline_plan_free (plan_ref);
+  }
   cudaEventDestroy (start);
   cudaEventDestroy (stop);
   bspline_plan_free (plan);
@@ -397,18 +461,22 @@ shift (double dx, double dy, double m[9])
 int
 main (int argc, char **argv)
 {
-  bench_case cases[40];
+  bench_case cases[48];
   bspline_cuda *cuda;
+  bspline_cpu *cpu = NULL;
   char msg[256];
   const char *only = NULL;
-  int repeat = 50, n = 0, i;
+  int repeat = 50, n = 0, i, accuracy = 1;
   double floor_4k;
 
-  for (i = 1; i + 1 < argc; i += 2) {
-    if (strcmp (argv[i], "--repeat") == 0)
+  for (i = 1; i < argc; i++) {
+    if (strcmp (argv[i], "--no-accuracy") == 0)
+      accuracy = 0;
+    else if (i + 1 < argc && strcmp (argv[i], "--repeat") == 0) {
       repeat = atoi (argv[i + 1]) > 0 ? atoi (argv[i + 1]) : repeat;
-    else if (strcmp (argv[i], "--only") == 0)
-      only = argv[i + 1];
+      i++;
+    } else if (i + 1 < argc && strcmp (argv[i], "--only") == 0)
+      only = argv[++i];
   }
   if (bspline_cuda_new (-1, &cuda, msg, sizeof (msg)) != BSPLINE_OK) {
     fprintf (stderr, "no CUDA engine: %s\n", msg);
@@ -425,6 +493,9 @@ main (int argc, char **argv)
   rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 fast", 3840, 2160, 3840, 2160,
       3, BSPLINE_PRECISION_FAST);
+  rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 double", 3840, 2160, 3840,
+      2160, 3, BSPLINE_PRECISION_DOUBLE);
   rotation (10.0, 3840, 2160, cases[n++].m);
   /* a quarter of the pixels: its float plane (33 MB) fits in the L2
    * cache (50 MB on an H100), where the 4K plane (133 MB) does not */
@@ -463,6 +534,9 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 fast", 3840, 2160,
       3840, 2160, 3, BSPLINE_PRECISION_FAST);
   keystone (cases[n++].m);
+  RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 double", 3840, 2160,
+      3840, 2160, 3, BSPLINE_PRECISION_DOUBLE);
+  keystone (cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 5 fast", 3840, 2160, 3840, 2160,
       5, BSPLINE_PRECISION_FAST);
   rotation (10.0, 3840, 2160, cases[n++].m);
@@ -472,11 +546,17 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11 fast", 3840, 2160, 3840,
       2160, 11, BSPLINE_PRECISION_FAST);
   rotation (10.0, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 11 double", 3840, 2160, 3840,
+      2160, 11, BSPLINE_PRECISION_DOUBLE);
+  rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("1080p -> 4K RGBA8, order 3", 1920, 1080, 3840, 2160, 3,
       BSPLINE_PRECISION_FLOAT);
   scale (1920, 1080, 3840, 2160, cases[n++].m);
   RGBA_CASE ("1080p -> 4K RGBA8, order 3 fast", 1920, 1080, 3840, 2160, 3,
       BSPLINE_PRECISION_FAST);
+  scale (1920, 1080, 3840, 2160, cases[n++].m);
+  RGBA_CASE ("1080p -> 4K RGBA8, order 3 double", 1920, 1080, 3840, 2160, 3,
+      BSPLINE_PRECISION_DOUBLE);
   scale (1920, 1080, 3840, 2160, cases[n++].m);
   RGBA_CASE ("1080p -> 4K RGBA8, order 1 fast", 1920, 1080, 3840, 2160, 1,
       BSPLINE_PRECISION_FAST);
@@ -517,20 +597,26 @@ main (int argc, char **argv)
     shift (0.5, 0.5, cases[n++].m);
   }
 
+  if (accuracy && !(cpu = bspline_cpu_new (0))) {
+    fprintf (stderr, "no CPU engine for the reference\n");
+    return 1;
+  }
   floor_4k = time_copy ((size_t) 3840 * 2160 * 4, repeat);
   printf ("device: %s; median of %d launches after %d warm-up, %d input "
       "frames in rotation\n", bspline_cuda_device_name (cuda), repeat,
       WARMUP, N_INPUTS);
-  printf ("%-52s %10s %10s  %s\n", "work", "time (us)", "x 4K copy", "path");
+  printf ("%-52s %10s %10s  %-9s %9s %8s\n", "work", "time (us)",
+      "x 4K copy", "path", "max |err|", "differ");
   printf ("%-52s %10.1f %10.2f\n", "4K RGBA8 device-to-device copy (floor)",
       floor_4k, 1.0);
   for (i = 0; i < n; i++) {
     const char *path;
-    double t;
+    double t, max_diff, differ;
     if (only && !strstr (cases[i].name, only))
       continue;
-    t = time_case (cuda, &cases[i], repeat, &path);
-    printf ("%-52s %10.1f %10.2f  %s\n", cases[i].name, t, t / floor_4k, path);
+    t = time_case (cuda, cpu, &cases[i], repeat, &path, &max_diff, &differ);
+    printf ("%-52s %10.1f %10.2f  %-9s %9.3g %7.3f%%\n", cases[i].name, t,
+        t / floor_4k, path, max_diff, 100.0 * differ);
   }
   if (!only || strstr ("host copies", only)) {
     static const char *what[3] = {
@@ -550,5 +636,7 @@ main (int argc, char **argv)
           bytes[i] / t[i] / 1e3, 1e6 / t[i]);
   }
   bspline_cuda_free (cuda);
+  if (cpu)
+    bspline_cpu_free (cpu);
   return 0;
 }

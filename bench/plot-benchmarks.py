@@ -46,9 +46,12 @@ NVIDIA_SMI = re.compile(r"^(?P<gpu>NVIDIA [^,]+), (?P<driver>[0-9.]+)$")
 DATE_U = re.compile(r"^\w{3} \w{3} +\d+ [0-9:]+ UTC \d{4}$")
 # bench/gpu-bench.c
 GPU_DEVICE = re.compile(r"^device: (?P<gpu>[^;]+); median of .*$")
-GPU_HEADER = re.compile(r"^work\s+time \(us\)\s+x 4K copy\s+path$")
+# (its accuracy columns, max |err| and differ, since 2026-11-27)
+GPU_HEADER = re.compile(r"^work\s+time \(us\)\s+x 4K copy\s+path"
+                        r"(?:\s+max \|err\|\s+differ)?$")
 GPU_ROW = re.compile(r"^(?P<work>.+?)\s+" + NUMBER + r"\s+" + NUMBER +
-                     r"(?:\s+(?P<path>[a-z]+))?$")
+                     r"(?:\s+(?P<path>[a-z]+))?"
+                     r"(?:\s+(?:[-+0-9.e]+|nan|inf)\s+(?:[0-9.]+|nan)%)?$")
 HOST_HEADER = re.compile(r"^host copies of the element's frames.*$")
 HOST_ROW = re.compile(r"^(?P<what>.+?)\s+" + NUMBER + r"\s+" + NUMBER +
                       r"\s+" + NUMBER + r"$")
@@ -58,6 +61,7 @@ NPP_MISSING = re.compile(r"^npp: not available on this machine$")
 # bench/gpu-anchors.py
 ANCHOR_ROW = re.compile(r"^(?P<what>(?:torch|cupyx) .+?)\s+" + NUMBER + r"$")
 ANCHOR_MISSING = re.compile(r"^\w+_anchors: not run .*$")
+ANCHOR_ACCURACY = re.compile(r"^cupyx accuracy, .* code values$")
 # bench/bench-warp.c
 WARP_HEADER = re.compile(r"^(?P<format>\w+) (?P<size>\d+x\d+ -> \d+x\d+), "
                          r"(?P<frames>\d+) frames after \d+ warm-up, "
@@ -151,7 +155,8 @@ def parse(path):
                     anchor_name(m.group("case"))] = number(m.group(2))
                 section = None
                 continue
-            if NPP_MISSING.match(line) or ANCHOR_MISSING.match(line):
+            if NPP_MISSING.match(line) or ANCHOR_MISSING.match(line) \
+                    or ANCHOR_ACCURACY.match(line):
                 continue
             m = ANCHOR_ROW.match(line)
             if m and anchor_work(m.group("what")):
@@ -375,7 +380,8 @@ def render(runs, out_dir):
                                                   if not is_gpu(r)])):
         panels = []
         for r in sorted(chosen, key=lambda r: not r["gpu"]):
-            if r["gpu"]:
+            # (a gpu-bench run draws the works that have an anchor)
+            if any(w in r["anchors"] for w in r["gpu"]):
                 panels.append((draw_gpu_bench, r, 1 + sum(
                     1 + len(r["anchors"][w]) for w in r["gpu"]
                     if w in r["anchors"])))

@@ -42,8 +42,8 @@ tool=$build/bench/stabilize-tool
 if [ ! -x "$tool" ]; then
   tool=$work/stabilize-tool
   cc -O2 -std=gnu99 -Icore -Itests/core -Itests/stabilize \
-    bench/stabilize-tool.c "$build/core/libbspline-core.a" \
-    $(pkg-config --libs libpng libtiff-4) -lOpenEXRCore-3_1 -lm -lpthread \
+    bench/stabilize-tool.c -L"$build/core" -lbspline-1.0 \
+    -Wl,-rpath,"$(realpath "$build/core")" -lm \
     -o "$tool"
 fi
 gpu=0

@@ -660,15 +660,17 @@ fail:
  * that interpolates: a general-path warp or separable tables of order + 1
  * taps (not widened); the least-squares reductions and their warps run
  * the float path.  Of those, where it is faster than the float kernels
- * (docs/benchmarks.md, H100): perspective maps without lens stages (4K
- * keystone, order 3: 348 against 387 us) and 2-channel planes (no fixed
- * float kernel); affine maps of 1 and 4 channels keep the float kernels
- * (4K rotation, order 3: 273 against 251 us; 1080p -> 4K: 133 against
- * 124), lens stages their float table, and orders over 5 the float
- * path, whose error does not grow with the prefilter's gain as the 8-bit
- * fractions' does (photos at order 11: up to 198 code values;
- * docs/accuracy.md).  cuda->fast_texture: all of them.  Other plans with
- * precision=fast run the float path. */
+ * (docs/benchmarks.md, H100, RGBA8): orders 1-3 without lens stages (4K
+ * rotation, order 3: 192 against 250 us; 1080p -> 4K: 118 against 124,
+ * order 1: 101 against 147), and orders 4 and 5 on perspective maps
+ * without lens stages (4K keystone at order 3: 338 against 391 us) and on
+ * 2-channel planes (no fixed float kernel); affine maps of 1 and 4
+ * channels at orders 4 and 5 keep the float kernels (4K rotation, order
+ * 5: 521 against 464 us), lens stages their float table, and orders
+ * over 5 the float path, whose error does not grow with the prefilter's
+ * gain as the 8-bit fractions' does (photos at order 11: up to 198 code
+ * values; docs/accuracy.md).  cuda->fast_texture: all of them.  Other
+ * plans with precision=fast run the float path. */
 static int
 uses_half (const bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src)
@@ -676,8 +678,10 @@ uses_half (const bspline_cuda * cuda, const bspline_plan * plan,
   const bspline_params *p = &plan->params;
   const int C = plan->channels;
   const double *m = plan->inverse;
-  const int faster = p->order <= 5 && (C == 2 || (plan->n_lenses == 0
-          && !plan->separable && !(m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0)));
+  const int faster = (p->order <= 3 && plan->n_lenses == 0)
+      || (p->order <= 5 && (C == 2 || (plan->n_lenses == 0
+              && !plan->separable && !(m[6] == 0.0 && m[7] == 0.0
+                  && m[8] == 1.0))));
   return p->precision == BSPLINE_PRECISION_FAST && !plan->use_double
       && p->method == BSPLINE_METHOD_BSPLINE && p->order >= 1
       && !plan->reduce && !plan->warp

@@ -209,6 +209,57 @@ fixed_inside (const bspline_axis & ax, int origin, int n)
       && (ax.pad > 0 || origin >= 0);
 }
 
+/* The TAPS weights of one axis at sample coordinate x and the sample
+ * index of the first tap (before the boundary): warp.cu's float kernels,
+ * texture.cu's pixels whose taps the boundary maps. */
+template < int TAPS > __device__ static inline int
+fixed_weights_at (const bspline_axis & ax, double x, float *w)
+{
+  if (ax.method == BSPLINE_METHOD_BICUBIC) {
+    double fl = floor (x);
+    bspline_keys_weights_f ((float) ax.bicubic_a, (float) (x - fl), w);
+    return (int) fl - 1;
+  } else {
+    double t;
+    int origin = bspline_origin_d (TAPS - 1, x, &t);
+    if (TAPS == 4)
+      bspline_cubic_weights_f ((float) t, w);
+    else
+      bspline_weights_f (TAPS - 1, (float) t, w);
+    return origin;
+  }
+}
+
+/* The same after bspline_reduce_coordinate (a no-op for the points of a
+ * staged block that take this path: staged_box gives them no box that it
+ * would move). */
+template < int TAPS > __device__ static inline int
+fixed_weights (const bspline_axis & ax, double x, float *w)
+{
+  return fixed_weights_at < TAPS > (ax, bspline_reduce_coordinate (x, ax.len,
+          ax.pad, ax.boundary, TAPS * 0.5 + 2.0), w);
+}
+
+/* Stored indices of the TAPS taps from origin, the boundary applied
+ * (directly where every tap is inside the stored plane). */
+template < int TAPS > __device__ static inline void
+fixed_indices (const bspline_axis & ax, int origin, int *index)
+{
+  int k;
+  if (fixed_inside (ax, origin, TAPS)) {
+#pragma unroll
+    for (k = 0; k < TAPS; k++)
+      index[k] = origin + ax.pad + k;
+  } else {
+    /* unrolled too: an index computed at run time would move the arrays
+     * to local memory */
+#pragma unroll
+    for (k = 0; k < TAPS; k++)
+      index[k] = bspline_boundary_index (origin + k, ax.len, ax.pad,
+          ax.boundary);
+  }
+}
+
 /* What the out-of-line evaluations of a widened or boundary pixel read of
  * the frame (warp.cu's widened_pixel, texture.cu's half_taps): eval_taps'
  * fields and the output's format, passed by value (warp.cu says why). */

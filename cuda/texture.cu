@@ -10,9 +10,9 @@
  * w_2m+1 / g_m; an even order's last tap is a pair with a zero weight,
  * a fetch at its texel's centre).  The texture unit interpolates with
  * 8-bit fractions: docs/accuracy.md gives the bound.  Pixels whose taps
- * the boundary maps (the frame's edges) or whose footprint widens the
- * kernel (antialiasing) take the exact weights on the binary16 plane
- * instead. */
+ * the boundary maps (the frame's edges) take the exact weights and the
+ * boundary's indices on the binary16 plane instead, and so do pixels
+ * whose footprint widens the kernel (antialiasing), out of line. */
 #include <cuda_fp16.h>
 
 #include "kernels-common.cuh"
@@ -82,15 +82,78 @@ paired_axis (const bspline_axis & ax, float s, float *pos, float *g)
 }
 
 /* The value at sample coordinates (x, y) from the binary16 plane with
- * exact weights (bspline_axis_taps: the boundary's map, the widened
- * kernel), in the plane's units; out of line, as warp.cu's
- * widened_pixel. */
+ * exact weights of the widened kernel (bspline_axis_taps), in the plane's
+ * units; out of line, as warp.cu's widened_pixel. */
 __device__ __noinline__ static void
 half_taps (const widened_frame f, const bspline_gpu_half h, double x,
     double y, double widen_x, double widen_y, float *acc)
 {
   eval_taps_rows < float, BSPLINE_MAX_POINT_TAPS > (f,
       (const __half *) h.data, h.pitch, x, y, widen_x, widen_y, acc);
+}
+
+/* A binary16 texel's C channels as floats (an 8-byte load for 4). */
+template < int C > __device__ static inline void
+half_texel (const __half * p, float *v)
+{
+  if (C == 4) {
+    const uint2 t = *(const uint2 *) p;
+    const float2 a = __half22float2 (*(const __half2 *) &t.x);
+    const float2 b = __half22float2 (*(const __half2 *) &t.y);
+    v[0] = a.x;
+    v[1] = a.y;
+    v[C > 2 ? 2 : 0] = b.x;
+    v[C > 3 ? 3 : 0] = b.y;
+  } else if (C == 2) {
+    const float2 a = __half22float2 (*(const __half2 *) p);
+    v[0] = a.x;
+    v[C > 1 ? 1 : 0] = a.y;
+  } else {
+    v[0] = __half2float (p[0]);
+  }
+}
+
+/* A pixel whose taps the boundary maps (near and beyond the frame's
+ * edges; a rotation's corners): the ORDER + 1 taps an axis by exact
+ * weights and the boundary's indices (warp.cu's fixed_weights and
+ * fixed_indices), each texel read from the binary16 plane.  Inline with
+ * the order at compile time, where the general evaluation (half_taps:
+ * tap arrays in local memory, loops of run-time length) took more than
+ * half of the 4K rotation's sampler (ncu: 454 instructions a pixel, 29
+ * of them local loads and stores). */
+template < int C, int ORDER > __device__ static inline void
+half_boundary_pixel (const bspline_gpu_frame & f, const bspline_gpu_half & h,
+    double x, double y, float *acc)
+{
+  constexpr int TAPS = ORDER + 1;
+  const __half *plane = (const __half *) h.data;
+  float wx[TAPS], wy[TAPS];
+  int ix[TAPS], iy[TAPS], a, b, c;
+  fixed_indices < TAPS > (f.axis_x, fixed_weights < TAPS > (f.axis_x, x, wx),
+      ix);
+  fixed_indices < TAPS > (f.axis_y, fixed_weights < TAPS > (f.axis_y, y, wy),
+      iy);
+#pragma unroll
+  for (c = 0; c < C; c++)
+    acc[c] = 0.0f;
+#pragma unroll
+  for (b = 0; b < TAPS; b++) {
+    const __half *row = plane + (size_t) iy[b] * h.pitch;
+    float line[C], v[C];
+#pragma unroll
+    for (c = 0; c < C; c++)
+      line[c] = 0.0f;
+#pragma unroll
+    for (a = 0; a < TAPS; a++) {
+      half_texel < C > (row + (size_t) ix[a] * C, v);
+#pragma unroll
+      for (c = 0; c < C; c++)
+        line[c] = fmaf (wx[a], v[c], line[c]);
+    }
+#pragma unroll
+    for (c = 0; c < C; c++)
+      acc[c] = fmaf (wy[b], line[c], acc[c]);
+  }
 }
 
 /* Where output pixel (j, i) samples the input: AFFINE (no lens stage, an
@@ -139,9 +202,7 @@ warp_half_kernel (bspline_gpu_frame f, bspline_gpu_half h,
   if (j >= f.dst_width || i >= f.dst_height
       || !half_source < AFFINE > (f, j, i, out, &x, &y, &widen_x, &widen_y))
     return;
-  if (widen_x > 1.0 || widen_y > 1.0
-      || !paired_axis < ORDER > (f.axis_x, (float) (x - 0.5), px, gx)
-      || !paired_axis < ORDER > (f.axis_y, (float) (y - 0.5), py, gy)) {
+  if (widen_x > 1.0 || widen_y > 1.0) {
     const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
       f.dst_bits, f.dst_shift, f.axis_x, f.axis_y
     };
@@ -150,6 +211,9 @@ warp_half_kernel (bspline_gpu_frame f, bspline_gpu_half h,
 #pragma unroll
     for (c = 0; c < C; c++)
       acc[c] = v[c];
+  } else if (!paired_axis < ORDER > (f.axis_x, (float) (x - 0.5), px, gx)
+      || !paired_axis < ORDER > (f.axis_y, (float) (y - 0.5), py, gy)) {
+    half_boundary_pixel < C, ORDER > (f, h, x - 0.5, y - 0.5, acc);
   } else {
 #pragma unroll
     for (c = 0; c < C; c++)

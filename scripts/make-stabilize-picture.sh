@@ -11,10 +11,10 @@ build=${1:-build}
 work=$(mktemp -d /tmp/stabilize-picture-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export GST_PLUGIN_PATH=$PWD/$build/gst GST_REGISTRY=$work/registry.bin
-# the core's STMap reader needs libpng, libtiff and OpenEXRCore
+# the core as built (libbspline-1.0)
 cc -O2 -std=gnu99 -Icore -Itests/core -Itests/stabilize \
-  bench/stabilize-tool.c "$build/core/libbspline-core.a" \
-  $(pkg-config --libs libpng libtiff-4) -lOpenEXRCore-3_1 -lm -lpthread \
+  bench/stabilize-tool.c -L"$build/core" -lbspline-1.0 \
+  -Wl,-rpath,"$(realpath "$build/core")" -lm \
   -o "$work/stabilize-tool"
 photo=$build/tests/stabilize/face.ppm
 [ -f "$photo" ] || /usr/bin/python3 tests/stabilize/make-photo.py "$photo"
