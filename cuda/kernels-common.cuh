@@ -230,9 +230,9 @@ fixed_weights_at (const bspline_axis & ax, double x, float *w)
   }
 }
 
-/* The same after bspline_reduce_coordinate (a no-op for the points of a
- * staged block that take this path: staged_box gives them no box that it
- * would move). */
+/* The same after bspline_reduce_coordinate (a no-op for the points of
+ * warp.cu's staged blocks that take this path: staged_box gives them no
+ * box that it would move). */
 template < int TAPS > __device__ static inline int
 fixed_weights (const bspline_axis & ax, double x, float *w)
 {

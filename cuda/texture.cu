@@ -115,12 +115,12 @@ half_texel (const __half * p, float *v)
 
 /* A pixel whose taps the boundary maps (near and beyond the frame's
  * edges; a rotation's corners): the ORDER + 1 taps an axis by exact
- * weights and the boundary's indices (warp.cu's fixed_weights and
- * fixed_indices), each texel read from the binary16 plane.  Inline with
- * the order at compile time, where the general evaluation (half_taps:
- * tap arrays in local memory, loops of run-time length) took more than
- * half of the 4K rotation's sampler (ncu: 454 instructions a pixel, 29
- * of them local loads and stores). */
+ * weights and the boundary's indices (fixed_weights and fixed_indices,
+ * as warp.cu's float kernels), each texel read from the binary16 plane.
+ * Inline with the order at compile time, where the general evaluation
+ * (half_taps: tap arrays in local memory, loops of run-time length) took
+ * more than half of the 4K rotation's sampler (ncu: 454 instructions a
+ * pixel, 29 of them local loads and stores). */
 template < int C, int ORDER > __device__ static inline void
 half_boundary_pixel (const bspline_gpu_frame & f, const bspline_gpu_half & h,
     double x, double y, float *acc)

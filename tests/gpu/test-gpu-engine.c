@@ -1192,9 +1192,10 @@ test_fast (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
 }
 
 /* Where precision=fast takes the binary16 plane by default (cuda/engine.c,
- * uses_half): an affine map's output at order 5 on four channels is the
- * float path's, bit for bit; at order 3, a perspective map's (order 5)
- * and a two-channel plane's (order 5) differ from it. */
+ * uses_half): on an affine map of four channels at order 5 the output is
+ * the float path's, bit for bit; it differs from it on the same map at
+ * order 3, on a perspective map at order 5 and on a two-channel plane at
+ * order 5. */
 static void
 test_fast_routing (test_rng * rng)
 {
