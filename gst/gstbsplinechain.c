@@ -473,3 +473,46 @@ gst_bspline_chain_downstream_takes (GstQuery * query)
   return gst_query_find_allocation_meta (query,
       GST_BSPLINE_CHAIN_META_API_TYPE, NULL);
 }
+
+void
+gst_bspline_chain_defer_reset (GstBSplineChainDefer * defer)
+{
+  defer->warned = FALSE;
+  g_free (defer->downstream_refusal);
+  defer->downstream_refusal = g_strdup ("downstream has not been asked "
+      "whether it takes the warp chain meta");
+}
+
+void
+gst_bspline_chain_defer_decide (GstBSplineChainDefer * defer,
+    GstPad * srcpad, GstQuery * query)
+{
+  g_free (defer->downstream_refusal);
+  defer->downstream_refusal = gst_bspline_chain_downstream_refusal (srcpad,
+      gst_bspline_chain_downstream_takes (query));
+}
+
+const gchar *
+gst_bspline_chain_defer_refusal (GstBSplineChainDefer * defer,
+    GstVideoFilter * filter, gboolean enabled, gboolean same_memory,
+    const gchar * own_refusal)
+{
+  const gchar *refusal;
+
+  if (!enabled || !filter->negotiated)
+    return NULL;
+  refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
+      &filter->out_info, same_memory, defer->downstream_refusal);
+  if (refusal == NULL)
+    refusal = own_refusal;
+  gst_bspline_chain_warn_refusal (GST_ELEMENT (filter), filter, refusal,
+      &defer->warned);
+  return refusal;
+}
+
+void
+gst_bspline_chain_defer_clear (GstBSplineChainDefer * defer)
+{
+  g_free (defer->downstream_refusal);
+  defer->downstream_refusal = NULL;
+}

@@ -117,5 +117,34 @@ void gst_bspline_chain_propose (GstQuery * query);
 /* 1 where downstream's allocation query takes the chain meta. */
 gboolean gst_bspline_chain_downstream_takes (GstQuery * query);
 
+/* An element's defer state for its caps: why downstream would not apply
+ * the chain meta (NULL: it would), and whether the element warned that it
+ * resamples instead. */
+typedef struct
+{
+  gchar *downstream_refusal;
+  gboolean warned;
+} GstBSplineChainDefer;
+
+/* New caps: downstream not asked yet (until the allocation query of these
+ * caps), not warned. */
+void gst_bspline_chain_defer_reset (GstBSplineChainDefer * defer);
+
+/* decide_allocation: downstream's answer (gst_bspline_chain_downstream_
+ * refusal from srcpad, with query's). */
+void gst_bspline_chain_defer_decide (GstBSplineChainDefer * defer,
+    GstPad * srcpad, GstQuery * query);
+
+/* Why this stream cannot defer (NULL: it can; also where enabled, the
+ * defer property, is FALSE), warned once per caps where it is set: the
+ * stream's reason (gst_bspline_chain_stream_refusal), else the element's
+ * own (own_refusal, NULL: none). */
+const gchar *gst_bspline_chain_defer_refusal (GstBSplineChainDefer * defer,
+    GstVideoFilter * filter, gboolean enabled, gboolean same_memory,
+    const gchar * own_refusal);
+
+/* Frees the state (finalize). */
+void gst_bspline_chain_defer_clear (GstBSplineChainDefer * defer);
+
 G_END_DECLS
 #endif /* __GST_BSPLINE_CHAIN_H__ */

@@ -156,7 +156,7 @@ gst_bspline_engine_cuda_unavailable (GstBSplineEngine * engine,
 }
 
 gboolean
-gst_bspline_engine_gpu_failed (GstBSplineEngine * engine,
+gst_bspline_engine_gpu_failed (const GstBSplineEngine * engine,
     GstElement * element, const gchar * what, const gchar * msg)
 {
   if (engine->backend == GST_BSPLINE_BACKEND_CUDA) {
@@ -169,7 +169,6 @@ gst_bspline_engine_gpu_failed (GstBSplineEngine * engine,
   GST_ELEMENT_WARNING (element, RESOURCE, FAILED,
       ("The GPU failed (%s): continuing on the CPU.", msg),
       ("backend=auto; %s runs on the CPU from now on.", what));
-  engine->gpu_failed = TRUE;
   return TRUE;
 }
 

@@ -79,8 +79,9 @@ gboolean gst_bspline_engine_cuda_unavailable (GstBSplineEngine * engine,
 
 /* The GPU failed while running (msg says why): with backend=cuda an
  * element error and FALSE; with backend=auto the element warning (what:
- * the work that runs on the CPU from now on), gpu_failed set, and TRUE. */
-gboolean gst_bspline_engine_gpu_failed (GstBSplineEngine * engine,
+ * the work that runs on the CPU from now on) and TRUE.  The caller moves
+ * that work to the CPU (gpu_failed, where it is all of it). */
+gboolean gst_bspline_engine_gpu_failed (const GstBSplineEngine * engine,
     GstElement * element, const gchar * what, const gchar * msg);
 
 /* Frees the CUDA engine (its context, where it has one of its own, must

@@ -50,146 +50,16 @@
 #include "config.h"
 #endif
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "gstbsplinestabilize.h"
+#include "gstbsplinestabilizeprivate.h"
 #include "gstbsplineframe.h"
-#include "gstbsplinesettings.h"
-#include "gstbsplinetransforms.h"
 #include "gstbsplinechain.h"
-#include "bspline.h"
-#include "bspline-geometry.h"
 #include "bspline-keep-border.h"
-#include "bspline-stabilize.h"
-#ifdef HAVE_BSPLINE_CUDA
-#include "bspline-cuda.h"
-#include "bspline-cuda-motion.h"
-#include "gstbsplinepinned.h"
-#endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_bspline_stabilize_debug);
+GST_DEBUG_CATEGORY (gst_bspline_stabilize_debug);
 #define GST_CAT_DEFAULT gst_bspline_stabilize_debug
-
-typedef enum
-{
-  GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER,
-  GST_BSPLINE_STABILIZE_CROP_FILL
-} GstBSplineStabilizeCrop;
-
-typedef enum
-{
-  GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE,
-  GST_BSPLINE_STABILIZE_TRANSFORMS_READ
-} GstBSplineStabilizeTransformsMode;
-
-/* Everything the properties say; copied out when the element starts, but
- * for the quality of the warp (resample), read again for each frame. */
-typedef struct
-{
-  gint smoothing;
-  bspline_stabilize_path path;
-  gdouble path_margin;
-  gdouble max_shift;
-  gdouble max_angle;
-  GstBSplineStabilizeCrop crop;
-  gdouble zoom;
-  gboolean auto_zoom;
-  gboolean tripod;
-  bspline_motion_model motion_model;
-  GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
-  GstBSplineLensSettings lens;  /* the lens stage's */
-  gchar *transforms_location;
-  GstBSplineStabilizeTransformsMode transforms_mode;
-} GstBSplineStabilizeSettings;
-
-/* A frame held back for its look-ahead. */
-typedef struct
-{
-  GstBuffer *buffer;
-  guint64 position;             /* frames before it since start or flush */
-  bspline_motion_result motion;
-  /* read from the transforms file: the correction is known already */
-  gboolean have_correction;
-  bspline_stabilize_result correction;
-#ifdef HAVE_BSPLINE_CUDA
-  /* its planes on the GPU (uploaded once, for the motion and the warp), or
-   * NULL: plane p at device + plane_offset[p], rows plane_stride[p] apart */
-  gpointer device;
-  gsize plane_offset[GST_VIDEO_MAX_PLANES];
-  gint plane_stride[GST_VIDEO_MAX_PLANES];
-#endif
-} GstBSplineStabilizeFrame;
-
-/* Frames on the GPU at most: the look-ahead of a large `smoothing` on large
- * frames would not fit; the frames beyond go up from system memory. */
-#define GST_BSPLINE_STABILIZE_DEVICE_BYTES ((gsize) 1 << 30)
-
-struct _GstBSplineStabilize
-{
-  GstVideoFilter parent;
-
-  /* behind the object lock */
-  GstBSplineStabilizeSettings settings;
-
-  /* streaming thread only */
-  GstBSplineStabilizeSettings run;      /* snapshot taken at start */
-  GstVideoChromaSite chroma_site;
-  bspline_motion_params motion_params;
-  gint motion_width, motion_height;     /* of the frames it is estimated on */
-  bspline_motion_estimator *estimator;  /* the motion on the CPU, or NULL */
-  /* with a lens stage, the motion is estimated on the undistorted luma (or
-   * R'G'B'), resampled from plane 0 at the analysis resolution, 1 /
-   * analysis_factor of the frame's, by analysis_plan into analysis */
-  bspline_plan *analysis_plan;
-  bspline_image analysis;
-  gint analysis_factor;
-  bspline_stabilizer *stabilizer;
-  bspline_cpu *cpu;
-#ifdef HAVE_BSPLINE_CUDA
-  bspline_cuda *cuda;           /* the warp on the GPU, or NULL */
-  bspline_cuda_motion *gpu_motion;      /* the motion on the GPU, or NULL */
-  GSList *device_free;          /* device frames not in use */
-  guint device_frames;          /* device frames allocated */
-  guint max_device_frames;
-  gsize device_frame_size;
-  /* crop=keep-border on the GPU: the previous output frame's planes in
-   * device memory (plane p at keep_device + keep_offset[p], rows
-   * keep_pitch[p] bytes apart), made at the caps' first warp; keep_of,
-   * the output buffer whose pixels they hold (NULL: none), keep_position
-   * its frame's; keep_on_cpu: no device memory for them, the border is
-   * composed on the CPU until the caps change */
-  gpointer keep_device;
-  gsize keep_offset[GST_VIDEO_MAX_PLANES];
-  gsize keep_pitch[GST_VIDEO_MAX_PLANES];
-  GstBuffer *keep_of;
-  guint64 keep_position;
-  gboolean keep_on_cpu;
-#endif
-  GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
-  GstBuffer *previous;          /* the last output frame, for keep-border */
-  guint64 n_in;                 /* frames since start or flush */
-  /* the transforms file (gstbsplinetransforms.h): each caps' frames are a
-   * section, started at the caps' first frame (new_section) */
-  GstBSplineTransformsWriter writer;    /* transforms-mode=write */
-  GstBSplineTransformsFile *file;       /* transforms-mode=read */
-  guint next_section;           /* of the file, read mode */
-  gboolean new_section;         /* new caps: the next frame starts one */
-  guint64 section_frames;       /* frames of the section, read mode */
-  GArray *corrections;          /* bspline_stabilize_result of each record
-                                 * of the section, read mode */
-  guint64 qos_dropped;          /* frames not warped, too late */
-  gboolean too_small;           /* frames pass unchanged (passthrough) */
-  /* defer: why downstream would not apply the chain meta (NULL: it
-   * would; gst_bspline_chain_downstream_refusal), and whether the element
-   * warned that it resamples instead */
-  gchar *downstream_refusal;
-  gboolean warned_defer;
-  /* behind the object lock: QoS, from the src pad's QOS events */
-  GstClockTime earliest_time;
-};
 
 /* the shared properties' defaults that are bsplinestabilize's own: the
  * borders in fill-color, no antialiasing (the corrections hardly scale) and
@@ -493,7 +363,7 @@ gst_bspline_stabilize_init (GstBSplineStabilize * self)
   GstBSplineStabilizeSettings *s = &self->settings;
 
   gst_bspline_settings_init (G_OBJECT (self), s);
-  g_queue_init (&self->frames);
+  g_queue_init (&self->path.frames);
 }
 
 static void
@@ -501,10 +371,10 @@ gst_bspline_stabilize_finalize (GObject * object)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
 
+  /* what stop frees (where the element never started, or failed to) */
+  gst_bspline_stabilize_stop (GST_BASE_TRANSFORM (self));
   g_free (self->settings.transforms_location);
-  /* a start that failed left its snapshot (stop frees it otherwise) */
-  g_free (self->run.transforms_location);
-  g_free (self->downstream_refusal);
+  gst_bspline_chain_defer_clear (&self->defer);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -530,80 +400,12 @@ gst_bspline_stabilize_get_property (GObject * object, guint prop_id,
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
-#ifdef HAVE_BSPLINE_CUDA
-/* Frees the device frames not in use (all of them once no frame is held
- * back). */
-static void
-gst_bspline_stabilize_free_device_frames (GstBSplineStabilize * self)
-{
-  GSList *l;
-
-  for (l = self->device_free; l; l = l->next) {
-    bspline_cuda_motion_device_free (self->gpu_motion, l->data);
-    self->device_frames--;
-  }
-  g_slist_free (self->device_free);
-  self->device_free = NULL;
-}
-
-/* Frees the device copy of the previous output frame (new caps, stop, or
- * the engine going). */
-static void
-gst_bspline_stabilize_free_keep_border (GstBSplineStabilize * self)
-{
-  bspline_cuda_device_free (self->cuda, self->keep_device);
-  self->keep_device = NULL;
-  self->keep_of = NULL;
-  self->keep_on_cpu = FALSE;
-}
-#endif
-
-/* A transforms file error as an element error: the message names the file
- * (and the line and value where it is the file's content). */
-static void
-gst_bspline_stabilize_transforms_error (GstBSplineStabilize * self,
-    GError * error)
-{
-  if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_FORMAT)
-    GST_ELEMENT_ERROR (self, STREAM, DECODE, ("The transforms file cannot "
-            "be used: %s.", error->message), ("transforms-mode=read"));
-  else if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_WRITE)
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("%s.", error->message),
-        ("transforms-mode=write"));
-  else if (self->run.transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ)
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s.", error->message),
-        ("transforms-mode=read"));
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s.", error->message),
-        ("transforms-mode=write"));
-  g_error_free (error);
-}
-
-static void
-gst_bspline_stabilize_free_engines (GstBSplineStabilize * self)
-{
-#ifdef HAVE_BSPLINE_CUDA
-  gst_bspline_stabilize_free_device_frames (self);
-  gst_bspline_stabilize_free_keep_border (self);
-  bspline_cuda_motion_free (self->gpu_motion);
-  self->gpu_motion = NULL;
-#endif
-  bspline_motion_estimator_free (self->estimator);
-  self->estimator = NULL;
-  bspline_stabilizer_free (self->stabilizer);
-  self->stabilizer = NULL;
-  bspline_plan_free (self->analysis_plan);
-  self->analysis_plan = NULL;
-  g_free (self->analysis.data);
-  self->analysis.data = NULL;
-}
-
 /* The warp of a frame of info: its correction (NULL: none) after the lens
  * stage, as bsplinewarp's matrix about the pivot (0, 0), onto a frame of
  * the same size.  Without a correction, a lens that folds over inside the
  * frame is an error (the properties cannot be used); with one, the points
  * past the fold are the fill (a correction may move a corner there). */
-static void
+void
 gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
     const GstVideoInfo * info, const bspline_affine * correction,
     bspline_geometry * geometry)
@@ -621,86 +423,12 @@ gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
   }
 }
 
-/* The lens stage's plan of the analysis (see analysis_plan): the map of
- * plane 0 with no correction, its output pixels factor times larger; a
- * linear B-spline widened where the map shrinks (the estimator's own
- * averaging is a box of factor x factor pixels), the frame's edges
- * reflected rather than filled (a constant border would hold the motion
- * still). */
-static gboolean
-gst_bspline_stabilize_analysis_plan (GstBSplineStabilize * self,
-    GstVideoInfo * in_info, gint factor)
-{
-  bspline_geometry geometry;
-  bspline_plane_grid grid;
-  bspline_params params;
-  bspline_image src;
-  bspline_lens lens;
-  bspline_status status;
-  gdouble inverse[9];
-  gchar msg[256] = "";
-  gint i;
-
-  if (self->run.lens.direction != 0) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("bsplinestabilize cannot "
-            "use lens-direction=distort: it stabilizes the undistorted view "
-            "of a lens (lens-direction=undistort)."), (NULL));
-    return FALSE;
-  }
-  gst_bspline_stabilize_geometry (self, in_info, NULL, &geometry);
-  gst_bspline_frame_plane_grid (in_info, self->chroma_site, 0, &grid);
-  gst_bspline_frame_plane_image (in_info, NULL, 0, &src);
-  gst_bspline_settings_plane_params (&self->run.resample, in_info, 0, &src,
-      &params);
-  params.method = BSPLINE_METHOD_BSPLINE;
-  params.order = 1;
-  params.boundary = BSPLINE_BOUNDARY_REFLECT;
-  params.precision = BSPLINE_PRECISION_FLOAT;
-  params.antialias = BSPLINE_ANTIALIAS_WIDEN;
-  status = bspline_geometry_plane_map (&geometry, &grid, inverse, &lens, msg,
-      sizeof (msg));
-  /* analysis pixel coordinates are the output's divided by factor */
-  for (i = 0; i < 3; i++) {
-    inverse[3 * i] *= factor;
-    inverse[3 * i + 1] *= factor;
-  }
-  self->analysis = src;
-  self->analysis.width = src.width / factor;
-  self->analysis.height = src.height / factor;
-  self->analysis.stride = (gssize) self->analysis.width * src.channels;
-  if (status == BSPLINE_OK)
-    status = bspline_plan_new_lens (&params, inverse, &lens, src.width,
-        src.height, self->analysis.width, self->analysis.height,
-        src.channels, &self->analysis_plan, msg, sizeof (msg));
-  if (status == BSPLINE_ERROR_INVALID_TRANSFORM
-      || status == BSPLINE_ERROR_INVALID_ARGUMENT) {
-    gchar *text = gst_bspline_settings_lens_describe (&self->run.lens);
-
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("The lens stage cannot be used: %s (%s).", msg, text),
-        ("%dx%d frames", src.width, src.height));
-    g_free (text);
-    return FALSE;
-  }
-  self->analysis.data = status == BSPLINE_OK ?
-      g_try_malloc ((gsize) self->analysis.stride * self->analysis.height) :
-      NULL;
-  if (self->analysis.data == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Not enough memory to undistort %dx%d frames for the motion.",
-            src.width, src.height), ("%s", msg));
-    return FALSE;
-  }
-  self->analysis_factor = factor;
-  return TRUE;
-}
-
 static gboolean
 gst_bspline_stabilize_start (GstBaseTransform * trans)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
   GstBSplineStabilizeSettings *s = &self->run;
-  gchar msg[256] = "this build has no CUDA engine";
+  gboolean read;
   GError *error = NULL;
 
   GST_OBJECT_LOCK (self);
@@ -710,84 +438,50 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   self->earliest_time = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
 
-  self->n_in = 0;
+  self->path.n_in = 0;
   self->qos_dropped = 0;
-  self->next_section = 0;
-  self->new_section = TRUE;
+  read = s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
   if (s->transforms_location
-      && s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ) {
-    self->file = gst_bspline_transforms_read (s->transforms_location, &error);
-    if (self->file == NULL)
-      goto transforms_failed;
-  } else if (s->transforms_location
-      && !gst_bspline_transforms_writer_open (&self->writer,
-          s->transforms_location, &error)) {
+      && !gst_bspline_transforms_stream_open (&self->transforms,
+          s->transforms_location, read, &error))
     goto transforms_failed;
+  if (!gst_bspline_engine_start (&self->engine, GST_ELEMENT (self),
+          &s->resample, NULL)) {
+    gst_bspline_stabilize_stop (trans);
+    return FALSE;
   }
-#ifdef HAVE_BSPLINE_CUDA
-  if (s->resample.backend != GST_BSPLINE_BACKEND_CPU) {
-    if (bspline_cuda_new (s->resample.cuda_device_id, &self->cuda, msg,
-            sizeof (msg)) == BSPLINE_OK)
-      GST_INFO_OBJECT (self, "CUDA engine on device %d (%s)",
-          s->resample.cuda_device_id, bspline_cuda_device_name (self->cuda));
-  }
-  if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA && self->cuda == NULL)
-    goto no_cuda;
-#else
-  if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA)
-    goto no_cuda;
-#endif
-  self->cpu = bspline_cpu_new ((int) s->resample.n_threads);
-  if (self->cpu == NULL)
-    goto no_cpu;
   return TRUE;
 
   /* ERRORS */
 transforms_failed:
   {
-    gst_bspline_stabilize_transforms_error (self, error);
-    return FALSE;
-  }
-no_cuda:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
-            msg), ("Set backend=auto to use the GPU where there is one."));
-    gst_bspline_stabilize_stop (trans);
-    return FALSE;
-  }
-no_cpu:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not start the CPU engine with n-threads=%u.",
-            s->resample.n_threads), (NULL));
-    gst_bspline_stabilize_stop (trans);
+    gst_bspline_transforms_post_error (GST_ELEMENT (self), error, read);
     return FALSE;
   }
 }
 
-/* The frame's device copy goes back to the free list. */
-static void
-gst_bspline_stabilize_frame_release (GstBSplineStabilize * self,
-    GstBSplineStabilizeFrame * frame)
-{
-#ifdef HAVE_BSPLINE_CUDA
-  if (frame->device)
-    self->device_free = g_slist_prepend (self->device_free, frame->device);
-  frame->device = NULL;
-#else
-  (void) self;
-  (void) frame;
-#endif
-}
-
-static void
+void
 gst_bspline_stabilize_frame_free (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame)
 {
-  gst_bspline_stabilize_frame_release (self, frame);
+  gst_bspline_stabilize_cuda_release (self, frame);
   gst_buffer_unref (frame->buffer);
   g_free (frame);
+}
+
+gboolean
+gst_bspline_stabilize_map_input (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame, GstVideoFrame * vframe)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  if (gst_video_frame_map (vframe, &filter->in_info, frame->buffer,
+          GST_MAP_READ))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
+          gst_buffer_get_size (frame->buffer)), (NULL));
+  return FALSE;
 }
 
 /* Forgets every frame held back and the path: a new sequence starts. */
@@ -796,17 +490,23 @@ gst_bspline_stabilize_reset (GstBSplineStabilize * self)
 {
   GstBSplineStabilizeFrame *frame;
 
-  while ((frame = g_queue_pop_head (&self->frames)))
+  while ((frame = g_queue_pop_head (&self->path.frames)))
     gst_bspline_stabilize_frame_free (self, frame);
-  gst_clear_buffer (&self->previous);
-  if (self->estimator)
-    bspline_motion_estimator_reset (self->estimator);
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->gpu_motion)
-    bspline_cuda_motion_reset (self->gpu_motion);
-#endif
-  if (self->stabilizer)
-    bspline_stabilizer_reset (self->stabilizer);
+  gst_clear_buffer (&self->path.previous);
+  gst_bspline_stabilize_motion_reset (&self->motion);
+  gst_bspline_stabilize_cuda_reset (self);
+  if (self->path.stabilizer)
+    bspline_stabilizer_reset (self->path.stabilizer);
+}
+
+/* What the caps' frames were analysed and warped with (new caps, stop). */
+static void
+gst_bspline_stabilize_clear_caps_state (GstBSplineStabilize * self)
+{
+  gst_bspline_stabilize_cuda_clear (self);
+  gst_bspline_stabilize_motion_clear (&self->motion);
+  bspline_stabilizer_free (self->path.stabilizer);
+  self->path.stabilizer = NULL;
 }
 
 static gboolean
@@ -816,20 +516,11 @@ gst_bspline_stabilize_stop (GstBaseTransform * trans)
   GError *error = NULL;
 
   gst_bspline_stabilize_reset (self);
-  gst_bspline_stabilize_free_engines (self);
-#ifdef HAVE_BSPLINE_CUDA
-  bspline_cuda_free (self->cuda);
-  self->cuda = NULL;
-#endif
-  bspline_cpu_free (self->cpu);
-  self->cpu = NULL;
-  gst_bspline_transforms_free (self->file);
-  self->file = NULL;
-  if (self->corrections)
-    g_array_free (self->corrections, TRUE);
-  self->corrections = NULL;
-  if (!gst_bspline_transforms_writer_close (&self->writer, &error))
-    gst_bspline_stabilize_transforms_error (self, error);
+  gst_bspline_stabilize_clear_caps_state (self);
+  gst_bspline_engine_clear (&self->engine);
+  if (!gst_bspline_transforms_stream_clear (&self->transforms, &error))
+    gst_bspline_transforms_post_error (GST_ELEMENT (self), error,
+        self->run.transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ);
   g_free (self->run.transforms_location);
   self->run.transforms_location = NULL;
   return TRUE;
@@ -844,7 +535,6 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (filter);
   GstBSplineStabilizeSettings *s = &self->run;
-  bspline_motion_params mp;
   bspline_stabilize_params sp;
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
   gchar msg[256] = "";
@@ -852,10 +542,10 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   if (w != GST_VIDEO_INFO_WIDTH (out_info)
       || h != GST_VIDEO_INFO_HEIGHT (out_info))
     return FALSE;
-  if (!g_queue_is_empty (&self->frames))
+  if (!g_queue_is_empty (&self->path.frames))
     gst_bspline_stabilize_drain (self, TRUE);
   gst_bspline_stabilize_reset (self);
-  gst_bspline_stabilize_free_engines (self);
+  gst_bspline_stabilize_clear_caps_state (self);
 
   /* no motion can be measured on frames this small: they pass unchanged
    * (not an error: a pipeline that scales down to a thumbnail runs on) */
@@ -870,11 +560,7 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
     return TRUE;
   }
   self->chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
-  self->warned_defer = FALSE;
-  /* until the allocation query of these caps says otherwise */
-  g_free (self->downstream_refusal);
-  self->downstream_refusal = g_strdup ("downstream has not been asked "
-      "whether it takes the warp chain meta");
+  gst_bspline_chain_defer_reset (&self->defer);
 
   bspline_stabilize_params_init (&sp, w, h);
   sp.smoothing = s->smoothing;
@@ -886,73 +572,24 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   sp.auto_zoom = s->auto_zoom;
   sp.tripod = s->tripod;
   sp.model = s->motion_model;
-  if (bspline_stabilizer_new (&sp, &self->stabilizer, msg, sizeof (msg))
+  if (bspline_stabilizer_new (&sp, &self->path.stabilizer, msg, sizeof (msg))
       != BSPLINE_OK)
     goto bad_settings;
-
-  bspline_motion_params_init (&mp);
-  mp.model = s->motion_model;
-  mp.n_threads = (int) s->resample.n_threads;
-  self->motion_width = w;
-  self->motion_height = h;
-  /* with the lens stage, the estimator sees the undistorted frame at its
-   * analysis resolution, and averages it no further */
-  if (s->lens.model != BSPLINE_LENS_NONE) {
-    gint factor = bspline_motion_analysis_factor (&mp, w, h);
-
-    if (!gst_bspline_stabilize_analysis_plan (self, in_info, factor))
-      return FALSE;
-    self->motion_width = self->analysis.width;
-    self->motion_height = self->analysis.height;
-    mp.analysis_width = self->motion_width;
-    mp.search_range /= factor;
-  }
-  self->motion_params = mp;
+  if (!gst_bspline_stabilize_motion_start (self, in_info))
+    return FALSE;
   /* with the warp on the GPU, the frames go up once, where the motion
    * (when estimated) and the warp read them */
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->cuda) {
-    if (bspline_cuda_motion_new (s->resample.cuda_device_id, &mp,
-            self->motion_width, self->motion_height, &self->gpu_motion, msg,
-            sizeof (msg)) != BSPLINE_OK) {
-      if (s->resample.backend == GST_BSPLINE_BACKEND_CUDA)
-        goto no_gpu_motion;
-      GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-          ("The motion cannot be estimated on the GPU (%s): estimating it "
-              "on the CPU.", msg), (NULL));
-    } else {
-      gsize size = 0;
-      guint p;
-
-      /* a frame's planes, each on 256-byte boundaries */
-      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (in_info); p++) {
-        bspline_image img;
-
-        gst_bspline_frame_plane_image (in_info, NULL, p, &img);
-        size += ((gsize) GST_VIDEO_INFO_PLANE_STRIDE (in_info, p) *
-            img.height + 255) & ~(gsize) 255;
-      }
-      self->device_frame_size = size;
-      /* the frames held back, the one arriving and the one leaving */
-      self->max_device_frames = MIN ((guint64) s->smoothing + 2,
-          GST_BSPLINE_STABILIZE_DEVICE_BYTES / MAX (size, 1));
-      GST_INFO_OBJECT (self, "motion on the GPU; up to %u frames of %"
-          G_GSIZE_FORMAT " bytes kept there", self->max_device_frames, size);
-    }
-  }
-#endif
+  if (!gst_bspline_stabilize_cuda_start_motion (self, in_info))
+    return FALSE;
   /* the next frame starts a section of the transforms file */
-  self->new_section = TRUE;
+  self->transforms.new_section = TRUE;
   /* with a transforms file read, no motion is estimated */
-  if (self->file)
+  if (self->transforms.file)
     return TRUE;
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->gpu_motion == NULL)
-#endif
-    if (bspline_motion_estimator_new (&mp, self->motion_width,
-            self->motion_height, &self->estimator, msg,
-            sizeof (msg)) != BSPLINE_OK)
-      goto bad_settings;
+  if (self->cuda.motion == NULL
+      && gst_bspline_stabilize_motion_new_estimator (&self->motion, msg,
+          sizeof (msg)) != BSPLINE_OK)
+    goto bad_settings;
   return TRUE;
 
   /* ERRORS */
@@ -960,390 +597,6 @@ bad_settings:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("Cannot stabilize %dx%d frames: %s.", w, h, msg), (NULL));
-    return FALSE;
-  }
-#ifdef HAVE_BSPLINE_CUDA
-no_gpu_motion:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("backend=cuda was requested, but the motion cannot be estimated "
-            "on the GPU: %s.", msg),
-        ("Set backend=auto to continue on the CPU."));
-    return FALSE;
-  }
-#endif
-}
-
-/* The luma (or R'G'B') of a mapped frame, for the motion estimator. */
-static void
-gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
-{
-  const GstVideoInfo *info = &frame->info;
-
-  memset (luma, 0, sizeof (*luma));
-  luma->width = GST_VIDEO_INFO_WIDTH (info);
-  luma->height = GST_VIDEO_INFO_HEIGHT (info);
-  if (GST_VIDEO_INFO_IS_RGB (info)) {
-    luma->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-    luma->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-    luma->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
-    luma->offset_r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
-    luma->offset_g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
-    luma->offset_b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
-  } else {
-    luma->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
-    luma->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
-    luma->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
-    luma->offset_y = 0;
-    luma->offset_r = -1;
-  }
-}
-
-#ifdef HAVE_BSPLINE_CUDA
-/* The GPU failed on a resampling (msg says why): with backend=cuda, FALSE
- * (the caller posts the error); with backend=auto, a warning, and every
- * resampling from now on runs on the CPU. */
-static gboolean
-gst_bspline_stabilize_resample_to_cpu (GstBSplineStabilize * self,
-    const gchar * msg)
-{
-  if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA)
-    return FALSE;
-  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-      ("The GPU failed (%s): continuing on the CPU.", msg), (NULL));
-  gst_bspline_stabilize_free_keep_border (self);
-  bspline_cuda_free (self->cuda);
-  self->cuda = NULL;
-  return TRUE;
-}
-#endif
-
-/* With the lens stage, the frame the motion is estimated on: plane 0 of
- * vframe undistorted at the analysis resolution by analysis_plan (on the
- * GPU where there is one, from the frame's device copy where it has one),
- * in place of luma's pixels (its layout of R'G'B' or grey bytes stays);
- * msg says why it failed. */
-static bspline_status
-gst_bspline_stabilize_undistort (GstBSplineStabilize * self,
-    GstVideoFrame * vframe, const GstBSplineStabilizeFrame * frame,
-    bspline_luma_frame * luma, gchar * msg, gsize msg_len)
-{
-  bspline_image src;
-  bspline_status status = BSPLINE_ERROR_BACKEND;
-
-  gst_bspline_frame_plane_image (&vframe->info, vframe, 0, &src);
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->cuda) {
-    bspline_image on_device = src;
-    gint slot = -1;
-
-    if (frame && frame->device) {
-      on_device.data = (guint8 *) frame->device + frame->plane_offset[0];
-      on_device.stride = frame->plane_stride[0];
-    }
-    status = bspline_cuda_submit_placed (self->cuda, self->analysis_plan,
-        &on_device, frame && frame->device, &self->analysis, 0, &slot);
-    if (status == BSPLINE_OK)
-      status = bspline_cuda_finish (self->cuda, slot);
-    if (status != BSPLINE_OK) {
-      g_strlcpy (msg, bspline_cuda_last_error (self->cuda), msg_len);
-      if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
-        return status;
-    }
-  }
-#else
-  (void) frame;
-#endif
-  if (status != BSPLINE_OK) {
-    status = bspline_cpu_execute (self->cpu, self->analysis_plan, &src,
-        &self->analysis);
-    if (status != BSPLINE_OK) {
-      g_strlcpy (msg, bspline_cpu_last_error (self->cpu), msg_len);
-      return status;
-    }
-  }
-  luma->data = self->analysis.data;
-  luma->stride = self->analysis.stride;
-  luma->width = self->analysis.width;
-  luma->height = self->analysis.height;
-  return BSPLINE_OK;
-}
-
-/* A motion estimated on the analysis frames of the lens stage, in the
- * frame's pixels: the analysis pixels' edges are analysis_factor frame
- * pixels apart, from the same origin. */
-static void
-gst_bspline_stabilize_motion_to_frame (GstBSplineStabilize * self,
-    bspline_motion_result * r)
-{
-  if (self->analysis_plan == NULL)
-    return;
-  r->motion.m[2] *= self->analysis_factor;
-  r->motion.m[5] *= self->analysis_factor;
-}
-
-#ifdef HAVE_BSPLINE_CUDA
-/* Copies the planes of a mapped frame to a device frame of its own, once:
- * the motion reads the luma there now, the warp the planes `smoothing`
- * frames later.  FALSE (the frame stays in system memory alone) when the
- * frame does not fit or every device frame is in use; a GPU failure is
- * *status. */
-static gboolean
-gst_bspline_stabilize_upload (GstBSplineStabilize * self,
-    GstVideoFrame * vframe, GstBSplineStabilizeFrame * frame,
-    bspline_status * status)
-{
-  const void *host[GST_VIDEO_MAX_PLANES];
-  gsize offset[GST_VIDEO_MAX_PLANES], size[GST_VIDEO_MAX_PLANES], end = 0;
-  guint p, n = GST_VIDEO_FRAME_N_PLANES (vframe);
-  gpointer device;
-
-  *status = BSPLINE_OK;
-  for (p = 0; p < n; p++) {
-    bspline_image img;
-    gsize row;
-
-    gst_bspline_frame_plane_image (&vframe->info, vframe, p, &img);
-    row = (gsize) img.width * img.channels * bspline_sample_size (img.type);
-    if (img.stride < 0 || (gsize) img.stride < row)
-      return FALSE;
-    host[p] = img.data;
-    offset[p] = end;
-    size[p] = (gsize) img.stride * (img.height - 1) + row;
-    end = (end + size[p] + 255) & ~(gsize) 255;
-    frame->plane_offset[p] = offset[p];
-    frame->plane_stride[p] = (gint) img.stride;
-  }
-  if (end > self->device_frame_size)
-    return FALSE;
-  if (self->device_free) {
-    device = self->device_free->data;
-    self->device_free = g_slist_delete_link (self->device_free,
-        self->device_free);
-  } else if (self->device_frames < self->max_device_frames) {
-    device = bspline_cuda_motion_device_alloc (self->gpu_motion,
-        self->device_frame_size);
-    if (device == NULL) {
-      /* no more device memory: the frames beyond go up from system
-       * memory */
-      GST_INFO_OBJECT (self, "%u device frames: %s", self->device_frames,
-          bspline_cuda_motion_last_error (self->gpu_motion));
-      self->max_device_frames = self->device_frames;
-      return FALSE;
-    }
-    self->device_frames++;
-  } else {
-    return FALSE;
-  }
-  frame->device = device;
-  *status = bspline_cuda_motion_upload (self->gpu_motion, device, (gint) n,
-      host, offset, size);
-  return *status == BSPLINE_OK;
-}
-
-/* The motion of a mapped frame on the GPU, from its device copy where it
- * has one (with the lens stage, from its undistorted analysis frame);
- * error says why it failed. */
-static bspline_status
-gst_bspline_stabilize_estimate_gpu (GstBSplineStabilize * self,
-    GstVideoFrame * vframe, const bspline_luma_frame * luma,
-    GstBSplineStabilizeFrame * frame, bspline_motion_result * r,
-    gchar * error, gsize error_len)
-{
-  bspline_luma_frame analysis = *luma;
-  bspline_status status;
-  gboolean uploaded = gst_bspline_stabilize_upload (self, vframe, frame,
-      &status);
-
-  if (status == BSPLINE_OK && self->analysis_plan) {
-    status = gst_bspline_stabilize_undistort (self, vframe, frame, &analysis,
-        error, error_len);
-    if (status != BSPLINE_OK)
-      return status;
-  } else if (status == BSPLINE_OK && uploaded) {
-    /* the luma (or R'G'B') lies in plane 0 */
-    analysis.data = (const guint8 *) frame->device + frame->plane_offset[0]
-        + ((const guint8 *) luma->data -
-        (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vframe, 0));
-    analysis.stride = frame->plane_stride[0];
-  }
-  if (status == BSPLINE_OK)
-    status = bspline_cuda_motion_estimate (self->gpu_motion, &analysis,
-        uploaded && self->analysis_plan == NULL, r);
-  if (status != BSPLINE_OK)
-    g_strlcpy (error, bspline_cuda_motion_last_error (self->gpu_motion),
-        error_len);
-  return status;
-}
-
-/* No more frames on the GPU: those held back are warped from system
- * memory. */
-static void
-gst_bspline_stabilize_drop_gpu_motion (GstBSplineStabilize * self)
-{
-  GList *l;
-
-  for (l = self->frames.head; l; l = l->next)
-    gst_bspline_stabilize_frame_release (self, l->data);
-  gst_bspline_stabilize_free_device_frames (self);
-  bspline_cuda_motion_free (self->gpu_motion);
-  self->gpu_motion = NULL;
-}
-
-/* The GPU failed on the motion, with backend=auto: the motion goes to the
- * CPU, which first sees the previous frame where it is still held back
- * (else the current frame starts a new sequence). */
-static gboolean
-gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
-    const gchar * error)
-{
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  GstBSplineStabilizeFrame *last;
-  gchar msg[256];
-
-  GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-      ("The GPU failed on the motion estimation (%s): continuing on the "
-          "CPU.", error), ("backend=auto; the motion of every frame from "
-          "now on is estimated on the CPU."));
-  gst_bspline_stabilize_drop_gpu_motion (self);
-  if (bspline_motion_estimator_new (&self->motion_params,
-          self->motion_width, self->motion_height, &self->estimator, msg,
-          sizeof (msg)) != BSPLINE_OK)
-    return FALSE;
-  last = g_queue_peek_tail (&self->frames);
-  if (last) {
-    GstVideoFrame vframe;
-    bspline_luma_frame luma;
-    bspline_motion_result ignored;
-
-    if (gst_video_frame_map (&vframe, &filter->in_info, last->buffer,
-            GST_MAP_READ)) {
-      gst_bspline_stabilize_luma (&vframe, &luma);
-      if (self->analysis_plan == NULL
-          || gst_bspline_stabilize_undistort (self, &vframe, last, &luma, msg,
-              sizeof (msg)) == BSPLINE_OK)
-        bspline_motion_estimate (self->estimator, &luma, &ignored);
-      gst_video_frame_unmap (&vframe);
-    }
-  }
-  return TRUE;
-}
-#endif
-
-/* Estimates the motion of a new frame (or reads it), holds the frame
- * back and records its motion. */
-/* The first frame of new caps starts a section of the transforms file: a
- * size line written, or the next section read, whose corrections are all
- * known at once (its whole path). */
-static gboolean
-gst_bspline_stabilize_start_section (GstBSplineStabilize * self)
-{
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  gint w = GST_VIDEO_INFO_WIDTH (&filter->in_info);
-  gint h = GST_VIDEO_INFO_HEIGHT (&filter->in_info);
-  GstBSplineTransformsSection *section;
-  bspline_stabilize_result result;
-  GError *error = NULL;
-  guint i;
-
-  self->new_section = FALSE;
-  self->section_frames = 0;
-  if (self->writer.file) {
-    if (!gst_bspline_transforms_writer_section (&self->writer, w, h, &error)) {
-      gst_bspline_stabilize_transforms_error (self, error);
-      return FALSE;
-    }
-    return TRUE;
-  }
-  if (self->file == NULL)
-    return TRUE;
-  if (self->next_section >= self->file->sections->len)
-    goto no_section;
-  section = g_ptr_array_index (self->file->sections, self->next_section++);
-  if (section->width != w || section->height != h)
-    goto bad_size;
-  if (self->corrections == NULL)
-    self->corrections = g_array_new (FALSE, FALSE,
-        sizeof (bspline_stabilize_result));
-  g_array_set_size (self->corrections, 0);
-  bspline_stabilizer_reset (self->stabilizer);
-  for (i = 0; i < section->records->len; i++)
-    if (bspline_stabilizer_push (self->stabilizer, &g_array_index
-            (section->records, GstBSplineTransformsRecord, i).motion)
-        != BSPLINE_OK)
-      goto no_memory;
-  while (bspline_stabilizer_ready (self->stabilizer, TRUE)) {
-    bspline_stabilizer_pop (self->stabilizer, TRUE, &result);
-    g_array_append_val (self->corrections, result);
-  }
-  return TRUE;
-
-  /* ERRORS */
-no_section:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The transforms file \"%s\" "
-            "has %u section(s), one for each caps of the first pass; this "
-            "stream has more (its caps changed more often).",
-            self->file->path, self->file->sections->len),
-        ("new caps: %dx%d", w, h));
-    return FALSE;
-  }
-bad_size:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, WRONG_TYPE, ("Section %u of the "
-            "transforms file \"%s\" (line %u) is for %dx%d frames, the "
-            "stream's are %dx%d.", self->next_section, self->file->path,
-            section->line, section->width, section->height, w, h), (NULL));
-    return FALSE;
-  }
-no_memory:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, ("Not enough memory "
-            "for the camera path of \"%s\".", self->file->path), (NULL));
-    return FALSE;
-  }
-}
-
-/* The record of the transforms file for frame of the current section, and
- * its correction: by the frame's PTS (within half a frame), or by its
- * position in the section where there are no PTSs. */
-static gboolean
-gst_bspline_stabilize_read_record (GstBSplineStabilize * self,
-    GstBSplineStabilizeFrame * frame)
-{
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  const GstBSplineTransformsSection *section =
-      g_ptr_array_index (self->file->sections, self->next_section - 1);
-  const GstBSplineTransformsRecord *record;
-  GstClockTime pts = GST_BUFFER_PTS (frame->buffer), tolerance = 0;
-  gint fps_n = GST_VIDEO_INFO_FPS_N (&filter->in_info);
-  gint fps_d = GST_VIDEO_INFO_FPS_D (&filter->in_info);
-
-  if (fps_n > 0 && fps_d > 0)
-    tolerance = gst_util_uint64_scale_int (GST_SECOND / 2, fps_d, fps_n);
-  else if (GST_BUFFER_DURATION_IS_VALID (frame->buffer))
-    tolerance = GST_BUFFER_DURATION (frame->buffer) / 2;
-  record = gst_bspline_transforms_find (section, pts, tolerance,
-      self->section_frames);
-  if (record == NULL)
-    goto no_record;
-  frame->motion.motion = record->motion;
-  frame->motion.reliable = record->reliable;
-  frame->correction = g_array_index (self->corrections,
-      bspline_stabilize_result,
-      record - (const GstBSplineTransformsRecord *) section->records->data);
-  frame->have_correction = TRUE;
-  return TRUE;
-
-  /* ERRORS */
-no_record:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The transforms file \"%s\" "
-            "has no record for the frame at %" GST_TIME_FORMAT " (section "
-            "%u, frame %" G_GUINT64_FORMAT " of it): it was written for "
-            "another stream or another part of it.", self->file->path,
-            GST_TIME_ARGS (pts), self->next_section, self->section_frames),
-        ("%u records in the section", section->records->len));
     return FALSE;
   }
 }
@@ -1359,7 +612,7 @@ gst_bspline_stabilize_own_buffer (GstBSplineStabilize * self,
   GstBuffer *copy;
   guint max = 0;
 
-  if (buffer->pool == NULL || self->file != NULL)
+  if (buffer->pool == NULL || self->transforms.file != NULL)
     return buffer;
   config = gst_buffer_pool_get_config (buffer->pool);
   gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
@@ -1371,6 +624,90 @@ gst_bspline_stabilize_own_buffer (GstBSplineStabilize * self,
   return copy;
 }
 
+/* A buffer the stabilizer cannot take: before negotiation, or with a
+ * deferred warp chain (the motion is measured on the pixels the buffer
+ * holds, which a deferred chain has not moved yet: upstream bspline
+ * elements see that this element does not take the meta and resample
+ * instead). */
+static GstFlowReturn
+gst_bspline_stabilize_check_input (GstBSplineStabilize * self,
+    GstBuffer * input)
+{
+  GstBSplineChainMeta *chain = gst_buffer_get_bspline_chain_meta (input);
+
+  if (!GST_VIDEO_FILTER (self)->negotiated || self->path.stabilizer == NULL)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (chain && chain->n_stages > 0)
+    goto deferred_input;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+deferred_input:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("A buffer carries a deferred warp chain: bsplinestabilize measures "
+            "motion on the frame as it is and cannot apply it first."),
+        ("GstBSplineChainMeta of %u stages; resample upstream (defer=false) "
+            "or attach the chain after the stabilizer", chain->n_stages));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* transforms-mode=read: the frame's motion and correction from the file
+ * (and the frame up to the GPU now, for the warp). */
+static GstFlowReturn
+gst_bspline_stabilize_read_motion (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame)
+{
+  if (!gst_bspline_transforms_stream_read_record (&self->transforms,
+          GST_ELEMENT (self), &GST_VIDEO_FILTER (self)->in_info,
+          frame->buffer, &frame->motion, &frame->correction))
+    return GST_FLOW_ERROR;
+  frame->have_correction = TRUE;
+  return gst_bspline_stabilize_cuda_upload (self, frame);
+}
+
+/* The frame's motion estimated, pushed onto the camera path and, with
+ * transforms-mode=write, written to the file. */
+static GstFlowReturn
+gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame)
+{
+  bspline_motion_result r;
+  GError *write_error = NULL;
+  GstFlowReturn ret;
+
+  memset (&r, 0, sizeof (r));
+  ret = gst_bspline_stabilize_motion_estimate (self, frame, &r);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (bspline_stabilizer_push (self->path.stabilizer, &r.motion)
+      != BSPLINE_OK)
+    goto push_failed;
+  if (self->transforms.writer.file
+      && !gst_bspline_transforms_writer_record (&self->transforms.writer,
+          GST_BUFFER_PTS (frame->buffer), &r, &write_error))
+    goto write_failed;
+  frame->motion = r;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+push_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("The motion of frame %" G_GUINT64_FORMAT " could not be estimated.",
+            self->path.n_in), ("out of memory"));
+    return GST_FLOW_ERROR;
+  }
+write_failed:
+  {
+    gst_bspline_transforms_post_error (GST_ELEMENT (self), write_error, FALSE);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* Each frame is held back with its motion (estimated, or read) for the
+ * look-ahead of the camera path; generate_output sends it on. */
 static GstFlowReturn
 gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -1378,12 +715,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   GstBSplineStabilizeFrame *frame;
-  GstVideoFrame vframe;
-  bspline_luma_frame luma;
-  bspline_motion_result r;
-  bspline_status status = BSPLINE_ERROR_BACKEND;
-  GError *write_error = NULL;
-  gchar error[512] = "";
+  const bspline_motion_result *r;
   GstFlowReturn ret;
 
   /* the base class renegotiates and decides the allocation, then leaves
@@ -1395,160 +727,36 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
     return ret;
   input = trans->queued_buf;
   trans->queued_buf = NULL;
-  if (!filter->negotiated || self->stabilizer == NULL)
-    goto not_negotiated;
-  if (gst_buffer_get_bspline_chain_meta (input)
-      && gst_buffer_get_bspline_chain_meta (input)->n_stages > 0)
-    goto deferred_input;
-  if (self->new_section && !gst_bspline_stabilize_start_section (self)) {
+  ret = gst_bspline_stabilize_check_input (self, input);
+  if (ret == GST_FLOW_OK && self->transforms.new_section
+      && !gst_bspline_transforms_stream_start_section (&self->transforms,
+          GST_ELEMENT (self), self->path.stabilizer,
+          GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
+    ret = GST_FLOW_ERROR;
+  if (ret != GST_FLOW_OK) {
     gst_buffer_unref (input);
-    return GST_FLOW_ERROR;
+    return ret;
   }
-  memset (&r, 0, sizeof (r));
+
   frame = g_new0 (GstBSplineStabilizeFrame, 1);
   frame->buffer = gst_bspline_stabilize_own_buffer (self, input);
-  input = frame->buffer;
-  frame->position = self->n_in;
-  if (self->file) {
-    if (!gst_bspline_stabilize_read_record (self, frame)) {
-      gst_bspline_stabilize_frame_free (self, frame);
-      return GST_FLOW_ERROR;
-    }
-    r = frame->motion;
-#ifdef HAVE_BSPLINE_CUDA
-    /* up to the GPU now, for the warp */
-    if (self->gpu_motion) {
-      if (!gst_video_frame_map (&vframe, &filter->in_info, input, GST_MAP_READ))
-        goto map_failed;
-      if (!gst_bspline_stabilize_upload (self, &vframe, frame, &status)
-          && status != BSPLINE_OK) {
-        gst_bspline_stabilize_frame_release (self, frame);
-        if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA) {
-          gst_video_frame_unmap (&vframe);
-          GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-              ("The GPU failed on the upload of frame %" G_GUINT64_FORMAT
-                  ": %s.", self->n_in,
-                  bspline_cuda_motion_last_error (self->gpu_motion)),
-              ("backend=cuda; with backend=auto the element would continue "
-                  "on the CPU"));
-          gst_bspline_stabilize_frame_free (self, frame);
-          return GST_FLOW_ERROR;
-        }
-        GST_ELEMENT_WARNING (self, RESOURCE, FAILED,
-            ("The GPU failed on the upload of a frame (%s): frames go up "
-                "from system memory from now on.",
-                bspline_cuda_motion_last_error (self->gpu_motion)), (NULL));
-        gst_bspline_stabilize_drop_gpu_motion (self);
-      }
-      gst_video_frame_unmap (&vframe);
-    }
-#endif
-  } else {
-    if (!gst_video_frame_map (&vframe, &filter->in_info, input, GST_MAP_READ))
-      goto map_failed;
-    gst_bspline_stabilize_luma (&vframe, &luma);
-#ifdef HAVE_BSPLINE_CUDA
-    if (self->gpu_motion) {
-      status = gst_bspline_stabilize_estimate_gpu (self, &vframe, &luma,
-          frame, &r, error, sizeof (error));
-      if (status != BSPLINE_OK) {
-        gst_bspline_stabilize_frame_release (self, frame);
-        if (self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA
-            || !gst_bspline_stabilize_motion_to_cpu (self, error)) {
-          gst_video_frame_unmap (&vframe);
-          GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-              ("The GPU failed on the motion of frame %" G_GUINT64_FORMAT
-                  ": %s.", self->n_in, error), ("backend=%s",
-                  self->run.resample.backend ==
-                  GST_BSPLINE_BACKEND_CUDA ? "cuda; with "
-                  "backend=auto the element would continue on the CPU" :
-                  "auto, and the CPU estimator could not be made"));
-          gst_bspline_stabilize_frame_free (self, frame);
-          return GST_FLOW_ERROR;
-        }
-      }
-    }
-#endif
-    /* status BSPLINE_OK: estimated on the GPU; else on the CPU */
-    if (status != BSPLINE_OK && self->analysis_plan
-        && gst_bspline_stabilize_undistort (self, &vframe, frame, &luma,
-            error, sizeof (error)) != BSPLINE_OK) {
-      gst_video_frame_unmap (&vframe);
-      goto undistort_failed;
-    }
-    if (status != BSPLINE_OK
-        && bspline_motion_estimate (self->estimator, &luma, &r) != BSPLINE_OK) {
-      gst_video_frame_unmap (&vframe);
-      goto estimate_failed;
-    }
-    gst_video_frame_unmap (&vframe);
-    gst_bspline_stabilize_motion_to_frame (self, &r);
-    if (bspline_stabilizer_push (self->stabilizer, &r.motion) != BSPLINE_OK)
-      goto estimate_failed;
-    if (self->writer.file && !gst_bspline_transforms_writer_record
-        (&self->writer, GST_BUFFER_PTS (input), &r, &write_error))
-      goto write_failed;
+  frame->position = self->path.n_in;
+  ret = self->transforms.file ?
+      gst_bspline_stabilize_read_motion (self, frame) :
+      gst_bspline_stabilize_measure_motion (self, frame);
+  if (ret != GST_FLOW_OK) {
+    gst_bspline_stabilize_frame_free (self, frame);
+    return ret;
   }
+  r = &frame->motion;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": reliable %d, texture "
-      "%g, inliers %g, %d steps", self->n_in, r.reliable, r.texture,
-      r.inliers, r.iterations);
-  self->n_in++;
-  self->section_frames++;
-  frame->motion = r;
-  g_queue_push_tail (&self->frames, frame);
+      "%g, inliers %g, %d steps", self->path.n_in, r->reliable, r->texture,
+      r->inliers, r->iterations);
+  self->path.n_in++;
+  self->transforms.section_frames++;
+  g_queue_push_tail (&self->path.frames, frame);
   return GST_FLOW_OK;
-
-  /* ERRORS */
-not_negotiated:
-  {
-    gst_buffer_unref (input);
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-deferred_input:
-  {
-    /* the motion is measured on the pixels the buffer holds, which a
-     * deferred chain has not moved yet (upstream bspline elements see
-     * that this element does not take the meta and resample instead) */
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("A buffer carries a deferred warp chain: bsplinestabilize measures "
-            "motion on the frame as it is and cannot apply it first."),
-        ("GstBSplineChainMeta of %u stages; resample upstream (defer=false) "
-            "or attach the chain after the stabilizer",
-            gst_buffer_get_bspline_chain_meta (input)->n_stages));
-    gst_buffer_unref (input);
-    return GST_FLOW_ERROR;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
-            gst_buffer_get_size (input)), (NULL));
-    gst_bspline_stabilize_frame_free (self, frame);
-    return GST_FLOW_ERROR;
-  }
-undistort_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Undistorting frame %"
-            G_GUINT64_FORMAT " for the motion estimation failed: %s.",
-            self->n_in, error), ("backend=%s", self->run.resample.backend ==
-            GST_BSPLINE_BACKEND_CUDA ? "cuda" : "auto or cpu"));
-    gst_bspline_stabilize_frame_free (self, frame);
-    return GST_FLOW_ERROR;
-  }
-estimate_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("The motion of frame %" G_GUINT64_FORMAT " could not be estimated.",
-            self->n_in), ("out of memory"));
-    gst_bspline_stabilize_frame_free (self, frame);
-    return GST_FLOW_ERROR;
-  }
-write_failed:
-  {
-    gst_bspline_stabilize_transforms_error (self, write_error);
-    gst_bspline_stabilize_frame_free (self, frame);
-    return GST_FLOW_ERROR;
-  }
 }
 
 static gboolean
@@ -1562,44 +770,6 @@ gst_bspline_stabilize_is_identity (const bspline_affine * a)
       return FALSE;
   return TRUE;
 }
-
-#ifdef HAVE_BSPLINE_CUDA
-/* With crop=keep-border, the device copy of the previous output frame,
- * made at the first warp of the caps: FALSE where there is no device
- * memory for it (said once, as a warning), and the border is then
- * composed on the CPU after the download. */
-static gboolean
-gst_bspline_stabilize_keep_border_device (GstBSplineStabilize * self,
-    const GstVideoInfo * info)
-{
-  gsize size = 0;
-  guint p;
-
-  if (self->keep_device)
-    return TRUE;
-  if (self->keep_on_cpu)
-    return FALSE;
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    bspline_image img;
-
-    gst_bspline_frame_plane_image (info, NULL, p, &img);
-    self->keep_pitch[p] = ((gsize) img.width * img.channels *
-        bspline_sample_size (img.type) + 255) & ~(gsize) 255;
-    self->keep_offset[p] = size;
-    size += self->keep_pitch[p] * img.height;
-  }
-  self->keep_device = bspline_cuda_device_alloc (self->cuda, size);
-  if (self->keep_device == NULL) {
-    GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
-        ("The GPU has no room for the previous frame of crop=keep-border "
-            "(%s): the border is composed on the CPU.",
-            bspline_cuda_last_error (self->cuda)), (NULL));
-    self->keep_on_cpu = TRUE;
-    return FALSE;
-  }
-  return TRUE;
-}
-#endif
 
 /* Warps every plane of a frame by the correction: on the GPU where there
  * is one (every plane submitted, from the frame's device copy where it
@@ -1618,116 +788,56 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     GstVideoFrame * in, GstVideoFrame * out, GstVideoFrame * previous)
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  guint n = GST_VIDEO_FRAME_N_PLANES (in), p;
-  bspline_plan *plans[GST_VIDEO_MAX_PLANES] = { NULL, };
-  bspline_image src[GST_VIDEO_MAX_PLANES], dst[GST_VIDEO_MAX_PLANES];
-  bspline_image prev[GST_VIDEO_MAX_PLANES];
-  gdouble inverse[GST_VIDEO_MAX_PLANES][9];
-  bspline_lens lens[GST_VIDEO_MAX_PLANES];
+  GstBSplineStabilizeWarpPlanes planes = { 0, };
   bspline_status status = BSPLINE_OK;
-  gboolean on_gpu = FALSE, kept = FALSE;
+  gboolean on_gpu, kept = FALSE;
   GstFlowReturn ret = GST_FLOW_OK;
   GstBSplineSettings resample;
   gchar msg[512] = "";
-
-#ifndef HAVE_BSPLINE_CUDA
-  (void) frame;
-#endif
+  guint p;
 
   /* the quality of the warp may change while playing */
   GST_OBJECT_LOCK (self);
   resample = self->settings.resample;
   GST_OBJECT_UNLOCK (self);
-  for (p = 0; p < n; p++) {
+  planes.n = GST_VIDEO_FRAME_N_PLANES (in);
+  for (p = 0; p < planes.n; p++) {
+    bspline_image *src = &planes.src[p], *dst = &planes.dst[p];
     bspline_plane_grid grid;
     bspline_params params;
 
     gst_bspline_frame_plane_grid (&filter->in_info, self->chroma_site, p,
         &grid);
-    gst_bspline_frame_plane_image (&filter->in_info, in, p, &src[p]);
-    gst_bspline_frame_plane_image (&filter->out_info, out, p, &dst[p]);
+    gst_bspline_frame_plane_image (&filter->in_info, in, p, src);
+    gst_bspline_frame_plane_image (&filter->out_info, out, p, dst);
     if (previous)
-      gst_bspline_frame_plane_image (&filter->out_info, previous, p, &prev[p]);
-    gst_bspline_settings_plane_params (&resample, &filter->in_info, p,
-        &src[p], &params);
-    status = bspline_geometry_plane_map (geometry, &grid, inverse[p], &lens[p],
-        msg, sizeof (msg));
+      gst_bspline_frame_plane_image (&filter->out_info, previous, p,
+          &planes.previous[p]);
+    gst_bspline_settings_plane_params (&resample, &filter->in_info, p, src,
+        &params);
+    status = bspline_geometry_plane_map (geometry, &grid, planes.inverse[p],
+        &planes.lens[p], msg, sizeof (msg));
     if (status == BSPLINE_OK)
-      status = bspline_plan_new_lens (&params, inverse[p], &lens[p],
-          src[p].width, src[p].height, dst[p].width, dst[p].height,
-          src[p].channels, &plans[p], msg, sizeof (msg));
+      status = bspline_plan_new_lens (&params, planes.inverse[p],
+          &planes.lens[p], src->width, src->height, dst->width, dst->height,
+          src->channels, &planes.plans[p], msg, sizeof (msg));
     if (status != BSPLINE_OK)
       goto failed;
   }
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->cuda) {
-    gint slots[GST_VIDEO_MAX_PLANES];
-    gboolean keep = self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
-        && gst_bspline_stabilize_keep_border_device (self, &filter->out_info);
-    /* the device copy holds previous where the last frame out came from
-     * here, the one before this */
-    gboolean keep_current = previous && previous->buffer == self->keep_of
-        && frame->position == self->keep_position + 1;
-
-    self->keep_of = NULL;
-    for (p = 0; p < n; p++) {
-      bspline_image on_device = src[p];
-      bspline_cuda_keep_border kb = { inverse[p], &lens[p], src[p].width,
-        src[p].height, NULL, 0, previous != NULL, NULL
-      };
-
-      slots[p] = -1;
-      if (status != BSPLINE_OK)
-        continue;
-      if (frame->device) {
-        on_device.data = (guint8 *) frame->device + frame->plane_offset[p];
-        on_device.stride = frame->plane_stride[p];
-      }
-      if (keep) {
-        kb.previous = (guint8 *) self->keep_device + self->keep_offset[p];
-        kb.previous_pitch = self->keep_pitch[p];
-        kb.upload = previous && !keep_current ? &prev[p] : NULL;
-        status = bspline_cuda_submit_keep_border (self->cuda, plans[p],
-            &on_device, frame->device != NULL, &dst[p], 0, &kb, &slots[p]);
-      } else {
-        status = bspline_cuda_submit_placed (self->cuda, plans[p],
-            &on_device, frame->device != NULL, &dst[p], 0, &slots[p]);
-      }
-      if (status != BSPLINE_OK) {
-        g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
-        slots[p] = -1;
-      }
-    }
-    /* every plane queued must land before the frames go away */
-    for (p = 0; p < n; p++)
-      if (slots[p] >= 0 && bspline_cuda_finish (self->cuda, slots[p])
-          != BSPLINE_OK && status == BSPLINE_OK) {
-        status = BSPLINE_ERROR_BACKEND;
-        g_strlcpy (msg, bspline_cuda_last_error (self->cuda), sizeof (msg));
-      }
-    if (status == BSPLINE_OK) {
-      on_gpu = TRUE;
-      kept = keep;
-      if (keep) {
-        self->keep_of = out->buffer;
-        self->keep_position = frame->position;
-      }
-    } else if (!gst_bspline_stabilize_resample_to_cpu (self, msg))
-      goto failed;
-    else
-      status = BSPLINE_OK;
-  }
-#endif
-  for (p = 0; !on_gpu && status == BSPLINE_OK && p < n; p++) {
-    status = bspline_cpu_execute (self->cpu, plans[p], &src[p], &dst[p]);
+  on_gpu = gst_bspline_stabilize_cuda_warp (self, frame, &planes,
+      out->buffer, previous != NULL, &kept, &status, msg, sizeof (msg));
+  for (p = 0; !on_gpu && status == BSPLINE_OK && p < planes.n; p++) {
+    status = bspline_cpu_execute (self->engine.cpu, planes.plans[p],
+        &planes.src[p], &planes.dst[p]);
     if (status != BSPLINE_OK)
-      g_strlcpy (msg, bspline_cpu_last_error (self->cpu), sizeof (msg));
+      g_strlcpy (msg, bspline_cpu_last_error (self->engine.cpu), sizeof (msg));
   }
   if (status != BSPLINE_OK)
     goto failed;
-  for (p = 0; previous && !kept && status == BSPLINE_OK && p < n; p++) {
-    status = bspline_cpu_keep_border (self->cpu, &dst[p], &prev[p],
-        inverse[p], &lens[p], src[p].width, src[p].height);
+  for (p = 0; previous && !kept && status == BSPLINE_OK && p < planes.n; p++) {
+    status = bspline_cpu_keep_border (self->engine.cpu, &planes.dst[p],
+        &planes.previous[p], planes.inverse[p], &planes.lens[p],
+        planes.src[p].width, planes.src[p].height);
     if (status != BSPLINE_OK)
       g_strlcpy (msg, "the previous frame does not match the output "
           "(keep-border)", sizeof (msg));
@@ -1736,8 +846,8 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     goto failed;
 
 done:
-  for (p = 0; p < n; p++)
-    bspline_plan_free (plans[p]);
+  for (p = 0; p < planes.n; p++)
+    bspline_plan_free (planes.plans[p]);
   return ret;
 
   /* ERRORS */
@@ -1827,7 +937,7 @@ gst_bspline_stabilize_late (GstBSplineStabilize * self,
   qos = gst_message_new_qos (GST_OBJECT (self), FALSE, running,
       gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, pts), pts,
       GST_BUFFER_DURATION (frame->buffer));
-  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, self->n_in,
+  gst_message_set_qos_stats (qos, GST_FORMAT_BUFFERS, self->path.n_in,
       self->qos_dropped);
   gst_element_post_message (GST_ELEMENT (self), qos);
   GST_DEBUG_OBJECT (self, "frame %" G_GUINT64_FORMAT " late: not warped",
@@ -1840,20 +950,11 @@ gst_bspline_stabilize_late (GstBSplineStabilize * self,
 static const gchar *
 gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
 {
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  const gchar *refusal;
-
-  if (!defer || !filter->negotiated)
-    return NULL;
-  refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
-      &filter->out_info, TRUE, self->downstream_refusal);
-  if (refusal == NULL
-      && self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER)
-    refusal = "crop=keep-border fills the border from the previous output "
-        "frame, which a warp chain cannot describe";
-  gst_bspline_chain_warn_refusal (GST_ELEMENT (self), filter, refusal,
-      &self->warned_defer);
-  return refusal;
+  return gst_bspline_chain_defer_refusal (&self->defer,
+      GST_VIDEO_FILTER (self), defer, TRUE,
+      self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER ?
+      "crop=keep-border fills the border from the previous output frame, "
+      "which a warp chain cannot describe" : NULL);
 }
 
 /* defer=true: the frame's correction (and lens stage) appended to the
@@ -1913,16 +1014,16 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
 
   *outbuf = NULL;
   for (;;) {
-    frame = g_queue_peek_head (&self->frames);
+    frame = g_queue_peek_head (&self->path.frames);
     if (frame == NULL)
       return GST_FLOW_OK;
     if (frame->have_correction)
       result = frame->correction;
-    else if (bspline_stabilizer_ready (self->stabilizer, final))
-      bspline_stabilizer_pop (self->stabilizer, final, &result);
+    else if (bspline_stabilizer_ready (self->path.stabilizer, final))
+      bspline_stabilizer_pop (self->path.stabilizer, final, &result);
     else
       return GST_FLOW_OK;
-    g_queue_pop_head (&self->frames);
+    g_queue_pop_head (&self->path.frames);
     if (!gst_bspline_stabilize_late (self, frame))
       break;
     /* analysed, recorded and posted, but not warped */
@@ -1952,9 +1053,9 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     gst_bspline_stabilize_geometry (self, &filter->in_info,
         &result.correction, &geometry);
     if (self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
-        && self->previous)
+        && self->path.previous)
       have_prev = gst_video_frame_map (&prev, &filter->out_info,
-          self->previous, GST_MAP_READ);
+          self->path.previous, GST_MAP_READ);
     ret = gst_bspline_stabilize_warp (self, &geometry, frame, &in, &out,
         have_prev ? &prev : NULL);
     if (have_prev)
@@ -1967,7 +1068,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     goto done;
   }
   gst_bspline_stabilize_post (self, frame, &result, FALSE);
-  gst_buffer_replace (&self->previous, out_buffer);
+  gst_buffer_replace (&self->path.previous, out_buffer);
   *outbuf = out_buffer;
 
 done:
@@ -2008,7 +1109,7 @@ gst_bspline_stabilize_drain (GstBSplineStabilize * self, gboolean push)
     gst_bspline_stabilize_reset (self);
     return GST_FLOW_OK;
   }
-  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->frames)) {
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->path.frames)) {
     GstBuffer *out = NULL;
 
     ret = gst_bspline_stabilize_output (self, TRUE, &out);
@@ -2030,8 +1131,9 @@ gst_bspline_stabilize_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_EOS:
       gst_bspline_stabilize_drain (self, TRUE);
       /* a failed write is an error, not an EOS */
-      if (!gst_bspline_transforms_writer_flush (&self->writer, &error)) {
-        gst_bspline_stabilize_transforms_error (self, error);
+      if (!gst_bspline_transforms_writer_flush (&self->transforms.writer,
+              &error)) {
+        gst_bspline_transforms_post_error (GST_ELEMENT (self), error, FALSE);
         gst_event_unref (event);
         return FALSE;
       }
@@ -2040,8 +1142,8 @@ gst_bspline_stabilize_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* a seek: the frames held back go; the transforms file's records go
        * on (INDEX counts on, the frames are found by their PTS) */
       gst_bspline_stabilize_drain (self, FALSE);
-      self->n_in = 0;
-      self->section_frames = 0;
+      self->path.n_in = 0;
+      self->transforms.section_frames = 0;
       GST_OBJECT_LOCK (self);
       self->earliest_time = GST_CLOCK_TIME_NONE;
       GST_OBJECT_UNLOCK (self);
@@ -2128,14 +1230,13 @@ gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
     G_GNUC_UNUSED GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
-  guint held = (self->file ? 0 : (guint) self->run.smoothing) + 2;
+  guint held = (self->transforms.file ? 0 : (guint) self->run.smoothing) + 2;
   GstVideoInfo info;
   GstCaps *caps;
+  gboolean ret;
 
-#ifdef HAVE_BSPLINE_CUDA
-  if (self->cuda)
-    return gst_bspline_pinned_propose (query, held);
-#endif
+  if (gst_bspline_stabilize_cuda_propose (self, query, held, &ret))
+    return ret;
   gst_query_parse_allocation (query, &caps, NULL);
   if (caps == NULL || !gst_video_info_from_caps (&info, caps))
     return FALSE;
@@ -2159,18 +1260,12 @@ gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
   if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;
-  g_free (self->downstream_refusal);
-  self->downstream_refusal =
-      gst_bspline_chain_downstream_refusal (GST_BASE_TRANSFORM_SRC_PAD (trans),
-      gst_bspline_chain_downstream_takes (query));
+  gst_bspline_chain_defer_decide (&self->defer,
+      GST_BASE_TRANSFORM_SRC_PAD (trans), query);
   GST_OBJECT_LOCK (self);
   defer = self->settings.resample.defer;
   GST_OBJECT_UNLOCK (self);
   gst_bspline_stabilize_defer_refusal (self, defer);
-#ifdef HAVE_BSPLINE_CUDA
-  /* the frame going out and the previous one, kept for keep-border */
-  if (self->cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2))
-    GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
-#endif
+  gst_bspline_stabilize_cuda_decide (self, query);
   return TRUE;
 }

@@ -483,3 +483,162 @@ gst_bspline_transforms_writer_close (GstBSplineTransformsWriter * writer,
   memset (writer, 0, sizeof (*writer));
   return ok;
 }
+
+/* ---- the file over a stream of bsplinestabilize: its sections ---- */
+
+void
+gst_bspline_transforms_post_error (GstElement * element, GError * error,
+    gboolean read)
+{
+  if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_FORMAT)
+    GST_ELEMENT_ERROR (element, STREAM, DECODE, ("The transforms file cannot "
+            "be used: %s.", error->message), ("transforms-mode=read"));
+  else if (error->code == GST_BSPLINE_TRANSFORMS_ERROR_WRITE)
+    GST_ELEMENT_ERROR (element, RESOURCE, WRITE, ("%s.", error->message),
+        ("transforms-mode=write"));
+  else if (read)
+    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_READ, ("%s.", error->message),
+        ("transforms-mode=read"));
+  else
+    GST_ELEMENT_ERROR (element, RESOURCE, OPEN_WRITE, ("%s.", error->message),
+        ("transforms-mode=write"));
+  g_error_free (error);
+}
+
+gboolean
+gst_bspline_transforms_stream_open (GstBSplineTransformsStream * stream,
+    const gchar * location, gboolean read, GError ** error)
+{
+  stream->next_section = 0;
+  stream->new_section = TRUE;
+  if (read) {
+    stream->file = gst_bspline_transforms_read (location, error);
+    return stream->file != NULL;
+  }
+  return gst_bspline_transforms_writer_open (&stream->writer, location, error);
+}
+
+gboolean
+gst_bspline_transforms_stream_start_section (GstBSplineTransformsStream *
+    stream, GstElement * element, bspline_stabilizer * stabilizer, gint w,
+    gint h)
+{
+  GstBSplineTransformsFile *file = stream->file;
+  GstBSplineTransformsSection *section;
+  bspline_stabilize_result result;
+  GError *error = NULL;
+  guint i;
+
+  stream->new_section = FALSE;
+  stream->section_frames = 0;
+  if (stream->writer.file) {
+    if (!gst_bspline_transforms_writer_section (&stream->writer, w, h, &error)) {
+      gst_bspline_transforms_post_error (element, error, FALSE);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  if (file == NULL)
+    return TRUE;
+  if (stream->next_section >= file->sections->len)
+    goto no_section;
+  section = g_ptr_array_index (file->sections, stream->next_section++);
+  if (section->width != w || section->height != h)
+    goto bad_size;
+  if (stream->corrections == NULL)
+    stream->corrections = g_array_new (FALSE, FALSE,
+        sizeof (bspline_stabilize_result));
+  g_array_set_size (stream->corrections, 0);
+  bspline_stabilizer_reset (stabilizer);
+  for (i = 0; i < section->records->len; i++)
+    if (bspline_stabilizer_push (stabilizer, &g_array_index
+            (section->records, GstBSplineTransformsRecord, i).motion)
+        != BSPLINE_OK)
+      goto no_memory;
+  while (bspline_stabilizer_ready (stabilizer, TRUE)) {
+    bspline_stabilizer_pop (stabilizer, TRUE, &result);
+    g_array_append_val (stream->corrections, result);
+  }
+  return TRUE;
+
+  /* ERRORS */
+no_section:
+  {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("The transforms file \"%s\" "
+            "has %u section(s), one for each caps of the first pass; this "
+            "stream has more (its caps changed more often).",
+            file->path, file->sections->len), ("new caps: %dx%d", w, h));
+    return FALSE;
+  }
+bad_size:
+  {
+    GST_ELEMENT_ERROR (element, STREAM, WRONG_TYPE, ("Section %u of the "
+            "transforms file \"%s\" (line %u) is for %dx%d frames, the "
+            "stream's are %dx%d.", stream->next_section, file->path,
+            section->line, section->width, section->height, w, h), (NULL));
+    return FALSE;
+  }
+no_memory:
+  {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT, ("Not enough memory "
+            "for the camera path of \"%s\".", file->path), (NULL));
+    return FALSE;
+  }
+}
+
+gboolean
+gst_bspline_transforms_stream_read_record (GstBSplineTransformsStream *
+    stream, GstElement * element, const GstVideoInfo * info,
+    GstBuffer * buffer, bspline_motion_result * motion,
+    bspline_stabilize_result * correction)
+{
+  const GstBSplineTransformsSection *section =
+      g_ptr_array_index (stream->file->sections, stream->next_section - 1);
+  const GstBSplineTransformsRecord *record;
+  GstClockTime pts = GST_BUFFER_PTS (buffer), tolerance = 0;
+  gint fps_n = GST_VIDEO_INFO_FPS_N (info);
+  gint fps_d = GST_VIDEO_INFO_FPS_D (info);
+
+  if (fps_n > 0 && fps_d > 0)
+    tolerance = gst_util_uint64_scale_int (GST_SECOND / 2, fps_d, fps_n);
+  else if (GST_BUFFER_DURATION_IS_VALID (buffer))
+    tolerance = GST_BUFFER_DURATION (buffer) / 2;
+  record = gst_bspline_transforms_find (section, pts, tolerance,
+      stream->section_frames);
+  if (record == NULL)
+    goto no_record;
+  motion->motion = record->motion;
+  motion->reliable = record->reliable;
+  *correction = g_array_index (stream->corrections,
+      bspline_stabilize_result,
+      record - (const GstBSplineTransformsRecord *) section->records->data);
+  return TRUE;
+
+  /* ERRORS */
+no_record:
+  {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("The transforms file \"%s\" "
+            "has no record for the frame at %" GST_TIME_FORMAT " (section "
+            "%u, frame %" G_GUINT64_FORMAT " of it): it was written for "
+            "another stream or another part of it.", stream->file->path,
+            GST_TIME_ARGS (pts), stream->next_section,
+            stream->section_frames), ("%u records in the section",
+            section->records->len));
+    return FALSE;
+  }
+}
+
+gboolean
+gst_bspline_transforms_stream_clear (GstBSplineTransformsStream * stream,
+    GError ** error)
+{
+  gst_bspline_transforms_free (stream->file);
+  stream->file = NULL;
+  if (stream->corrections)
+    g_array_free (stream->corrections, TRUE);
+  stream->corrections = NULL;
+  stream->next_section = 0;
+  stream->new_section = TRUE;
+  stream->section_frames = 0;
+  return gst_bspline_transforms_writer_close (&stream->writer, error);
+}

@@ -47,6 +47,7 @@
 #include <stdio.h>
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 #include "bspline-stabilize.h"
 
@@ -132,6 +133,52 @@ gboolean gst_bspline_transforms_writer_flush (GstBSplineTransformsWriter *
 /* Flushes and closes (a writer never opened is fine). */
 gboolean gst_bspline_transforms_writer_close (GstBSplineTransformsWriter *
     writer, GError ** error);
+
+/* The file over a stream of bsplinestabilize (its sections): written
+ * (transforms-mode=write) or read (read), each caps' frames a section,
+ * started at the caps' first frame (new_section). */
+typedef struct
+{
+  GstBSplineTransformsWriter writer;    /* transforms-mode=write */
+  GstBSplineTransformsFile *file;       /* transforms-mode=read */
+  guint next_section;           /* of the file, read mode */
+  gboolean new_section;         /* new caps: the next frame starts one */
+  guint64 section_frames;       /* frames of the section, read mode */
+  GArray *corrections;          /* bspline_stabilize_result of each record
+                                 * of the section, read mode */
+} GstBSplineTransformsStream;
+
+/* Opens location for reading (read TRUE: the whole file read and
+ * checked) or writing; FALSE and error where it cannot. */
+gboolean gst_bspline_transforms_stream_open (GstBSplineTransformsStream *
+    stream, const gchar * location, gboolean read, GError ** error);
+
+/* The first frame of new caps starts a section of the file: a size line
+ * written, or the next section read, whose corrections are all known at
+ * once (its whole path, from stabilizer).  FALSE after an element error. */
+gboolean gst_bspline_transforms_stream_start_section
+    (GstBSplineTransformsStream * stream, GstElement * element,
+    bspline_stabilizer * stabilizer, gint width, gint height);
+
+/* The record of the current section for a frame of info held in buffer,
+ * and its correction: by the frame's PTS (within half a frame), or by
+ * its position in the section where there are no PTSs.  FALSE after an
+ * element error. */
+gboolean gst_bspline_transforms_stream_read_record
+    (GstBSplineTransformsStream * stream, GstElement * element,
+    const GstVideoInfo * info, GstBuffer * buffer,
+    bspline_motion_result * motion, bspline_stabilize_result * correction);
+
+/* A transforms file error as an element error (taking error): the
+ * message names the file (and the line and value where it is the file's
+ * content). */
+void gst_bspline_transforms_post_error (GstElement * element,
+    GError * error, gboolean read);
+
+/* Closes the file and forgets the sections (stop); FALSE and error where
+ * the written file could not be completed. */
+gboolean gst_bspline_transforms_stream_clear (GstBSplineTransformsStream *
+    stream, GError ** error);
 
 G_END_DECLS
 #endif /* __GST_BSPLINE_TRANSFORMS_H__ */

@@ -336,8 +336,7 @@ gst_bspline_warp_finalize (GObject * object)
   /* what stop frees (where the element never started, or failed to) */
   gst_bspline_warp_stop (GST_BASE_TRANSFORM (self));
   gst_bspline_warp_stmap_finalize (&self->stmap);
-  g_free (self->downstream_refusal);
-  self->downstream_refusal = NULL;
+  gst_bspline_chain_defer_clear (&self->defer);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -543,11 +542,7 @@ gst_bspline_warp_set_info (GstVideoFilter * filter, GstCaps * incaps,
   gst_bspline_warp_snapshot (self, &s);
 
   self->planes.chroma_site = gst_bspline_frame_chroma_site (incaps, in_info);
-  self->warned_defer = FALSE;
-  /* until the allocation query of these caps says otherwise */
-  g_free (self->downstream_refusal);
-  self->downstream_refusal = g_strdup ("downstream has not been asked "
-      "whether it takes the warp chain meta");
+  gst_bspline_chain_defer_reset (&self->defer);
 
   if (!gst_bspline_warp_cuda_negotiate_memory (self, incaps, outcaps))
     return FALSE;
@@ -812,17 +807,9 @@ gst_bspline_warp_propose_system (GstBaseTransform * trans,
 static const gchar *
 gst_bspline_warp_defer_refusal (GstBSplineWarp * self, gboolean defer)
 {
-  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  const gchar *refusal;
-
-  if (!defer || !filter->negotiated)
-    return NULL;
-  refusal = gst_bspline_chain_stream_refusal (&filter->in_info,
-      &filter->out_info, gst_bspline_warp_cuda_same_memory (self),
-      self->downstream_refusal);
-  gst_bspline_chain_warn_refusal (GST_ELEMENT (self), filter, refusal,
-      &self->warned_defer);
-  return refusal;
+  return gst_bspline_chain_defer_refusal (&self->defer,
+      GST_VIDEO_FILTER (self), defer, gst_bspline_warp_cuda_same_memory (self),
+      NULL);
 }
 
 /* defer=true: the frame's geometry appended to the buffer's warp chain,
@@ -931,10 +918,8 @@ gst_bspline_warp_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstBSplineWarp *self = GST_BSPLINE_WARP (trans);
   gboolean defer, ret;
 
-  g_free (self->downstream_refusal);
-  self->downstream_refusal =
-      gst_bspline_chain_downstream_refusal (GST_BASE_TRANSFORM_SRC_PAD (trans),
-      gst_bspline_chain_downstream_takes (query));
+  gst_bspline_chain_defer_decide (&self->defer,
+      GST_BASE_TRANSFORM_SRC_PAD (trans), query);
   GST_OBJECT_LOCK (self);
   defer = self->settings.resample.defer;
   GST_OBJECT_UNLOCK (self);

@@ -444,6 +444,7 @@ gst_bspline_warp_complete (GstBSplineWarp * self,
         && !gst_bspline_engine_gpu_failed (&self->engine, GST_ELEMENT (self),
             "every frame", msg))
       goto gpu_error;
+    self->engine.gpu_failed = TRUE;
     self->frame = pending->settings;
     if (pending->in_device || pending->out_device)
       ret = gst_bspline_warp_map_for_cpu (self, pending);

@@ -22,6 +22,7 @@
 
 #include "gstbsplinewarp.h"
 #include "gstbsplineengine.h"
+#include "gstbsplinechain.h"
 #include "gstbsplinewarpcuda.h"
 #include "gstbsplinewarpplanes.h"
 #include "gstbsplinewarpstmap.h"
@@ -46,11 +47,7 @@ struct _GstBSplineWarp
   GstBSplineEngine engine;
   GstBSplineWarpPlanes planes;
   GstBSplineWarpCuda cuda;
-  /* defer: why downstream would not apply the chain meta (NULL: it
-   * would; gst_bspline_chain_downstream_refusal), and whether the element
-   * warned that it resamples instead */
-  gchar *downstream_refusal;
-  gboolean warned_defer;
+  GstBSplineChainDefer defer;  /* defer=true: whether it can */
 };
 
 /* The properties, copied under the object lock. */

@@ -1,0 +1,279 @@
+/* GStreamer
+ * Copyright (C) 2026 gst-bspline contributors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * This library is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Library General Public License for more details.
+ */
+
+/* bsplinestabilize's motion estimation: the camera motion between
+ * consecutive frames, from their luma (or R'G'B'), on the CPU or on the
+ * GPU (gstbsplinestabilizecuda.c); with a lens stage, from the undistorted
+ * frame at the analysis resolution (docs/stabilization.md). */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstbsplinestabilizeprivate.h"
+#include "gstbsplineframe.h"
+
+#define GST_CAT_DEFAULT gst_bspline_stabilize_debug
+
+/* The lens stage's plan of the analysis (see analysis_plan): the map of
+ * plane 0 with no correction, its output pixels factor times larger; a
+ * linear B-spline widened where the map shrinks (the estimator's own
+ * averaging is a box of factor x factor pixels), the frame's edges
+ * reflected rather than filled (a constant border would hold the motion
+ * still). */
+static gboolean
+gst_bspline_stabilize_analysis_plan (GstBSplineStabilize * self,
+    GstVideoInfo * in_info, gint factor)
+{
+  bspline_geometry geometry;
+  bspline_plane_grid grid;
+  bspline_params params;
+  bspline_image src;
+  bspline_lens lens;
+  bspline_status status;
+  gdouble inverse[9];
+  GstBSplineStabilizeMotion *motion = &self->motion;
+  gchar msg[256] = "";
+  gint i;
+
+  if (self->run.lens.direction != 0) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("bsplinestabilize cannot "
+            "use lens-direction=distort: it stabilizes the undistorted view "
+            "of a lens (lens-direction=undistort)."), (NULL));
+    return FALSE;
+  }
+  gst_bspline_stabilize_geometry (self, in_info, NULL, &geometry);
+  gst_bspline_frame_plane_grid (in_info, self->chroma_site, 0, &grid);
+  gst_bspline_frame_plane_image (in_info, NULL, 0, &src);
+  gst_bspline_settings_plane_params (&self->run.resample, in_info, 0, &src,
+      &params);
+  params.method = BSPLINE_METHOD_BSPLINE;
+  params.order = 1;
+  params.boundary = BSPLINE_BOUNDARY_REFLECT;
+  params.precision = BSPLINE_PRECISION_FLOAT;
+  params.antialias = BSPLINE_ANTIALIAS_WIDEN;
+  status = bspline_geometry_plane_map (&geometry, &grid, inverse, &lens, msg,
+      sizeof (msg));
+  /* analysis pixel coordinates are the output's divided by factor */
+  for (i = 0; i < 3; i++) {
+    inverse[3 * i] *= factor;
+    inverse[3 * i + 1] *= factor;
+  }
+  motion->analysis = src;
+  motion->analysis.width = src.width / factor;
+  motion->analysis.height = src.height / factor;
+  motion->analysis.stride = (gssize) motion->analysis.width * src.channels;
+  if (status == BSPLINE_OK)
+    status = bspline_plan_new_lens (&params, inverse, &lens, src.width,
+        src.height, motion->analysis.width, motion->analysis.height,
+        src.channels, &motion->analysis_plan, msg, sizeof (msg));
+  if (status == BSPLINE_ERROR_INVALID_TRANSFORM
+      || status == BSPLINE_ERROR_INVALID_ARGUMENT) {
+    gchar *text = gst_bspline_settings_lens_describe (&self->run.lens);
+
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The lens stage cannot be used: %s (%s).", msg, text),
+        ("%dx%d frames", src.width, src.height));
+    g_free (text);
+    return FALSE;
+  }
+  motion->analysis.data = status == BSPLINE_OK ?
+      g_try_malloc ((gsize) motion->analysis.stride * motion->analysis.height) :
+      NULL;
+  if (motion->analysis.data == NULL) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to undistort %dx%d frames for the motion.",
+            src.width, src.height), ("%s", msg));
+    return FALSE;
+  }
+  motion->analysis_factor = factor;
+  return TRUE;
+}
+
+void
+gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
+{
+  const GstVideoInfo *info = &frame->info;
+
+  memset (luma, 0, sizeof (*luma));
+  luma->width = GST_VIDEO_INFO_WIDTH (info);
+  luma->height = GST_VIDEO_INFO_HEIGHT (info);
+  if (GST_VIDEO_INFO_IS_RGB (info)) {
+    luma->data = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+    luma->stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    luma->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+    luma->offset_r = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_R);
+    luma->offset_g = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_G);
+    luma->offset_b = GST_VIDEO_INFO_COMP_POFFSET (info, GST_VIDEO_COMP_B);
+  } else {
+    luma->data = GST_VIDEO_FRAME_COMP_DATA (frame, GST_VIDEO_COMP_Y);
+    luma->stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, GST_VIDEO_COMP_Y);
+    luma->pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
+    luma->offset_y = 0;
+    luma->offset_r = -1;
+  }
+}
+
+
+/* With the lens stage, the frame the motion is estimated on: plane 0 of
+ * vframe undistorted at the analysis resolution by analysis_plan (on the
+ * GPU where there is one, from the frame's device copy where it has one),
+ * in place of luma's pixels (its layout of R'G'B' or grey bytes stays);
+ * msg says why it failed. */
+bspline_status
+gst_bspline_stabilize_undistort (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstBSplineStabilizeFrame * frame,
+    bspline_luma_frame * luma, gchar * msg, gsize msg_len)
+{
+  GstBSplineStabilizeMotion *motion = &self->motion;
+  bspline_image src;
+  bspline_status status = BSPLINE_ERROR_BACKEND;
+
+  gst_bspline_frame_plane_image (&vframe->info, vframe, 0, &src);
+  if (gst_bspline_stabilize_cuda_undistort (self, &src, frame, &status, msg,
+          msg_len) && status != BSPLINE_OK)
+    return status;
+  if (status != BSPLINE_OK) {
+    status = bspline_cpu_execute (self->engine.cpu, motion->analysis_plan,
+        &src, &motion->analysis);
+    if (status != BSPLINE_OK) {
+      g_strlcpy (msg, bspline_cpu_last_error (self->engine.cpu), msg_len);
+      return status;
+    }
+  }
+  luma->data = motion->analysis.data;
+  luma->stride = motion->analysis.stride;
+  luma->width = motion->analysis.width;
+  luma->height = motion->analysis.height;
+  return BSPLINE_OK;
+}
+
+/* A motion estimated on the analysis frames of the lens stage, in the
+ * frame's pixels: the analysis pixels' edges are analysis_factor frame
+ * pixels apart, from the same origin. */
+static void
+gst_bspline_stabilize_motion_to_frame (GstBSplineStabilizeMotion * motion,
+    bspline_motion_result * r)
+{
+  if (motion->analysis_plan == NULL)
+    return;
+  r->motion.m[2] *= motion->analysis_factor;
+  r->motion.m[5] *= motion->analysis_factor;
+}
+
+gboolean
+gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
+    GstVideoInfo * in_info)
+{
+  GstBSplineStabilizeMotion *motion = &self->motion;
+  bspline_motion_params mp;
+  gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+
+  bspline_motion_params_init (&mp);
+  mp.model = self->run.motion_model;
+  mp.n_threads = (int) self->run.resample.n_threads;
+  motion->width = w;
+  motion->height = h;
+  /* with the lens stage, the estimator sees the undistorted frame at its
+   * analysis resolution, and averages it no further */
+  if (self->run.lens.model != BSPLINE_LENS_NONE) {
+    gint factor = bspline_motion_analysis_factor (&mp, w, h);
+
+    if (!gst_bspline_stabilize_analysis_plan (self, in_info, factor))
+      return FALSE;
+    motion->width = motion->analysis.width;
+    motion->height = motion->analysis.height;
+    mp.analysis_width = motion->width;
+    mp.search_range /= factor;
+  }
+  motion->params = mp;
+  return TRUE;
+}
+
+bspline_status
+gst_bspline_stabilize_motion_new_estimator (GstBSplineStabilizeMotion *
+    motion, gchar * msg, gsize msg_len)
+{
+  return bspline_motion_estimator_new (&motion->params, motion->width,
+      motion->height, &motion->estimator, msg, msg_len);
+}
+
+GstFlowReturn
+gst_bspline_stabilize_motion_estimate (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame, bspline_motion_result * r)
+{
+  GstVideoFrame vframe;
+  bspline_luma_frame luma;
+  gboolean estimated = FALSE;
+  gchar error[512] = "";
+  GstFlowReturn ret;
+
+  if (!gst_bspline_stabilize_map_input (self, frame, &vframe))
+    return GST_FLOW_ERROR;
+  gst_bspline_stabilize_luma (&vframe, &luma);
+  ret = gst_bspline_stabilize_cuda_estimate (self, &vframe, &luma, frame, r,
+      &estimated);
+  if (ret == GST_FLOW_OK && !estimated && self->motion.analysis_plan
+      && gst_bspline_stabilize_undistort (self, &vframe, frame, &luma,
+          error, sizeof (error)) != BSPLINE_OK)
+    goto undistort_failed;
+  if (ret == GST_FLOW_OK && !estimated
+      && bspline_motion_estimate (self->motion.estimator, &luma, r)
+      != BSPLINE_OK)
+    goto estimate_failed;
+  gst_video_frame_unmap (&vframe);
+  if (ret == GST_FLOW_OK)
+    gst_bspline_stabilize_motion_to_frame (&self->motion, r);
+  return ret;
+
+  /* ERRORS */
+undistort_failed:
+  {
+    gst_video_frame_unmap (&vframe);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Undistorting frame %"
+            G_GUINT64_FORMAT " for the motion estimation failed: %s.",
+            self->path.n_in, error), ("backend=%s",
+            self->run.resample.backend == GST_BSPLINE_BACKEND_CUDA ? "cuda" :
+            "auto or cpu"));
+    return GST_FLOW_ERROR;
+  }
+estimate_failed:
+  {
+    gst_video_frame_unmap (&vframe);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("The motion of frame %" G_GUINT64_FORMAT " could not be estimated.",
+            self->path.n_in), ("out of memory"));
+    return GST_FLOW_ERROR;
+  }
+}
+
+void
+gst_bspline_stabilize_motion_reset (GstBSplineStabilizeMotion * motion)
+{
+  if (motion->estimator)
+    bspline_motion_estimator_reset (motion->estimator);
+}
+
+void
+gst_bspline_stabilize_motion_clear (GstBSplineStabilizeMotion * motion)
+{
+  bspline_motion_estimator_free (motion->estimator);
+  motion->estimator = NULL;
+  bspline_plan_free (motion->analysis_plan);
+  motion->analysis_plan = NULL;
+  g_free (motion->analysis.data);
+  motion->analysis.data = NULL;
+}
