@@ -31,6 +31,14 @@
  * frames held back, a flush drops them.  docs/stabilization.md has the
  * algorithm and the measured figures.
  *
+ * It takes progressive 8-bit video (RGB, BGR and their 4-byte variants,
+ * I420, YV12, NV12, NV21, Y42B, Y444, GRAY8): the motion is estimated on
+ * the luma (or R'G'B'), every plane is warped on its own grid.  Interlaced
+ * video is refused at negotiation (put deinterlace in front).  The engines
+ * and the backend rule are bsplinewarp's (gstbsplineengine.h); the motion
+ * is gstbsplinestabilizemotion.c's, the frames on the GPU
+ * gstbsplinestabilizecuda.c's.
+ *
  * Each frame's estimated motion and applied correction are posted as an
  * element message `bsplinestabilize` when the frame leaves, and, with
  * transforms-location, written to a text file (transforms-mode=write) or

@@ -34,11 +34,16 @@
  * (stmap-location) may remap the input frame, in the same resampling.
  * Chroma planes are resampled on their own grid, honouring chroma-site.
  *
- * The element is thin: it negotiates, snapshots its settings once per
- * frame, keeps one plan per plane (core/bspline.h) and runs the CPU engine
- * on each plane.  It works in passthrough when the transform is the
- * identity and the sizes match.  Interlaced video is refused at negotiation
- * (put deinterlace in front).
+ * The element is thin: it negotiates (gstbsplinewarpcaps.c), snapshots
+ * its settings once per frame, keeps one plan per plane
+ * (gstbsplinewarpplanes.c, core/bspline.h) and runs each plane on the CUDA
+ * engine, two frames in flight, where the build has one and backend and
+ * the machine allow it (gstbsplinewarpcuda.c), else on the CPU engine
+ * (gstbsplineengine.h has the backend rule).  It works in passthrough when
+ * the transform is the identity and the sizes match.  Interlaced video
+ * (interleaved, mixed, and alternate fields) is resampled field by field,
+ * each field on its own grid, and keeps its interlacing (docs/element.md,
+ * "Interlaced video").
  *
  * ## Example launch lines
  * |[
