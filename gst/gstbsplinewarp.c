@@ -69,9 +69,6 @@
 #include "config.h"
 #endif
 
-#include <math.h>
-#include <string.h>
-
 #include <gst/controller/controller.h>
 
 #include "gstbsplinewarpprivate.h"
@@ -79,9 +76,6 @@
 #include "gstbsplineframe.h"
 #include "gstbsplinemeta.h"
 #include "gstbsplinechain.h"
-#ifdef HAVE_BSPLINE_CUDA_MEMORY
-#include "gstbsplinecudamemory.h"
-#endif
 
 GST_DEBUG_CATEGORY (gst_bspline_warp_debug);
 #define GST_CAT_DEFAULT gst_bspline_warp_debug
