@@ -3,7 +3,7 @@
  * Unser's recursive filters with the exact, boundary-specific
  * initialisations and precision-driven truncation of Briand & Monasse
  * (2018) as presented in Briand & Davy (2019), section 2 (seed 001). */
-#include "internal.h"
+#include "resample.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -54,7 +54,7 @@ bspline_causal_line_carry (const bspline_plan * plan, int n_blocks, int line)
 }
 
 /* group_out of a whole group of four-channel float rows where AVX-512 is
- * there: rows q = 0 .. count - 1 of buf (interleaved, see internal.h) into
+ * there: rows q = 0 .. count - 1 of buf (interleaved, see resample.h) into
  * out[q], each after the causal recursion along y against the row above
  * when chain is set (the row above row 0 is prev; none when prev is
  * NULL), s_k = x_k + z s_{k-1} ([BD19] eq. 15, across rows), with the
@@ -263,7 +263,7 @@ anticausal_out_all_f (const bspline_plan * plan, float *buf,
 }
 
 /* The source pixels of eight four-channel U8 rows into the body of a
- * group (interleaved, see internal.h), each value converted and times
+ * group (interleaved, see resample.h), each value converted and times
  * gain as read_row and interleave (prefilter-impl.h) do, so the values
  * are the same: four pixels of the eight rows are loaded (eight vectors)
  * and transposed by 128-bit lanes, so that the group takes whole-vector

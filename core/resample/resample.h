@@ -1,81 +1,15 @@
-/* internal.h: what the core's files share and nobody else sees. */
-#ifndef BSPLINE_INTERNAL_H
-#define BSPLINE_INTERNAL_H
-
-#include "bspline.h"
-#include "bspline-chain.h"
-
-#include <stddef.h>
-#include <stdint.h>
-
-/* ---- thread pool (threadpool.c) ---- */
-typedef struct bspline_pool bspline_pool;
-/* worker: 0 for the calling thread, 1 .. size - 1 for the pool's threads,
- * so that a task can use per-thread scratch. */
-typedef void (*bspline_task_fn) (void *ctx, int task, int worker);
-
-int bspline_online_cores (void);
-/* The most threads a pool starts: min (requested, 4 x online cores, 256);
- * 0 (or less) asks for one per online core.  The bands of a frame are
- * claimed by whichever thread is free, so threads beyond the cores only
- * take turns, while each holds a stack of address space (8 MiB by
- * default): n-threads=1024 once took a process's whole address space.
- * Four per core still covers a core count that under-reports what the
- * process may use. */
-#define BSPLINE_POOL_THREADS_PER_CORE 4
-#define BSPLINE_POOL_MAX_THREADS 256
-int bspline_pool_threads (int n_threads);
-/* A pool of bspline_pool_threads (n_threads) threads, the caller's
- * included, or fewer where the system creates fewer. */
-bspline_pool *bspline_pool_new (int n_threads);
-int bspline_pool_size (const bspline_pool * pool);
-/* Runs fn(ctx, 0 .. n_tasks-1, worker) on the pool and the calling
- * thread. */
-void bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
-    void *ctx);
-/* For tasks of one bspline_pool_run that depend on others: waits until
- * ready (ctx, arg) holds, checked under the pool's lock; update runs
- * under that lock and wakes the waiting tasks.  Tasks are claimed in
- * index order (and run in that order on a pool of one thread), so a task
- * that waits only for tasks of lower index cannot wait forever. */
-void bspline_pool_wait (bspline_pool * pool, int (*ready) (void *ctx,
-        int arg), void *ctx, int arg);
-void bspline_pool_update (bspline_pool * pool, void (*update) (void *ctx,
-        int arg), void *ctx, int arg);
-void bspline_pool_free (bspline_pool * pool);
-/* The thread pool of a CPU engine (cpu.c), for work beside its plans
- * (keep-border.c). */
-bspline_pool *bspline_cpu_pool (bspline_cpu * cpu);
-
-/* ---- vector code ----
+/* resample.h: the plans and the CPU engine's stages as the core's files
+ * see them: the plan struct (plan.c), the point cache (point-cache.c),
+ * the least-squares reductions (reduce.c), the prefilter (prefilter.c),
+ * the sampling (resample.c) and the engine's thread pool (engine.c).
  *
- * The hot loops are plain C over constant lane counts, which the compiler
- * vectorises.  On x86-64 with GCC every engine task is compiled three
- * times, for AVX-512 (x86-64-v4), AVX2 (x86-64-v3) and the baseline, and
- * the loader picks one for the machine (ifunc).  The core is built in ISO C
- * mode, where GCC contracts no a * b + c into a fused multiply-add: the
- * fused ones are written out (fmaf, see BSPLINE_SUM4), so the three
- * versions compute bit-identical values.  Defining
- * BSPLINE_NO_X86_DISPATCH (tests/core builds a copy of the core with it)
- * leaves only the plain C loops, the reference of every x86 kernel. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__ELF__) && __GNUC__ >= 12 && !defined(BSPLINE_NO_X86_DISPATCH)
-#define BSPLINE_X86_DISPATCH 1
-#define BSPLINE_VECTOR_CLONES \
-  __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", \
-              "default")))
-#else
-#define BSPLINE_X86_DISPATCH 0
-#define BSPLINE_VECTOR_CLONES
-#endif
+ * Not installed.  Included by core/'s files, and by cuda/ (whose engine
+ * reads the plan struct), the tests and the benchmarks. */
+#ifndef BSPLINE_RESAMPLE_H
+#define BSPLINE_RESAMPLE_H
 
-/* The small kernels that the tasks above call are inlined into each of
- * their versions. */
-#if defined(__GNUC__)
-#define BSPLINE_INLINE inline __attribute__ ((always_inline))
-#else
-#define BSPLINE_INLINE inline
-#endif
+#include "base.h"
+#include "bspline-chain.h"
 
 /* The separable path's sums in single precision are fused multiply-adds
  * in one order, w0 a0 + w1 a1 + w2 a2 + w3 a3 being
@@ -109,99 +43,9 @@ bspline_group_rows (int channels)
   return BSPLINE_GROUP_LANES / channels;
 }
 
-#if BSPLINE_X86_DISPATCH
-#include <immintrin.h>
-
-/* Whether the AVX-512 kernels (F and BW) may run, and the AVX2 ones.
- * Defining BSPLINE_NO_AVX512 turns the former off, so that tests/core can
- * check the AVX2 kernels on a machine that has AVX-512. */
-static inline int
-bspline_x86_avx512 (void)
-{
-#ifdef BSPLINE_NO_AVX512
-  return 0;
-#else
-  return __builtin_cpu_supports ("avx512f")
-      && __builtin_cpu_supports ("avx512bw") && __builtin_cpu_supports ("fma");
-#endif
-}
-
-static inline int
-bspline_x86_avx2 (void)
-{
-  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
-}
-
-/* Pixels x .. x + 3 of the eight rows of an RGBA group, one vector r[q]
- * per row (4 pixels x 4 channels), as the group holds them: the 128-bit
- * lanes (pixels) transposed into a[2 p + h], pixel x + p of rows 4 h ..
- * 4 h + 3 (the transpose is its own inverse).  The store puts them at b =
- * buf + x * BSPLINE_GROUP_LANES, every store a whole 64-byte vector.  For
- * the AVX-512 loops of prefilter.c and resample.c. */
-__attribute__ ((target ("avx512f"), always_inline))
-static inline void
-bspline_group_transpose_rgba_avx512 (const __m512 * r, __m512 * a)
-{
-  int h;
-  for (h = 0; h < 2; h++) {
-    __m512 t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
-    __m512 t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
-    __m512 t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
-    __m512 t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
-    a[h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
-    a[2 + h] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
-    a[4 + h] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
-    a[6 + h] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
-  }
-}
-
-/* The inverse: the group's vectors a[2 p + h] (as stored at b, see
- * above) back into one vector per row, r[q] holding pixels x .. x + 3 of
- * row q. */
-__attribute__ ((target ("avx512f"), always_inline))
-static inline void
-bspline_group_rows_rgba_avx512 (const __m512 * a, __m512 * r)
-{
-  int h;
-  for (h = 0; h < 2; h++) {
-    __m512 t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
-    __m512 t1 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0xEE);
-    __m512 t2 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0x44);
-    __m512 t3 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0xEE);
-    r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
-    r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
-    r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
-    r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
-  }
-}
-
-__attribute__ ((target ("avx512f"), always_inline))
-static inline void
-bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
-{
-  __m512 a[8];
-  int k;
-  bspline_group_transpose_rgba_avx512 (r, a);
-  for (k = 0; k < 8; k++)
-    _mm512_storeu_ps (b + 16 * k, a[k]);
-}
-
-/* The same for AVX2: pixels x and x + 1 of the eight rows, one vector r[q]
- * per row (2 pixels x 4 channels); rows 2 h and 2 h + 1 of a pixel make
- * one vector of the group, their 128-bit halves exchanged by vperm2f128. */
-__attribute__ ((target ("avx2"), always_inline))
-static inline void
-bspline_group_store_rgba_avx2 (float *b, const __m256 * r)
-{
-  int h;
-  for (h = 0; h < 4; h++) {
-    _mm256_storeu_ps (b + 8 * h, _mm256_permute2f128_ps (r[2 * h],
-            r[2 * h + 1], 0x20));
-    _mm256_storeu_ps (b + BSPLINE_GROUP_LANES + 8 * h,
-        _mm256_permute2f128_ps (r[2 * h], r[2 * h + 1], 0x31));
-  }
-}
-#endif
+/* The thread pool of a CPU engine (engine.c), for work beside its plans
+ * (keep-border.c). */
+bspline_pool *bspline_cpu_pool (bspline_cpu * cpu);
 
 /* ---- plans (plan.c) ---- */
 
@@ -338,20 +182,6 @@ bspline_point_rows_row (const bspline_plan * plan,
   return rows->rows + (size_t) i * (size_t) bspline_point_values (plan)
       * (size_t) plan->dst_width;
 }
-
-/* ---- lens.c ---- */
-/* Checks the lens's coefficients and finds its fold radius (lens->fold);
- * fails where the output frame, through the homography m and the
- * (prepared) lens stages before[0 .. n_before - 1], needs a point at or
- * beyond it (the message says where). */
-bspline_status bspline_lens_prepare (bspline_lens * lens, const double m[9],
-    const bspline_lens * before, int n_before, int dst_width, int dst_height,
-    char *msg, size_t msg_len);
-/* 1 where the footprint of the geometry (m, then lenses[0 .. n_lenses -
- * 1]) stays well under one input pixel per output pixel over the frame
- * (sampled): no pixel would widen. */
-int bspline_lens_never_widens (const bspline_lens * lenses, int n_lenses,
-    const double m[9], int dst_width, int dst_height);
 
 /* A plan's fields but the tables (plan.c): the prefilter is that of
  * B-splines of degree `degree` (the order, or 2 n + 1 for a Gram filter),
@@ -491,6 +321,78 @@ void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,
     double *out);
 
-void bspline_set_error (char *msg, size_t msg_len, const char *fmt, ...);
+#if BSPLINE_X86_DISPATCH
+#include <immintrin.h>
 
-#endif /* BSPLINE_INTERNAL_H */
+/* Pixels x .. x + 3 of the eight rows of an RGBA group, one vector r[q]
+ * per row (4 pixels x 4 channels), as the group holds them: the 128-bit
+ * lanes (pixels) transposed into a[2 p + h], pixel x + p of rows 4 h ..
+ * 4 h + 3 (the transpose is its own inverse).  The store puts them at b =
+ * buf + x * BSPLINE_GROUP_LANES, every store a whole 64-byte vector.  For
+ * the AVX-512 loops of prefilter.c and resample.c. */
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_transpose_rgba_avx512 (const __m512 * r, __m512 * a)
+{
+  int h;
+  for (h = 0; h < 2; h++) {
+    __m512 t0 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0x44);
+    __m512 t1 = _mm512_shuffle_f32x4 (r[4 * h], r[4 * h + 1], 0xEE);
+    __m512 t2 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0x44);
+    __m512 t3 = _mm512_shuffle_f32x4 (r[4 * h + 2], r[4 * h + 3], 0xEE);
+    a[h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
+    a[2 + h] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
+    a[4 + h] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
+    a[6 + h] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
+  }
+}
+
+/* The inverse: the group's vectors a[2 p + h] (as stored at b, see
+ * above) back into one vector per row, r[q] holding pixels x .. x + 3 of
+ * row q. */
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_rows_rgba_avx512 (const __m512 * a, __m512 * r)
+{
+  int h;
+  for (h = 0; h < 2; h++) {
+    __m512 t0 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0x44);
+    __m512 t1 = _mm512_shuffle_f32x4 (a[h], a[2 + h], 0xEE);
+    __m512 t2 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0x44);
+    __m512 t3 = _mm512_shuffle_f32x4 (a[4 + h], a[6 + h], 0xEE);
+    r[4 * h] = _mm512_shuffle_f32x4 (t0, t2, 0x88);
+    r[4 * h + 1] = _mm512_shuffle_f32x4 (t0, t2, 0xDD);
+    r[4 * h + 2] = _mm512_shuffle_f32x4 (t1, t3, 0x88);
+    r[4 * h + 3] = _mm512_shuffle_f32x4 (t1, t3, 0xDD);
+  }
+}
+
+__attribute__ ((target ("avx512f"), always_inline))
+static inline void
+bspline_group_store_rgba_avx512 (float *b, const __m512 * r)
+{
+  __m512 a[8];
+  int k;
+  bspline_group_transpose_rgba_avx512 (r, a);
+  for (k = 0; k < 8; k++)
+    _mm512_storeu_ps (b + 16 * k, a[k]);
+}
+
+/* The same for AVX2: pixels x and x + 1 of the eight rows, one vector r[q]
+ * per row (2 pixels x 4 channels); rows 2 h and 2 h + 1 of a pixel make
+ * one vector of the group, their 128-bit halves exchanged by vperm2f128. */
+__attribute__ ((target ("avx2"), always_inline))
+static inline void
+bspline_group_store_rgba_avx2 (float *b, const __m256 * r)
+{
+  int h;
+  for (h = 0; h < 4; h++) {
+    _mm256_storeu_ps (b + 8 * h, _mm256_permute2f128_ps (r[2 * h],
+            r[2 * h + 1], 0x20));
+    _mm256_storeu_ps (b + BSPLINE_GROUP_LANES + 8 * h,
+        _mm256_permute2f128_ps (r[2 * h], r[2 * h + 1], 0x31));
+  }
+}
+#endif
+
+#endif /* BSPLINE_RESAMPLE_H */

@@ -19,8 +19,8 @@
  *
  *  - camera[t], C_t: frame t's pixel coordinates -> the reference (world)
  *    coordinates, so that C_(t+1) = C_t F_(t+1) with F_(t+1) the map from
- *    frame t+1 to frame t ([GKE11] sec. 3).  In core/stabilize.c's terms,
- *    where the path A_t maps frame 0 to frame t, C_t = A_t^-1.
+ *    frame t+1 to frame t ([GKE11] sec. 3).  In core/stabilize/stabilize.c's
+ *    terms, where the path A_t maps frame 0 to frame t, C_t = A_t^-1.
  *  - stabilization[t], B_t: crop-window coordinates -> frame t's pixel
  *    coordinates.  The crop window is the frame shrunk by `zoom` about its
  *    centre and given in the frame's own pixel coordinates: B_t = I keeps
@@ -29,6 +29,9 @@
  *    frame t is B_t after that zoom's inverse, and the forward correction
  *    (input -> output, as bspline_stabilize_result's) is
  *    bspline_camera_path_correction's.
+ *
+ * Not installed.  Included by core/stabilize/stabilize.c and
+ * camera-path.c, and by tests/stabilize/test-camera-path.c.
  */
 #ifndef BSPLINE_CAMERA_PATH_H
 #define BSPLINE_CAMERA_PATH_H

@@ -64,7 +64,7 @@
  *         resizing using finite differences", IEEE Trans. Image
  *         Processing 10(9), 2001.
  */
-#include "internal.h"
+#include "resample.h"
 
 #include <math.h>
 #include <stdlib.h>

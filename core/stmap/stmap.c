@@ -23,7 +23,7 @@
 #include "bspline-stage.h"
 #include "bspline-stmap.h"
 #include "bspline-stmap-file.h"
-#include "internal.h"
+#include "base.h"
 
 struct bspline_stmap
 {

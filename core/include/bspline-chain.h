@@ -1,15 +1,15 @@
 /* bspline-chain.h: a chain of geometric stages resampled once.
  *
  * A chain is a list of stages in the order they act on the picture, first
- * the one nearest the frame received (../shared/conventions.md, "The
- * geometry chain").  Each stage maps its input frame to its output frame;
- * it is stored as its inverse, as the sampler evaluates it: `inverse`
- * (3x3 row-major homography, bspline.h's convention) takes the stage's
- * output pixel coordinates to its input pixel coordinates, or, where the
- * stage has a lens or STMap stage (lens.model != BSPLINE_LENS_NONE), to
- * that stage's domain (a lens's normalised coordinates, an STMap's map
- * samples), from which `lens` (its model and its `post` homography) takes
- * them on to the stage's input pixel coordinates (bspline-stage.h).
+ * the one nearest the frame received (docs/chains.md).  Each stage maps
+ * its input frame to its output frame; it is stored as its inverse, as the
+ * sampler evaluates it: `inverse` (3x3 row-major homography, bspline.h's
+ * convention) takes the stage's output pixel coordinates to its input
+ * pixel coordinates, or, where the stage has a lens or STMap stage
+ * (lens.model != BSPLINE_LENS_NONE), to that stage's domain (a lens's
+ * normalised coordinates, an STMap's map samples), from which `lens` (its
+ * model and its `post` homography) takes them on to the stage's input
+ * pixel coordinates (bspline-stage.h).
  *
  * All coordinates are pixel coordinates of the frame the stage works on
  * (pixel (i, j) covers [i, i+1) x [j, j+1)).

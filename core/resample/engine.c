@@ -1,6 +1,6 @@
-/* cpu.c: the CPU engine, which runs plans on images with a thread pool and
+/* engine.c: the CPU engine, which runs plans on images with a thread pool and
  * keeps its coefficient and scratch buffers from frame to frame. */
-#include "internal.h"
+#include "resample.h"
 
 #include <stdint.h>
 #include <stdio.h>

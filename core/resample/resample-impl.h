@@ -53,7 +53,7 @@ SUFFIX (store_values) (const bspline_image * dst, int row, ptrdiff_t first,
 }
 
 /* A coefficient row of n pixels into lanes lane .. lane + C - 1 of buf
- * (interleaved, see internal.h). */
+ * (interleaved, see resample.h). */
 static BSPLINE_INLINE void
 SUFFIX (interleave_row) (REAL * buf, int lane, const REAL * row, int n,
     const int C)
@@ -87,7 +87,7 @@ SUFFIX (group_in) (REAL * buf, int q, const REAL * row, int n, int C)
 /* The anticausal recursion along y one row down, c_k = z (c_{k+1} - s_k)
  * ([BD19] eq. 18, across rows), on the row c of n pixels, where the causal
  * output s_k is the stored row s, plus w times the row carry when there is
- * one (see internal.h); with buf, c_k also goes into lanes lane ..
+ * one (see resample.h); with buf, c_k also goes into lanes lane ..
  * lane + C - 1 of buf. */
 static BSPLINE_INLINE void
 SUFFIX (anticausal_row_c) (REAL * c, const REAL * s, const REAL * carry,
@@ -438,7 +438,7 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
   for (k = o0 * T; k < o1 * T; k++)
     used[ty->index[k]] = 1;
   /* buf is not cleared: the lanes past a partial group go to the sink, and
-   * the engine zeroes its scratch once, when it allocates it (cpu.c), so
+   * the engine zeroes its scratch once, when it allocates it (engine.c), so
    * they hold zeros or values of earlier groups, never garbage. */
 
   m = top + truncation >= n_lines - 1 ? n_lines - 1 : top + truncation;

@@ -102,7 +102,7 @@ SUFFIX (prefilter_lines) (const bspline_plan * plan, REAL * p,
 }
 
 /* n pixels of C values from row into lane 0 .. C - 1 of buf
- * (interleaved, see internal.h). */
+ * (interleaved, see resample.h). */
 static BSPLINE_INLINE void
 SUFFIX (interleave) (REAL * buf, const REAL * row, int n, const int C)
 {
@@ -141,7 +141,7 @@ SUFFIX (read_row) (const bspline_image * src, const void *row, REAL * out,
 }
 
 /* Line `line` of the padded storage of a column, converted and extended
- * along x, into lane `lane` of buf (interleaved, see internal.h); conv is
+ * along x, into lane `lane` of buf (interleaved, see resample.h); conv is
  * scratch for one source row.  Constant fill lines are left at zero: they
  * are not prefiltered along x (see fill_lines). */
 static BSPLINE_INLINE void
@@ -403,7 +403,7 @@ SUFFIX (prefilter_columns) (const bspline_plan * plan,
       coef->height + 2 * coef->pad, lanes);
 }
 
-/* Streaming path: lines first .. last - 1 (one block, see internal.h) of
+/* Streaming path: lines first .. last - 1 (one block, see resample.h) of
  * the padded storage, filtered along x and causally along y, into the
  * plane.  The top block takes the exact causal initialisation of every
  * column ([BD19] eq. 14, 19), for which the first min(len, N + 2) lines

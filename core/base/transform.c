@@ -1,5 +1,5 @@
 /* transform.c: 3x3 homogeneous matrices (row-major). */
-#include "internal.h"
+#include "bspline.h"
 
 #include <math.h>
 #include <string.h>

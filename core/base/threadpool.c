@@ -3,7 +3,7 @@
  * A frame is split into bands (rows, column strips) and each band is one
  * task; the caller's thread works too.  Threads are created once per engine
  * so that a video stream does not pay thread creation on every frame. */
-#include "internal.h"
+#include "base.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -522,9 +522,9 @@ bspline_stage_map_point (const double *m, const bspline_lens * lenses,
 /* The footprint at output pixel (u, v): how far x and y move per output
  * pixel (sx, sy), from the whole geometry's Jacobian (chain rule: each
  * lens stage's own Jacobian times the homography's and those of the
- * stages before it, ../shared/conventions.md "The geometry chain"), as
- * bspline_footprint takes them for the homography alone (n_lenses 0
- * gives its values).  Returns 0 where there is no input point. */
+ * stages before it; docs/chains.md), as bspline_footprint takes them for
+ * the homography alone (n_lenses 0 gives its values).  Returns 0 where
+ * there is no input point. */
 BSPLINE_HD static inline int
 bspline_stage_footprint_size (const double *m,
     const bspline_lens * lenses, int n_lenses, double u, double v, double *x,

@@ -40,8 +40,9 @@ extern "C" {
 
 #define BSPLINE_MAX_ORDER 11
 /* The prefilters of interpolation (orders 0-11) have at most 5 poles; the
- * Gram filters of the least-squares reduction of order n (core/reduce.c)
- * are the prefilters of degree 2 n + 1, up to 23: 11 poles. */
+ * Gram filters of the least-squares reduction of order n
+ * (core/resample/reduce.c) are the prefilters of degree 2 n + 1, up to 23:
+ * 11 poles. */
 #define BSPLINE_MAX_INTERP_POLES (BSPLINE_MAX_ORDER / 2)
 #define BSPLINE_MAX_DEGREE (2 * BSPLINE_MAX_ORDER + 1)
 #define BSPLINE_MAX_POLES (BSPLINE_MAX_DEGREE / 2)

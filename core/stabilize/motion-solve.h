@@ -1,17 +1,20 @@
-/* motion-gn.h: the arithmetic of one Gauss-Newton step of the motion
- * estimation (core/motion.c) that follows a pass over the pixels: the
- * robust scale from the residual histogram, the solve of the small normal
- * equations and the inverse-compositional update with its convergence
- * test.  Compiled by cc for the CPU engine and by nvcc for the GPU's,
- * whose blocks each run it on the device after a pass (cuda/motion.cu), so
- * that both engines take the same decisions from the same sums without a
- * round trip to the host per step.
+/* motion-solve.h: the arithmetic of one Gauss-Newton step of the motion
+ * estimation (core/stabilize/motion.c) that follows a pass over the pixels:
+ * the robust scale from the residual histogram, the solve of the small
+ * normal equations and the inverse-compositional update with its
+ * convergence test.  Compiled by cc for the CPU engine and by nvcc for the
+ * GPU's, whose blocks each run it on the device after a pass
+ * (cuda/motion.cu), so that both engines take the same decisions from the
+ * same sums without a round trip to the host per step.
  *
  * Baker & Matthews 2004, "Lucas-Kanade 20 years on", IJCV 56(3), sec. 3.2
  * (the inverse-compositional update W <- W o W(dp)^-1) and sec. 4.4 (robust
- * weights by iteratively reweighted least squares). */
-#ifndef BSPLINE_MOTION_GN_H
-#define BSPLINE_MOTION_GN_H
+ * weights by iteratively reweighted least squares).
+ *
+ * Not installed.  Included by core/stabilize/motion.c and cuda/motion.cu
+ * only. */
+#ifndef BSPLINE_MOTION_SOLVE_H
+#define BSPLINE_MOTION_SOLVE_H
 
 #include <math.h>
 #include "bspline-math.h"
@@ -172,4 +175,4 @@ bspline_motion_gn_update (double *m, const double *hh, const double *b,
   return shift < tolerance && step > 0 ? 1 : 0;
 }
 
-#endif /* BSPLINE_MOTION_GN_H */
+#endif /* BSPLINE_MOTION_SOLVE_H */

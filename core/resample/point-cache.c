@@ -12,7 +12,7 @@
  * cache.  A plan made for one frame (bsplinestabilize's) never allocates
  * it.  The cache holds the doubles that the same functions return, so the
  * output is the same bits with and without it. */
-#include "internal.h"
+#include "resample.h"
 
 #include "bspline-stage.h"
 

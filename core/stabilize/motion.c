@@ -41,8 +41,8 @@
 #include <string.h>
 
 #include "bspline-stabilize.h"
-#include "internal.h"
-#include "motion-gn.h"
+#include "base.h"
+#include "motion-solve.h"
 
 #define MOTION_MAX_LEVELS BSPLINE_MOTION_MAX_LEVELS
 /* The coarsest level is the last one at least this wide and high. */
@@ -785,7 +785,7 @@ motion_run_rows (bspline_motion_estimator * e, gn_task * g, int tasks)
  * weight at all.  (Plain least squares on the first steps converged
  * faster from far away but followed a large moving object; see
  * docs/stabilization.md.)  The arithmetic between passes is
- * motion-gn.h's, which the GPU engine runs on the device. */
+ * motion-solve.h's, which the GPU engine runs on the device. */
 static int
 motion_refine_level (bspline_motion_estimator * e, gn_task * g,
     int max_steps, double tolerance)

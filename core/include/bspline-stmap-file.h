@@ -1,4 +1,4 @@
-/* bspline-stmap-file.h: reads an STMap file (core/stmap-file.c).
+/* bspline-stmap-file.h: reads an STMap file (core/stmap/stmap-file.c).
  *
  * An STMap is a picture whose first two channels (R, G) hold, at each
  * sample, the source position normalised to 0..1 as Nuke documents it:

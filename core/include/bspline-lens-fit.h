@@ -1,5 +1,5 @@
 /* bspline-lens-fit.h: the new camera matrix of the element's lens-fit
- * property (core/lens-fit.c), OpenCV's own algorithms replicated:
+ * property (core/lens/lens-fit.c), OpenCV's own algorithms replicated:
  *  - brown: cv::getOptimalNewCameraMatrix (centerPrincipalPoint = false),
  *    alpha 0 = "inside" (no border shows), 1 = "all" (every input pixel
  *    visible);

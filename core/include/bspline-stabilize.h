@@ -147,7 +147,7 @@ bspline_status bspline_motion_estimate (bspline_motion_estimator *
  * levels and reliability tests, all here) but asks `ops` for the work on
  * pixels: building a frame's pyramid, the texture sums, the coarse search
  * and the Gauss-Newton refinement of a warp at one level, whose steps
- * (the passes over pixels and, between them, motion-gn.h's arithmetic)
+ * (the passes over pixels and, between them, motion-solve.h's arithmetic)
  * the engine behind ops runs itself.  That engine keeps the two pyramids,
  * laid out as bspline_motion_estimator_layout says, and must compute what
  * the CPU functions of motion.c compute (the comments there say how). */
@@ -230,10 +230,10 @@ bspline_status bspline_motion_estimate_with (bspline_motion_estimator *
 /* How the intended camera path is found (docs/stabilization.md). */
 typedef enum
 {
-  /* the L1-optimal path (core/camera-path.h): constant, constant-velocity
-   * and constant-acceleration pieces, the crop window kept inside every
-   * frame; solved over frames k .. k + smoothing for frame k, continuing
-   * from the three frames before it */
+  /* the L1-optimal path (core/stabilize/camera-path.h): constant,
+   * constant-velocity and constant-acceleration pieces, the crop window
+   * kept inside every frame; solved over frames k .. k + smoothing for
+   * frame k, continuing from the three frames before it */
   BSPLINE_STABILIZE_PATH_OPTIMAL = 0,
   /* each path parameter averaged with Gaussian weights over k - smoothing
    * .. k + smoothing (local linear regression) */

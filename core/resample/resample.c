@@ -2,7 +2,7 @@
  * coefficients at the inverse image of every output pixel centre
  * ([BD19] Algorithm 3), on the separable path for axis-aligned maps and on
  * the general path for warps. */
-#include "internal.h"
+#include "resample.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -210,7 +210,7 @@ anticausal_group_rgba_tail (float *c, const float *const *s,
  * z (c_{q-1} - (s_q + w_q carry_q)) (c_{-1} is c on entry; no carry term
  * where carry[q] is NULL), with the operations of anticausal_row_c
  * (resample-impl.h) in its order, so the values are the same; c_q goes
- * into lanes 4 q .. 4 q + 3 of buf (interleaved, see internal.h; not with
+ * into lanes 4 q .. 4 q + 3 of buf (interleaved, see resample.h; not with
  * a NULL buf; rows count .. 7 get c_{count-1}) and c_{count-1} into c.
  * Four pixels of the eight rows stay in registers and are transposed by
  * 128-bit lanes, so that buf takes whole-vector stores and c is read and
@@ -663,7 +663,7 @@ map_is_affine (const double *m)
   return m[6] == 0.0 && m[7] == 0.0 && m[8] == 1.0;
 }
 
-/* The widening of an affine map, the same at every pixel (internal.h);
+/* The widening of an affine map, the same at every pixel (resample.h);
  * 1 for other maps, whose W at (0, 0) may be beyond the horizon. */
 void
 bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
@@ -675,7 +675,7 @@ bspline_plan_affine_widening (const bspline_plan * plan, double *widen_x,
         BSPLINE_MAX_WARP_WIDENING, widen_x, widen_y);
 }
 
-/* Pixel j of a row of points of a lens plan (point-cache.c, internal.h):
+/* Pixel j of a row of points of a lens plan (point-cache.c, resample.h):
  * its input point and, where the row has a widened pixel (`widened`,
  * bspline_point_row), its widening (left at 1 where not); 0 where the
  * pixel has no input point. */

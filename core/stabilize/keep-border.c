@@ -26,7 +26,7 @@
  * A lens stage: no closed form; the rule at every pixel, the rows split
  * over the CPU engine's threads. */
 #include "bspline-keep-border.h"
-#include "internal.h"
+#include "resample.h"
 
 #include <math.h>
 #include <string.h>

@@ -73,8 +73,8 @@ typedef enum
 {
   BSPLINE_ANTIALIAS_NONE = 0,   /* plain interpolation at the centres */
   /* axis-aligned maps: the least-squares projection onto the spline of the
-   * output grid (core/reduce.c); homographies: a warp onto a finer grid,
-   * then that projection; a horizon in the frame, bicubic and a lens
+   * output grid (core/resample/reduce.c); homographies: a warp onto a finer
+   * grid, then that projection; a horizon in the frame, bicubic and a lens
    * stage: as WIDEN */
   BSPLINE_ANTIALIAS_LEAST_SQUARES = 1,
   BSPLINE_ANTIALIAS_WIDEN = 2   /* the kernel widened by the shrink */
@@ -174,7 +174,7 @@ int bspline_plan_map_point (const bspline_plan * plan, double u, double v,
 
 /* ---- the CPU engine ---- */
 /* n_threads: 0 = one per online core; at most 4 per online core and 256
- * (internal.h says why), fewer where the system cannot create them:
+ * (core/base/base.h says why), fewer where the system cannot create them:
  * bspline_cpu_n_threads says how many run. */
 bspline_cpu *bspline_cpu_new (int n_threads);
 void bspline_cpu_free (bspline_cpu * cpu);

@@ -16,7 +16,7 @@
  * one lens stage, or one homography, makes the plan it made before
  * chains. */
 #include "bspline-chain.h"
-#include "internal.h"
+#include "base.h"
 
 #include <string.h>
 

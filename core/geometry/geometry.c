@@ -6,7 +6,7 @@
 #include "bspline-geometry.h"
 #include "bspline-lens-fit.h"
 #include "bspline-stmap.h"
-#include "internal.h"
+#include "lens.h"
 
 #define GEOMETRY_PI 3.14159265358979323846
 

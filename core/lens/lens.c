@@ -9,7 +9,7 @@
 
 #include "bspline.h"
 #include "bspline-stage.h"
-#include "internal.h"
+#include "lens.h"
 
 #define LENS_PI 3.14159265358979323846
 /* Coefficients larger than this are refused as absurd: with |n| <= 1e3
