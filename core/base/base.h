@@ -1,9 +1,9 @@
 /* base.h: what the core's folders share: the thread pool
- * (threadpool.c), the x86 dispatch of the vector code and error messages
- * (status.c).
+ * (threadpool.c), the x86 dispatch of the vector code, error messages
+ * (status.c) and the mark of the internals that the library exports.
  *
  * Not installed.  Included by core/'s files, and by cuda/, the tests and
- * the benchmarks (the thread pool, bspline_set_error). */
+ * the benchmarks for the functions marked BSPLINE_INTERNAL_API. */
 #ifndef BSPLINE_BASE_H
 #define BSPLINE_BASE_H
 
@@ -12,12 +12,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libbspline-1.0 is built with hidden visibility: BSPLINE_INTERNAL_API
+ * exports a function that the installed headers do not declare, for
+ * cuda/, the tests and the benchmarks only; it is not part of the API
+ * (tests/core/exported-symbols.txt lists these in a section of their
+ * own). */
+#if defined(__GNUC__)
+#define BSPLINE_INTERNAL_API __attribute__ ((visibility ("default")))
+#else
+#define BSPLINE_INTERNAL_API
+#endif
+
 /* ---- thread pool (threadpool.c) ---- */
 typedef struct bspline_pool bspline_pool;
 /* worker: 0 for the calling thread, 1 .. size - 1 for the pool's threads,
  * so that a task can use per-thread scratch. */
 typedef void (*bspline_task_fn) (void *ctx, int task, int worker);
 
+BSPLINE_INTERNAL_API
 int bspline_online_cores (void);
 /* The most threads a pool starts: min (requested, 4 x online cores, 256);
  * 0 (or less) asks for one per online core.  The bands of a frame are
@@ -31,10 +43,13 @@ int bspline_online_cores (void);
 int bspline_pool_threads (int n_threads);
 /* A pool of bspline_pool_threads (n_threads) threads, the caller's
  * included, or fewer where the system creates fewer. */
+BSPLINE_INTERNAL_API
 bspline_pool *bspline_pool_new (int n_threads);
+BSPLINE_INTERNAL_API
 int bspline_pool_size (const bspline_pool * pool);
 /* Runs fn(ctx, 0 .. n_tasks-1, worker) on the pool and the calling
  * thread. */
+BSPLINE_INTERNAL_API
 void bspline_pool_run (bspline_pool * pool, int n_tasks, bspline_task_fn fn,
     void *ctx);
 /* For tasks of one bspline_pool_run that depend on others: waits until
@@ -46,6 +61,7 @@ void bspline_pool_wait (bspline_pool * pool, int (*ready) (void *ctx,
         int arg), void *ctx, int arg);
 void bspline_pool_update (bspline_pool * pool, void (*update) (void *ctx,
         int arg), void *ctx, int arg);
+BSPLINE_INTERNAL_API
 void bspline_pool_free (bspline_pool * pool);
 
 /* ---- vector code ----
@@ -103,6 +119,7 @@ bspline_x86_avx2 (void)
 /* ---- errors (status.c) ---- */
 /* Formats an error message into msg (msg_len bytes), where msg is not
  * NULL. */
+BSPLINE_INTERNAL_API
 void bspline_set_error (char *msg, size_t msg_len, const char *fmt, ...);
 
 #endif /* BSPLINE_BASE_H */

@@ -43,10 +43,12 @@ extern "C"
   } bspline_chain_stage;
 
 /* A stage that is the homography `inverse` alone. */
+  BSPLINE_API
   void bspline_chain_stage_homography (bspline_chain_stage * stage,
       const double inverse[9]);
 
 /* 1 where the stage has a lens or STMap stage. */
+  BSPLINE_API
   int bspline_chain_stage_has_lens (const bspline_chain_stage * stage);
 
 /* The map of n stages given in EVALUATION order (stages[0] is evaluated
@@ -60,6 +62,7 @@ extern "C"
  * composed one is not finite or singular, and with
  * BSPLINE_ERROR_INVALID_ARGUMENT where there are more than
  * BSPLINE_CHAIN_MAX_LENSES lens stages. */
+  BSPLINE_API
   bspline_status bspline_chain_compose (const bspline_chain_stage * stages,
       int n, double inverse[9], bspline_lens lenses[BSPLINE_CHAIN_MAX_LENSES],
       int *n_lenses, char *msg, size_t msg_len);
@@ -68,6 +71,7 @@ extern "C"
  * (bspline_chain_compose's result), as bspline_plan_new_lens is for one
  * lens stage (n_lenses 0: bspline_plan_new).  The plan references the
  * STMaps of its stages. */
+  BSPLINE_API
   bspline_status bspline_plan_new_chain (const bspline_params * params,
       const double inverse[9], const bspline_lens * lenses, int n_lenses,
       int src_width, int src_height, int dst_width, int dst_height,

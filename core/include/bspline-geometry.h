@@ -99,22 +99,26 @@ typedef struct
 /* The identity geometry between the two frames: no reorientation, the whole
  * output frame as the scaling rectangle, rotation 0, zoom 1, no translation,
  * pivot at the centre, no matrix. */
+BSPLINE_API
 void bspline_geometry_init (bspline_geometry * geometry, int src_width,
     int src_height, int dst_width, int dst_height);
 
 /* Size of the input frame after step 1. */
+BSPLINE_API
 void bspline_geometry_oriented_size (const bspline_geometry * geometry,
     int *width, int *height);
 
 /* The warp (steps 2 and 3): reoriented input pixel coordinates -> output
  * pixel coordinates.  Fails with BSPLINE_ERROR_INVALID_TRANSFORM when it is
  * not finite or not invertible. */
+BSPLINE_API
 bspline_status bspline_geometry_warp (const bspline_geometry * geometry,
     double warp[9], char *msg, size_t msg_len);
 
 /* 1 when the warp is exactly the identity and the reoriented input has the
  * output's size: the output is the input reoriented (or copied), with no
  * interpolation. */
+BSPLINE_API
 int bspline_geometry_is_pure_orientation (const bspline_geometry * geometry);
 
 /* Siting offset of a plane axis subsampled by `factor` (1 for no
@@ -127,11 +131,13 @@ int bspline_geometry_is_pure_orientation (const bspline_geometry * geometry);
  *    H_COSITED): the sample sits on the centre of the first luma sample,
  *    luma coordinate factor * i + 0.5: offset -(factor - 1) / 2, e.g. -0.5
  *    for 4:2:0 and 4:2:2 horizontally. */
+BSPLINE_API
 double bspline_plane_grid_offset (int factor, int cosited);
 
 /* 1 when step 1 moves this plane's samples exactly, plane by plane (always
  * unless the orientation swaps the axes of a plane subsampled differently
  * along x and y, e.g. 4:2:2 chroma rotated by 90 degrees). */
+BSPLINE_API
 int bspline_geometry_plane_orients_exactly (const bspline_geometry *
     geometry, const bspline_plane_grid * grid);
 
@@ -140,6 +146,7 @@ int bspline_geometry_plane_orients_exactly (const bspline_geometry *
  * plane where bspline_geometry_plane_orients_exactly (as videoflip does: the
  * siting flags keep their meaning in the reoriented frame), and through the
  * luma grid otherwise. */
+BSPLINE_API
 bspline_status bspline_geometry_plane_inverse (const bspline_geometry *
     geometry, const bspline_plane_grid * grid, double inverse[9], char *msg,
     size_t msg_len);
@@ -151,6 +158,7 @@ bspline_status bspline_geometry_plane_inverse (const bspline_geometry *
  * BSPLINE_LENS_NONE and inverse is bspline_geometry_plane_inverse's.
  * Fails on camera matrices that are not finite or have fx or fy <= 0,
  * coefficients that are not finite or absurd, and a fit that fails. */
+BSPLINE_API
 bspline_status bspline_geometry_plane_map (const bspline_geometry *
     geometry, const bspline_plane_grid * grid, double inverse[9],
     bspline_lens * lens, char *msg, size_t msg_len);
@@ -160,6 +168,7 @@ bspline_status bspline_geometry_plane_map (const bspline_geometry *
  * diag (dst_width / src_width, dst_height / src_height) with no offset
  * (no borders, rotation, zoom, translation or matrix), to 1e-9 of an
  * output pixel over the frame. */
+BSPLINE_API
 int bspline_geometry_is_pure_scaling (const bspline_geometry * geometry);
 
 /* Points through the whole geometry of a frame, on the luma grid, for what
@@ -186,6 +195,7 @@ typedef struct
 /* Prepares the points of a geometry; fails where
  * bspline_geometry_plane_map or the lens stage's preparation fails (the
  * frame would fail the same way). */
+BSPLINE_API
 bspline_status bspline_geometry_points_init (const bspline_geometry *
     geometry, bspline_geometry_points * points, char *msg, size_t msg_len);
 
@@ -193,6 +203,7 @@ bspline_status bspline_geometry_points_init (const bspline_geometry *
  * (i, j) covers [i, i+1) x [j, j+1)): the point the sampler interpolates
  * for an output pixel centred there.  Returns 0 where there is none
  * (beyond a perspective's horizon, past a lens's fold: the fill shows). */
+BSPLINE_API
 int bspline_geometry_map_point (const bspline_geometry_points * points,
     double u, double v, double *x, double *y);
 
@@ -204,6 +215,7 @@ int bspline_geometry_map_point (const bspline_geometry_points * points,
  * an STMap as the identity map), to BSPLINE_GEOMETRY_UNMAP_TOL.  Returns 0
  * where it finds no such point: behind a perspective's horizon, outside
  * what the stage reaches, or no convergence. */
+BSPLINE_API
 int bspline_geometry_unmap_point (const bspline_geometry_points * points,
     double x, double y, double *u, double *v);
 

@@ -41,6 +41,7 @@ bspline_keep_border_outside (const double *m, const bspline_lens * lens,
  * of its ends take the rule itself).  A lens stage: the rule at every
  * pixel, the rows split over cpu's threads.  The result is the rule's,
  * byte for byte, either way. */
+BSPLINE_API
 bspline_status bspline_cpu_keep_border (bspline_cpu * cpu,
     const bspline_image * dst, const bspline_image * previous,
     const double inverse[9], const bspline_lens * lens, int in_width,

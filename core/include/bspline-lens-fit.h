@@ -35,6 +35,7 @@ extern "C"
  * where a point OpenCV
  * undistorts has no undistorted position inside the radius where the
  * model folds over (OpenCV would carry on with a meaningless point). */
+  BSPLINE_API
   bspline_status bspline_lens_fit (bspline_lens_model model,
       const double camera[4], const double *coeffs, int n_coeffs,
       int dist_width, int dist_height, int new_width, int new_height,

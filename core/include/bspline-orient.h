@@ -31,11 +31,13 @@ typedef enum
 } bspline_orientation;
 
 /* 1 when the orientation exchanges width and height. */
+BSPLINE_API
 int bspline_orientation_swaps_axes (bspline_orientation orientation);
 
 /* The forward map, in pixel coordinates, of a width x height frame onto its
  * reoriented frame (height x width when the axes swap), as a 3x3 row-major
  * matrix.  For example ROTATE_90 maps (x, y) to (height - y, x). */
+BSPLINE_API
 void bspline_orientation_matrix (bspline_orientation orientation,
     int width, int height, double m[9]);
 
@@ -43,6 +45,7 @@ void bspline_orientation_matrix (bspline_orientation orientation,
  * sample type, bits, shift and channel count, and dst must have src's size
  * with the axes swapped when the orientation swaps them.  src and dst must
  * not overlap. */
+BSPLINE_API
 bspline_status bspline_orient_plane (bspline_orientation orientation,
     const bspline_image * src, const bspline_image * dst, char *msg,
     size_t msg_len);

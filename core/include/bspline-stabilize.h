@@ -39,18 +39,23 @@ typedef struct
   double m[6];
 } bspline_affine;
 
+BSPLINE_API
 void bspline_affine_identity (bspline_affine * a);
 /* r = a after b: r(p) = a(b(p)) */
+BSPLINE_API
 void bspline_affine_compose (const bspline_affine * a,
     const bspline_affine * b, bspline_affine * r);
 /* Returns 0 when a is singular or not finite. */
+BSPLINE_API
 int bspline_affine_invert (const bspline_affine * a, bspline_affine * inv);
 /* The 3x3 row-major matrix of a (last row 0 0 1). */
+BSPLINE_API
 void bspline_affine_to_matrix (const bspline_affine * a, double m[9]);
 /* Where a moves the point (cx, cy) and the rotation (degrees, clockwise on
  * screen since y is down) and scale of its linear part (for an affine map:
  * the angle of the rotation nearest to it and the square root of its
  * determinant). */
+BSPLINE_API
 void bspline_affine_decompose (const bspline_affine * a, double cx,
     double cy, double *dx, double *dy, double *angle_degrees,
     double *scale);
@@ -116,26 +121,32 @@ typedef struct
 
 typedef struct bspline_motion_estimator bspline_motion_estimator;
 
+BSPLINE_API
 void bspline_motion_params_init (bspline_motion_params * params);
 /* The smallest side of a frame whose motion can be estimated. */
 #define BSPLINE_MOTION_MIN_SIDE 16
 
 /* An estimator for frames of width x height luma pixels, each side
  * BSPLINE_MOTION_MIN_SIDE to BSPLINE_MAX_SIDE. */
+BSPLINE_API
 bspline_status bspline_motion_estimator_new (const bspline_motion_params *
     params, int width, int height, bspline_motion_estimator ** estimator,
     char *msg, size_t msg_len);
+BSPLINE_API
 void bspline_motion_estimator_free (bspline_motion_estimator * estimator);
 /* The power of two the estimator averages width x height frames down by:
  * it analyses width / factor x height / factor pixels, analysis pixel
  * (i, j) the mean of the factor x factor frame pixels from (factor i,
  * factor j) (params valid, as bspline_motion_estimator_new checks). */
+BSPLINE_API
 int bspline_motion_analysis_factor (const bspline_motion_params * params,
     int width, int height);
 /* Forgets the previous frame: the next one starts a new sequence. */
+BSPLINE_API
 void bspline_motion_estimator_reset (bspline_motion_estimator * estimator);
 /* The motion from the previous frame given to this one; the first frame of
  * a sequence gets the identity with reliable = 0. */
+BSPLINE_API
 bspline_status bspline_motion_estimate (bspline_motion_estimator *
     estimator, const bspline_luma_frame * frame,
     bspline_motion_result * result);
@@ -216,11 +227,13 @@ typedef struct
       const bspline_motion_refine * in, bspline_motion_refined * out);
 } bspline_motion_ops;
 
+BSPLINE_API
 void bspline_motion_estimator_layout (const bspline_motion_estimator *
     estimator, bspline_motion_layout * layout);
 /* bspline_motion_estimate with the per-pixel work done by ops; an error
  * from ops is returned as it is (the estimator then forgets the previous
  * frame). */
+BSPLINE_API
 bspline_status bspline_motion_estimate_with (bspline_motion_estimator *
     estimator, const bspline_motion_ops * ops, void *ctx, const void *frame,
     bspline_motion_result * result);
@@ -270,22 +283,29 @@ typedef struct
 
 typedef struct bspline_stabilizer bspline_stabilizer;
 
+BSPLINE_API
 void bspline_stabilize_params_init (bspline_stabilize_params * params,
     int width, int height);
+BSPLINE_API
 bspline_status bspline_stabilizer_new (const bspline_stabilize_params *
     params, bspline_stabilizer ** stabilizer, char *msg, size_t msg_len);
+BSPLINE_API
 void bspline_stabilizer_free (bspline_stabilizer * stabilizer);
 /* Drops every frame: a new sequence starts (a flush, a new stream). */
+BSPLINE_API
 void bspline_stabilizer_reset (bspline_stabilizer * stabilizer);
 /* Appends the next frame's motion (previous frame -> this one; ignored for
  * the first frame of a sequence). */
+BSPLINE_API
 bspline_status bspline_stabilizer_push (bspline_stabilizer * stabilizer,
     const bspline_affine * motion);
 /* Frames pushed and not yet popped. */
+BSPLINE_API
 int bspline_stabilizer_pending (const bspline_stabilizer * stabilizer);
 /* 1 when the oldest pending frame's correction can be computed: it has
  * `smoothing` frames of look-ahead, or `final` is set (end of stream: the
  * window is cut at the last frame). */
+BSPLINE_API
 int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
     int final);
 /* The correction of the oldest pending frame, which is then popped.
@@ -294,12 +314,14 @@ int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
  * pops after it use that solution.  Returns BSPLINE_ERROR_INVALID_ARGUMENT
  * when it is not ready; never fails otherwise (a window the solver cannot
  * take continues the path still). */
+BSPLINE_API
 bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
     int final, bspline_stabilize_result * result);
 
 /* Smallest zoom z >= 1 about the frame centre such that the output frame
  * is covered by the input after `correction` (forward, input -> output)
  * then zoom z; at most max_zoom. */
+BSPLINE_API
 double bspline_stabilize_cover_zoom (const bspline_affine * correction,
     int width, int height, double max_zoom);
 

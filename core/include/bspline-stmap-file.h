@@ -42,6 +42,7 @@ extern "C"
  * more than BSPLINE_MAX_SIDE, a NaN or infinite value) or
  * BSPLINE_ERROR_NO_MEMORY (an allocation failed, or the map would take
  * more than 1 GiB as doubles). */
+  BSPLINE_API
   bspline_status bspline_stmap_read (const char *path, int *width,
       int *height, double **st, char *msg, size_t msg_len);
 

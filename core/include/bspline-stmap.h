@@ -40,29 +40,37 @@ typedef struct bspline_stmap bspline_stmap;
 /* A map from (s, t) samples as stored (2 * width * height doubles, s then
  * t per sample, rows from the top: bspline_stmap_read's layout).  Fails
  * on sizes out of range and on non-finite values (naming the sample). */
+BSPLINE_API
 bspline_status bspline_stmap_new (const double *st, int width, int height,
     bspline_stmap ** out, char *msg, size_t msg_len);
 
 /* bspline_stmap_read (bspline-stmap-file.h), then bspline_stmap_new. */
+BSPLINE_API
 bspline_status bspline_stmap_load (const char *path, bspline_stmap ** out,
     char *msg, size_t msg_len);
 
+BSPLINE_API
 bspline_stmap *bspline_stmap_ref (bspline_stmap * map);
+BSPLINE_API
 void bspline_stmap_unref (bspline_stmap * map);
 
+BSPLINE_API
 int bspline_stmap_width (const bspline_stmap * map);
+BSPLINE_API
 int bspline_stmap_height (const bspline_stmap * map);
 
 /* The coefficients, (x, y) pairs on a (width + 2 * BSPLINE_STMAP_PAD) x
  * (height + 2 * BSPLINE_STMAP_PAD) grid whose first BSPLINE_STMAP_PAD rows
  * and columns are the point-symmetric extension; the size in bytes in
  * *bytes where it is not NULL (for an engine's copy). */
+BSPLINE_API
 const double *bspline_stmap_coefficients (const bspline_stmap * map,
     size_t * bytes);
 
 /* The source position (x, y, fractions of the frame, y down) at map
  * position (mx, my) in map samples (the centre of sample (i, j) at
  * (i + 0.5, j + 0.5)), through the same evaluation as the sampler's. */
+BSPLINE_API
 int bspline_stmap_eval (const bspline_stmap * map, double mx, double my,
     double *x, double *y);
 

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bspline-api.h"
 #include "bspline-math.h"
 #include "bspline-stage.h"
 
@@ -105,28 +106,37 @@ typedef struct bspline_cpu bspline_cpu;
 
 /* Defaults: bspline order 3, a = -0.5, reflect, fill 0, float,
  * least-squares antialiasing. */
+BSPLINE_API
 void bspline_params_init (bspline_params * params);
 
 /* Checks params; on error writes a message into msg (may be NULL). */
+BSPLINE_API
 bspline_status bspline_params_validate (const bspline_params * params,
     char *msg, size_t msg_len);
 
+BSPLINE_API
 const char *bspline_status_string (bspline_status status);
 
 /* Bytes of one sample of a type, 0 for an unknown type. */
+BSPLINE_API
 size_t bspline_sample_size (bspline_sample_type type);
 
 /* Checks an image description (sizes, channels, strides, pointer). */
+BSPLINE_API
 bspline_status bspline_image_validate (const bspline_image * image,
     int need_data, char *msg, size_t msg_len);
 
 /* ---- transforms (3x3 row-major) ---- */
+BSPLINE_API
 void bspline_matrix_identity (double m[9]);
 /* r = a * b */
+BSPLINE_API
 void bspline_matrix_multiply (const double a[9], const double b[9],
     double r[9]);
 /* Returns 0 when m is singular or not finite. */
+BSPLINE_API
 int bspline_matrix_invert (const double m[9], double inv[9]);
+BSPLINE_API
 int bspline_matrix_is_finite (const double m[9]);
 
 /* ---- plans ---- */
@@ -135,6 +145,7 @@ int bspline_matrix_is_finite (const double m[9]);
  * input pixel coords).  Precomputes truncation indices, padding and, when
  * the map is an axis-aligned scale + offset, the per-row and per-column
  * taps and weights of the separable path. */
+BSPLINE_API
 bspline_status bspline_plan_new (const bspline_params * params,
     const double inverse[9], int src_width, int src_height,
     int dst_width, int dst_height, int channels, bspline_plan ** plan,
@@ -146,29 +157,38 @@ bspline_status bspline_plan_new (const bspline_params * params,
  * computed here).  Fails with BSPLINE_ERROR_INVALID_TRANSFORM where the
  * output frame needs the model beyond the radius where it folds over.
  * bspline_plan_new_chain (bspline-chain.h) with 0 or 1 stages. */
+BSPLINE_API
 bspline_status bspline_plan_new_lens (const bspline_params * params,
     const double inverse[9], const bspline_lens * lens, int src_width,
     int src_height, int dst_width, int dst_height, int channels,
     bspline_plan ** plan, char *msg, size_t msg_len);
+BSPLINE_API
 void bspline_plan_free (bspline_plan * plan);
 /* 1 when the plan uses the separable (axis-aligned) path. */
+BSPLINE_API
 int bspline_plan_is_separable (const bspline_plan * plan);
+BSPLINE_API
 const bspline_params *bspline_plan_params (const bspline_plan * plan);
 /* Padding of the coefficient planes for clamp/constant, 0 otherwise. */
+BSPLINE_API
 int bspline_plan_padding (const bspline_plan * plan);
 
 /* ---- lens models (lens.c; the maths in bspline-stage.h) ---- */
 /* "none", "brown", "fisheye". */
+BSPLINE_API
 const char *bspline_lens_model_name (int model);
 /* How many distortion coefficients the model takes (brown 12, fisheye 4). */
+BSPLINE_API
 int bspline_lens_n_coeffs (int model);
 /* Checks n coefficients of a model: finite, not absurdly large, at most
  * bspline_lens_n_coeffs. */
+BSPLINE_API
 bspline_status bspline_lens_validate_coeffs (int model, const double *k,
     int n, char *msg, size_t msg_len);
 /* The input point that output pixel centre (u, v) samples under the plan
  * (its homography and lens stages, as both engines evaluate them);
  * returns 0 where it samples none (the fill). */
+BSPLINE_API
 int bspline_plan_map_point (const bspline_plan * plan, double u, double v,
     double *x, double *y);
 
@@ -176,14 +196,19 @@ int bspline_plan_map_point (const bspline_plan * plan, double u, double v,
 /* n_threads: 0 = one per online core; at most 4 per online core and 256
  * (core/base/base.h says why), fewer where the system cannot create them:
  * bspline_cpu_n_threads says how many run. */
+BSPLINE_API
 bspline_cpu *bspline_cpu_new (int n_threads);
+BSPLINE_API
 void bspline_cpu_free (bspline_cpu * cpu);
+BSPLINE_API
 int bspline_cpu_n_threads (const bspline_cpu * cpu);
 /* Message of the last failure of this engine. */
+BSPLINE_API
 const char *bspline_cpu_last_error (const bspline_cpu * cpu);
 
 /* Resamples src into dst as planned.  src and dst must match the plan's
  * sizes and channel count; they may have different sample types. */
+BSPLINE_API
 bspline_status bspline_cpu_execute (bspline_cpu * cpu,
     const bspline_plan * plan, const bspline_image * src,
     const bspline_image * dst);
@@ -191,6 +216,7 @@ bspline_status bspline_cpu_execute (bspline_cpu * cpu,
 /* General sampler: the interpolated value of src at n_points arbitrary
  * input pixel coordinates xy[2 i], xy[2 i + 1]; out[i * channels + c].
  * Widening (antialias) is not applied: this is the plain interpolant. */
+BSPLINE_API
 bspline_status bspline_cpu_sample_points (bspline_cpu * cpu,
     const bspline_params * params, const bspline_image * src,
     const double *xy, size_t n_points, double *out);

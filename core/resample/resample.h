@@ -4,7 +4,8 @@
  * the sampling (resample.c) and the engine's thread pool (engine.c).
  *
  * Not installed.  Included by core/'s files, and by cuda/ (whose engine
- * reads the plan struct), the tests and the benchmarks. */
+ * reads the plan struct), the tests and the benchmarks; only the functions
+ * marked BSPLINE_INTERNAL_API are exported to them. */
 #ifndef BSPLINE_RESAMPLE_H
 #define BSPLINE_RESAMPLE_H
 
@@ -167,11 +168,13 @@ void bspline_point_cache_begin (const bspline_plan * plan,
 void bspline_point_cache_filled (const bspline_plan * plan);
 /* 1 once the plan's rows of points are filled and read by its
  * executions (for tests/core `lens-cache`). */
+BSPLINE_INTERNAL_API
 int bspline_point_cache_ready (const bspline_plan * plan);
 /* Output row i's points (bspline_stage_footprint where plan->widen, else
  * bspline_stage_map_point, at the pixel centres) into row; returns 1 where
  * a pixel of the row has a widening other than 1, 0 where the row's
  * widenings are all 1 (and need not be read). */
+BSPLINE_INTERNAL_API
 int bspline_point_row (const bspline_plan * plan, int i, double *row);
 
 /* Row i of the cache's rows. */
@@ -216,6 +219,7 @@ void bspline_reduction_free (bspline_reduction * reduction);
 /* Describes (data NULL) a plane of width x height pixels of `channels`
  * values of the real type, rows contiguous, as the engines keep a
  * reduction's intermediate planes; returns its size in bytes. */
+BSPLINE_INTERNAL_API
 size_t bspline_plane_image (int use_double, int width, int height,
     int channels, bspline_image * img);
 /* For a warp under least squares: where the map shrinks everywhere in the
@@ -272,10 +276,12 @@ int bspline_causal_line_carry (const bspline_plan * plan, int n_blocks,
 /* ---- prefilter.c ---- */
 /* Scratch of bspline_prefilter_image and bspline_prefilter_causal for a
  * pool of n_workers threads. */
+BSPLINE_INTERNAL_API
 size_t bspline_prefilter_scratch_size (const bspline_plan * plan,
     int n_workers);
 /* Fills coef from src (converted, padded per the boundary) and runs the
  * 2-D prefilter when the plan asks for it, on the pool. */
+BSPLINE_INTERNAL_API
 void bspline_prefilter_image (bspline_pool * pool, const bspline_plan * plan,
     const bspline_image * src, const bspline_coefficients * coef,
     void *scratch);
@@ -314,12 +320,12 @@ void bspline_resample_streaming (bspline_pool * pool,
  * same at every pixel: bspline_footprint, 1 each way without
  * antialiasing.  The CPU engine's warp and the CUDA engine's frames take
  * it from here. */
+BSPLINE_INTERNAL_API
 void bspline_plan_affine_widening (const bspline_plan * plan,
     double *widen_x, double *widen_y);
 /* The plain interpolant at arbitrary input pixel coordinates. */
 void bspline_sample_points_coef (const bspline_plan * plan,
     const bspline_coefficients * coef, const double *xy, size_t n_points,
     double *out);
-
 
 #endif /* BSPLINE_RESAMPLE_H */

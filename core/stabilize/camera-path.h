@@ -31,12 +31,14 @@
  *    bspline_camera_path_correction's.
  *
  * Not installed.  Included by core/stabilize/stabilize.c and
- * camera-path.c, and by tests/stabilize/test-camera-path.c.
+ * camera-path.c, and by tests/stabilize/test-camera-path.c, for which the
+ * functions marked BSPLINE_INTERNAL_API are exported.
  */
 #ifndef BSPLINE_CAMERA_PATH_H
 #define BSPLINE_CAMERA_PATH_H
 
 #include <stddef.h>
+#include "base.h"
 #include "bspline.h"
 #include "bspline-stabilize.h"
 
@@ -116,14 +118,17 @@ extern "C"
   typedef struct bspline_camera_path bspline_camera_path;
 
 /* Defaults for frames of width x height pixels, similarity model. */
+  BSPLINE_INTERNAL_API
   void bspline_camera_path_params_init (bspline_camera_path_params * params,
       int width, int height);
 
 /* A solver for windows of up to max_frames frames; all its memory is taken
  * here, none when solving. */
+  BSPLINE_INTERNAL_API
   bspline_status bspline_camera_path_new (const bspline_camera_path_params *
       params, int max_frames, bspline_camera_path ** path, char *msg,
       size_t msg_len);
+  BSPLINE_INTERNAL_API
   void bspline_camera_path_free (bspline_camera_path * path);
 
 /* The optimal B_t of n_frames frames (1 .. max_frames) of camera path
@@ -137,6 +142,7 @@ extern "C"
  * transform that is not finite or singular; otherwise BSPLINE_OK with the
  * outcome in info (which may be NULL): an infeasible crop or the iteration
  * limit still gives a usable path. */
+  BSPLINE_INTERNAL_API
   bspline_status bspline_camera_path_solve (bspline_camera_path * path,
       const bspline_affine * camera, int n_frames, const bspline_affine * fixed,
       int n_fixed, bspline_affine * stabilization,
