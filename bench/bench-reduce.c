@@ -15,14 +15,14 @@
  * together; at 1 thread the figure least disturbed by other work on the
  * machine, as long as the engine's thread is not descheduled).
  *
- * The stages of a least-squares reduction (core/reduce.c) are its two
+ * The stages of a least-squares reduction (core/resample/reduce.c) are its two
  * plans, which bspline_cpu_execute runs in turn through an intermediate
  * float plane: "project" (the prefilter of order n on the source, the
  * inner-product tables along the reduced axes, into the intermediate on
  * the output grid widened by the Gram filter's margin) and "sample" (the
  * Gram prefilter of degree 2n + 1 along the reduced axes, then b^n, into
  * the output frame).  --stages runs each plan alone (the same calls, from
- * the plan's internals: core/internal.h) and prints its times too.
+ * the plan's internals: core/resample/resample.h) and prints its times too.
  *
  *   bench-reduce [--in 3840x2160] [--out 1920x1080] [--threads 1,2]
  *                [--repeat 15] [--warmup 3] [--input FILE.rgba]
@@ -57,7 +57,7 @@
 #include <math.h>
 
 #include "bspline.h"
-#include "internal.h"
+#include "resample.h"
 
 typedef struct
 {

@@ -1,15 +1,15 @@
 /* bspline-cuda-motion.h: the camera motion between consecutive frames on
- * the GPU (cuda/motion.cu): the algorithm of core/motion.c, whose control
- * logic (hypotheses, levels, reliability tests) runs on the CPU
+ * the GPU (cuda/motion.cu): the algorithm of core/stabilize/motion.c, whose
+ * control logic (hypotheses, levels, reliability tests) runs on the CPU
  * (bspline_motion_estimate_with) while the work on pixels runs in CUDA
  * kernels: the pyramid from the luma, the gradients, the texture sums, the
  * coarse search and the Gauss-Newton refinement at each level, whose steps
- * (bilinear warp, residuals, Huber/Tukey weights, the normal equations,
- * the residual histogram, then core/motion-gn.h's solve and update) run on
- * the device without the host between them.  Sums are deterministic:
- * per-block partial sums reduced in a fixed order (integer atomics only
- * for the counts and the histogram), so a result does not depend on
- * scheduling.  docs/stabilization.md says why this split.
+ * (bilinear warp, residuals, Huber/Tukey weights, the normal equations, the
+ * residual histogram, then core/stabilize/motion-solve.h's solve and
+ * update) run on the device without the host between them.  Sums are
+ * deterministic: per-block partial sums reduced in a fixed order (integer
+ * atomics only for the counts and the histogram), so a result does not
+ * depend on scheduling.  docs/stabilization.md says why this split.
  *
  * Plain C, no CUDA types: the program loads where there is no GPU, as with
  * bspline-cuda.h. */

@@ -6,7 +6,7 @@
 #include "bspline-cuda.h"
 #include "bspline-stmap.h"
 #include "cuda-kernels.h"
-#include "internal.h"
+#include "resample.h"
 
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ typedef struct
 } table_copy;
 
 /* Tables kept per slot: a least-squares reduction runs two plans a
- * frame (core/reduce.c). */
+ * frame (core/resample/reduce.c). */
 #define SLOT_TABLES 2
 
 /* The lens table (cuda-kernels.h) of a float plan with a lens or STMap
@@ -819,9 +819,10 @@ fail:
 
 /* Prefilter and resample, from samples at src_dev to samples at dst_dev
  * (device memory, described by src and dst), queued on stream with the
- * buffers of slot sl.  A least-squares reduction (core/reduce.c) runs its
- * two plans through the slot's intermediate plane; a shrinking warp under
- * least squares its warp onto the fine grid, then its reduction. */
+ * buffers of slot sl.  A least-squares reduction (core/resample/reduce.c)
+ * runs its two plans through the slot's intermediate plane; a shrinking
+ * warp under least squares its warp onto the fine grid, then its
+ * reduction. */
 static bspline_status
 resample_on_device (bspline_cuda * cuda, slot * sl,
     const bspline_plan * plan, const bspline_image * src, const void *src_dev,

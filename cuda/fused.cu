@@ -19,9 +19,9 @@
  *
  * The windows are the tiled prefilter's (prefilter.cu): recursions started
  * from zero at the window's ends, as precise as the truncated sums of
- * [BD19] eqs. 19 and 20 (core/bspline-math.h's references); the weights
- * are the tables' (core: the B-spline weights of [U99] eq. 2, Keys' of
- * [K81] eq. 15). */
+ * [BD19] eqs. 19 and 20 (core/include/bspline-math.h's references); the
+ * weights are the tables' (core: the B-spline weights of [U99] eq. 2, Keys'
+ * of [K81] eq. 15). */
 #include "kernels-common.cuh"
 
 /* The window of output j: that of its centre tap, the first and last

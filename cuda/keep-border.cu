@@ -1,11 +1,11 @@
 /* keep-border.cu: bsplinestabilize's crop=keep-border on the device, one
  * thread per output pixel after the plane's resampling: where the rule of
- * core/bspline-keep-border.h (the same function, compiled here) says the
- * pixel's centre has no point in the input plane, the pixel takes the
- * previous output frame's; everywhere else the previous frame's pixel
+ * core/include/bspline-keep-border.h (the same function, compiled here)
+ * says the pixel's centre has no point in the input plane, the pixel takes
+ * the previous output frame's; everywhere else the previous frame's pixel
  * takes the new one, so that the device copy of the previous frame is the
- * frame going out, for the next one.  A pixel reads and writes only its
- * own bytes of both planes: no thread reads what another writes.
+ * frame going out, for the next one.  A pixel reads and writes only its own
+ * bytes of both planes: no thread reads what another writes.
  *
  * The rule's arithmetic is the CPU's: bspline_map_point's rows are
  * computed without contraction (BSPLINE_MAP_ROW), IEEE division and

@@ -2,17 +2,17 @@
  * helpers) that more than one of the GPU engine's kernel files uses:
  * prefilter.cu, separable.cu, fused.cu, warp.cu and texture.cu.
  *
- * The maths is core/bspline-math.h, compiled here for the device: the same
- * poles, initialisations, weights and boundary maps as the CPU engine.
- * Each kernel is a template on the arithmetic type (float or double);
- * order, method and boundary are run-time parameters, so the build stays
- * small.  Each file ends with its launch wrappers: the extern "C" entries
- * of cuda-kernels.h that the host code (engine.c, plain C) calls.
+ * The maths is core/include/bspline-math.h, compiled here for the device:
+ * the same poles, initialisations, weights and boundary maps as the CPU
+ * engine.  Each kernel is a template on the arithmetic type (float or
+ * double); order, method and boundary are run-time parameters, so the build
+ * stays small.  Each file ends with its launch wrappers: the extern "C"
+ * entries of cuda-kernels.h that the host code (engine.c, plain C) calls.
  *
  * Here: samples read as code values and written rounded and clamped as the
  * CPU engine does; the value at a point from the coefficients, with the
  * taps of bspline_axis_taps (the B-spline weights of [U99] eq. 2, Keys'
- * of [K81] eq. 15; references in core/bspline-math.h); the x window
+ * of [K81] eq. 15; references in core/include/bspline-math.h); the x window
  * filtered by warp scans and the rows of the y windows, which the tiled
  * prefilter and the fused separable passes share: recursions started from
  * zero at the window's ends, whose halo, the sum of the poles' truncation

@@ -1,38 +1,38 @@
-/* motion.cu: the per-pixel passes of the motion estimation (core/motion.c)
- * in CUDA kernels, behind bspline-cuda-motion.h.
+/* motion.cu: the per-pixel passes of the motion estimation
+ * (core/stabilize/motion.c) in CUDA kernels, behind bspline-cuda-motion.h.
  *
  * The control logic (coarse hypotheses, levels, the reliability tests) is
- * core/motion.c's, run through bspline_motion_estimate_with; the kernels
- * here compute what motion.c's CPU loops compute, pixel by pixel with the
- * same arithmetic: float pyramid and gradients, double warps, residuals,
- * weights and Jacobians.  The __f*_rn / __d*_rn intrinsics keep nvcc from
- * contracting a*b+c into a fused multiply-add where the CPU rounds twice,
- * so that the pyramids, the rotated images of the coarse search and every
- * pixel's residual come out of the CPU's operations in the CPU's order;
- * only the order of the sums differs (float rounding of the totals).
+ * core/stabilize/motion.c's, run through bspline_motion_estimate_with; the
+ * kernels here compute what motion.c's CPU loops compute, pixel by pixel
+ * with the same arithmetic: float pyramid and gradients, double warps,
+ * residuals, weights and Jacobians.  The __f*_rn / __d*_rn intrinsics keep
+ * nvcc from contracting a*b+c into a fused multiply-add where the CPU
+ * rounds twice, so that the pyramids, the rotated images of the coarse
+ * search and every pixel's residual come out of the CPU's operations in the
+ * CPU's order; only the order of the sums differs (float rounding of the
+ * totals).
  *
  * Gauss-Newton without the host: a refinement at one level is one
  * cooperative launch (every block resident at once) that loops over the
  * steps: every block does its share of a pass, one grid-wide barrier,
  * then every block reads the same partial sums and histogram and takes
- * the same step (core/motion-gn.h, the CPU's code: the residual scale
- * from the histogram, the 4x4 / 6x6 solve, the update and the convergence
- * test) into its own copy of the warp, and goes on to the next pass, until
- * converged or out of steps; the result lands in mapped host memory.  The
- * host waits once per refinement (3 to 7 a frame at 1080p) instead of
- * once per pass.  A step is a chain of latencies, not of throughput
- * (1080p levels have 2k to 130k pixels), so: a pass gives each thread
- * about MOTION_PIXELS_PER_THREAD pixels (the coarse levels' grids have a
- * few blocks, a level of one block has no grid barrier at all); one grid
- * barrier per step; the partials added by all warps; thread 0 solves
- * while the second warp finds the median.
- * On the H100 at 1080p (2026-11-26, one run) this took 0.66-0.67 ms a
- * frame of motion against 0.90-1.09 with a host round trip per pass.
- * (Two earlier versions were slower than that round trip: each
- * refinement launched as its largest number of passes, one kernel each,
- * 1.45 ms a frame against 0.93; one grid of up to 240 blocks, block 0
- * adding the partials alone and taking the step between two grid
- * barriers, 1.28-1.53 ms.)
+ * the same step (core/stabilize/motion-solve.h, the CPU's code: the
+ * residual scale from the histogram, the 4x4 / 6x6 solve, the update and
+ * the convergence test) into its own copy of the warp, and goes on to the
+ * next pass, until converged or out of steps; the result lands in mapped
+ * host memory.  The host waits once per refinement (3 to 7 a frame at
+ * 1080p) instead of once per pass.  A step is a chain of latencies, not of
+ * throughput (1080p levels have 2k to 130k pixels), so: a pass gives each
+ * thread about MOTION_PIXELS_PER_THREAD pixels (the coarse levels' grids
+ * have a few blocks, a level of one block has no grid barrier at all); one
+ * grid barrier per step; the partials added by all warps; thread 0 solves
+ * while the second warp finds the median.  On the H100 at 1080p
+ * (2026-11-26, one run) this took 0.66-0.67 ms a frame of motion against
+ * 0.90-1.09 with a host round trip per pass.  (Two earlier versions were
+ * slower than that round trip: each refinement launched as its largest
+ * number of passes, one kernel each, 1.45 ms a frame against 0.93; one grid
+ * of up to 240 blocks, block 0 adding the partials alone and taking the
+ * step between two grid barriers, 1.28-1.53 ms.)
  *
  * Determinism: a pass writes one partial sum per block (the threads of a
  * block reduced by warp shuffles then across warps, in a fixed order) and
@@ -42,9 +42,9 @@
 #include "bspline-cuda-motion.h"
 extern "C"
 {
-#include "internal.h"
+#include "base.h"
 }
-#include "motion-gn.h"
+#include "motion-solve.h"
 
 #include <cooperative_groups.h>
 #include <cuda_runtime_api.h>

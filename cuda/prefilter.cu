@@ -3,7 +3,7 @@
  * filters, a causal and an anticausal recursion a pole along x then y,
  * with the exact, boundary-specific initialisations and precision-driven
  * truncation of Briand & Monasse (2018) as presented in Briand & Davy
- * (2019), section 2 ([U99], [BM18], [BD19] in core/bspline-math.h).
+ * (2019), section 2 ([U99], [BM18], [BD19] in core/include/bspline-math.h).
  *
  * Three ways to run it, chosen per plan:
  * - double plans and the rest: the conversion, then segments of lines, one

@@ -3,8 +3,8 @@
  * over the coefficient plane, along x into tmp and along y into the
  * output frame, with the taps and weights of core's tables
  * (bspline_axis_table: the B-spline weights of [U99] eq. 2, Keys' of [K81]
- * eq. 15; references in core/bspline-math.h).  Float plans of one or four
- * channels take kernels with the channel count at compile time. */
+ * eq. 15; references in core/include/bspline-math.h).  Float plans of one
+ * or four channels take kernels with the channel count at compile time. */
 #include "kernels-common.cuh"
 
 /* Separable pass 1: coefficient row r, output column j -> tmp. */

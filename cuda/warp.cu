@@ -2,12 +2,12 @@
  * pixel at a time: the output pixel centre through the inverse homography
  * to the input point, then the sum of the coefficients over the kernel's
  * taps there, the B-spline weights of [U99] eq. 2 (in closed form for
- * order 3) or Keys' of [K81] eq. 15 (references in core/bspline-math.h);
- * kernels widened by the map's footprint for antialiasing.  Float plans of
- * one or four channels take kernels with the tap count at compile time,
- * whose blocks stage the coefficients they reach in shared memory.
- * bspline_gpu_resample, the entry, hands plans with tables to the
- * separable path (separable.cu). */
+ * order 3) or Keys' of [K81] eq. 15 (references in
+ * core/include/bspline-math.h); kernels widened by the map's footprint for
+ * antialiasing.  Float plans of one or four channels take kernels with the
+ * tap count at compile time, whose blocks stage the coefficients they reach
+ * in shared memory.  bspline_gpu_resample, the entry, hands plans with
+ * tables to the separable path (separable.cu). */
 #include <cuda_pipeline.h>
 
 #include "kernels-common.cuh"

@@ -2,16 +2,16 @@
  * stage (lens-cases.h), the plan and a hash of what the CPU engine wrote,
  * for test_kernels.py (the `lens-kernels` test), which runs this program
  * linked with the core as built (the general path's vector rows taking a
- * lens plan's rows of points, core/point-cache.c), with BSPLINE_NO_AVX512,
- * with BSPLINE_NO_X86_DISPATCH (the plain C loops) and with
- * BSPLINE_NO_WARP_FAST (warp_rows_d and warp_rows_f alone, evaluating the
- * stage pixel by pixel, no rows of points, no cache): all must write the
- * same bits.  Each plan runs four times, on 1, 3, 1 and 3 threads (its
- * points computed, then cached, then read); an execution that differs
- * from the first is reported on the line (THREADS DIFFER, which
- * test_kernels.py fails).  Float sources hold a few NaN, infinite and
- * huge values, so that the vector rows' exceptions are exercised; NaN
- * results are hashed as one canonical NaN.
+ * lens plan's rows of points, core/resample/point-cache.c), with
+ * BSPLINE_NO_AVX512, with BSPLINE_NO_X86_DISPATCH (the plain C loops) and
+ * with BSPLINE_NO_WARP_FAST (warp_rows_d and warp_rows_f alone, evaluating
+ * the stage pixel by pixel, no rows of points, no cache): all must write
+ * the same bits.  Each plan runs four times, on 1, 3, 1 and 3 threads (its
+ * points computed, then cached, then read); an execution that differs from
+ * the first is reported on the line (THREADS DIFFER, which test_kernels.py
+ * fails).  Float sources hold a few NaN, infinite and huge values, so that
+ * the vector rows' exceptions are exercised; NaN results are hashed as one
+ * canonical NaN.
  *
  *   print-lens-outputs N_CASES   (seed from BSPLINE_TEST_SEED) */
 #include "lens-cases.h"

@@ -23,15 +23,15 @@
  * antialias on and off must give identical outputs.
  *
  * "On" is each of the two methods: least-squares (the default: on the
- * separable path the least-squares reduction of core/reduce.c, elsewhere
- * the widened kernel) and widen.  The least-squares reduction's output is
- * the samples of the coarse spline, whose response to a grating at nu
- * cycles per output sample is H(nu) = B(nu) sum_k B(nu + k) /
- * sum_k B(nu + k)^2, B(nu) = sinc(nu)^(n+1) (the analysis, the Gram
- * filter 1 / b^(2n+1) and the sampling b^n): its passband gain must be
- * that figure (within 0.01; 1.033 at order 1, 1.0002 at order 3), not
- * merely in [gain_min, 1.02]; a rotated warp reduces along the output's
- * axes, H(nu cos a) H(nu sin a) (within 0.02).
+ * separable path the least-squares reduction of core/resample/reduce.c,
+ * elsewhere the widened kernel) and widen.  The least-squares reduction's
+ * output is the samples of the coarse spline, whose response to a grating
+ * at nu cycles per output sample is H(nu) = B(nu) sum_k B(nu + k) / sum_k
+ * B(nu + k)^2, B(nu) = sinc(nu)^(n+1) (the analysis, the Gram filter 1 /
+ * b^(2n+1) and the sampling b^n): its passband gain must be that figure
+ * (within 0.01; 1.033 at order 1, 1.0002 at order 3), not merely in
+ * [gain_min, 1.02]; a rotated warp reduces along the output's axes, H(nu
+ * cos a) H(nu sin a) (within 0.02).
  */
 #include "test-common.h"
 
@@ -257,7 +257,7 @@ main (void)
               test_boundary_name (params.boundary));
 
           /* The least-squares reduction (of a rotated warp: along the
-           * output's axes, core/reduce.c) passes the grating, at nu =
+           * output's axes, core/resample/reduce.c) passes the grating, at nu =
            * 0.4 / shrink cycles per output pixel, with the amplitude
            * H(nu |cos a|) H(nu |sin a|): 0.18 at 45 degrees and order 3
            * (both components in the transition band, 0.57 cycles), far

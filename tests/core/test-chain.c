@@ -1,4 +1,4 @@
-/* test-chain: chains of stages composed for one plan (core/chain.c,
+/* test-chain: chains of stages composed for one plan (core/geometry/chain.c,
  * bspline_plan_new_chain).
  *
  *  - maps: random chains of up to four lens stages (brown and fisheye,
@@ -33,7 +33,7 @@
 #include "bspline-chain.h"
 #include "bspline-stage.h"
 #include "bspline-stmap.h"
-#include "internal.h"
+#include "resample.h"
 
 #define MAP_TOL 1e-9
 #define RESAMPLE_TOL 1e-6

@@ -24,11 +24,12 @@
 static double err_noise[BSPLINE_MAX_ORDER + 1];
 static double err_real[BSPLINE_MAX_ORDER + 1];
 
-/* shrink: the plan shrinks, and reduces by least squares (core/reduce.c),
- * whose chain b^n / b^(2n+1) on the output grid amplifies rounding at the
- * Nyquist frequency by up to (pi / 2)^(n+1) (the two sampled B-splines'
- * values there, 2 (2 / pi)^(n+1) and 2 (2 / pi)^(2n+2)): 9.5 at order 4;
- * noise measured 2.6e-6 at order 4 against 1.4e-6 for g^2 2^-24. */
+/* shrink: the plan shrinks, and reduces by least squares
+ * (core/resample/reduce.c), whose chain b^n / b^(2n+1) on the output grid
+ * amplifies rounding at the Nyquist frequency by up to (pi / 2)^(n+1) (the
+ * two sampled B-splines' values there, 2 (2 / pi)^(n+1) and 2 (2 /
+ * pi)^(2n+2)): 9.5 at order 4; noise measured 2.6e-6 at order 4 against
+ * 1.4e-6 for g^2 2^-24. */
 static double
 bound_for (int order, int real, int shrink)
 {

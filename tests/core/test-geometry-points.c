@@ -1,7 +1,7 @@
 /* test-geometry-points: bspline_geometry_map_point and _unmap_point
- * (core/geometry.c) on random geometries: sizes, reorientations, borders,
- * rotations, zooms, translations, perspective matrices, and lens stages
- * (brown and fisheye, undistorting and distorting, the camera scaled
+ * (core/geometry/geometry.c) on random geometries: sizes, reorientations,
+ * borders, rotations, zooms, translations, perspective matrices, and lens
+ * stages (brown and fisheye, undistorting and distorting, the camera scaled
  * with the frame) and STMap stages (smooth random maps).
  *
  * - map_point is the sampler's map: it equals bspline_plan_map_point of

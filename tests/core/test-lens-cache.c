@@ -1,6 +1,6 @@
 /* test-lens-cache: a plan with a lens or STMap stage keeps the input points
- * of its output pixels from its second execution on (core/point-cache.c);
- * its outputs must not change for it.
+ * of its output pixels from its second execution on
+ * (core/resample/point-cache.c); its outputs must not change for it.
  *
  * For random lens cases (lens-cases.h: brown, fisheye, STMap; float and
  * double; 1, 2, 3 and 4 channels; orders 0-5 and 7, Keys bicubic;
@@ -16,7 +16,7 @@
  * the same bytes again.  Sources of random values; outputs in float (a
  * change in the last place shows) or 8 bits. */
 #include "lens-cases.h"
-#include "internal.h"
+#include "resample.h"
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
-/* test-stmap-file.c: bspline_stmap_read (core/stmap-file.c) on files this
- * test writes itself, with the libraries the reader uses (libpng, libtiff,
- * OpenEXRCore's encoder), in the layouts OpenCV does not write
+/* test-stmap-file.c: bspline_stmap_read (core/stmap/stmap-file.c) on files
+ * this test writes itself, with the libraries the reader uses (libpng,
+ * libtiff, OpenEXRCore's encoder), in the layouts OpenCV does not write
  * (tests/core/test_stmap_file.py checks what OpenCV writes):
  *  - PNG 16-bit RGB, and RGBA interlaced (Adam7);
  *  - TIFF 16-bit and 32-bit float, strips and tiles, contiguous and

@@ -1,4 +1,4 @@
-/* test-stmap: the STMap stage's maths (core/stmap.c, bspline_stmap_map)
+/* test-stmap: the STMap stage's maths (core/stmap/stmap.c, bspline_stmap_map)
  * against references written here, and through plans.
  *
  * - The map against a reference built another way: the map's samples

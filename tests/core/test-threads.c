@@ -148,7 +148,7 @@ main (void)
   pid_t pid;
 
   test_begin ("test-threads", &rng);
-  /* the rule, written out here (core/internal.h has the engine's) */
+  /* the rule, written out here (core/base/base.h has the engine's) */
   cores = cores > 0 ? cores : 1;
   cap = min_int (min_int (1024, 4 * cores), 256);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bspline_lens_fit (core/lens-fit.c) against OpenCV 4.10 itself:
+"""bspline_lens_fit (core/lens/lens-fit.c) against OpenCV 4.10 itself:
 cv2.getOptimalNewCameraMatrix (brown, centerPrincipalPoint=False) and
 cv2.fisheye.estimateNewCameraMatrixForUndistortRectify (R = identity,
 fov_scale = 1), the calls the element's lens-fit property mirrors.

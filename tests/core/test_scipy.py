@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """scipy.ndimage.map_coordinates as an outside oracle for the double path,
-and a dense least-squares reference for the reduction of core/reduce.c.
+and a dense least-squares reference for the reduction of
+core/resample/reduce.c.
 
 Usage: /usr/bin/python3 test_scipy.py LIBBSPLINE_CORE.so PRINT_LAYOUT
 
-Loads the core's shared library with ctypes (the structs of core/bspline.h
-are mirrored below and checked field by field against print-layout, a C
-program compiled with the header) and compares, at double precision:
+Loads the core's shared library with ctypes (the structs of
+core/include/bspline.h are mirrored below and checked field by field against
+print-layout, a C program compiled with the header) and compares, at double
+precision:
 
  - bspline_cpu_sample_points with map_coordinates(prefilter=True) for
    orders 0-5 (scipy's maximum) and the five boundaries, on random images
@@ -77,7 +79,7 @@ BOUNDARIES = ["reflect", "mirror", "wrap", "clamp", "constant"]
 SCIPY_MODE = {"reflect": "reflect", "mirror": "mirror", "wrap": "grid-wrap",
               "clamp": "nearest", "constant": "grid-constant"}
 
-# ---- ctypes mirror of core/bspline.h (enums are int) ----
+# ---- ctypes mirror of core/include/bspline.h (enums are int) ----
 
 
 class Image(ctypes.Structure):
@@ -312,7 +314,7 @@ def compare_plan(core, rng, arr, order, boundary):
     return err.max() / signal_range(arr, boundary, fill)
 
 
-# ---- the least-squares reduction (core/reduce.c) against a dense reference
+# ---- the least-squares reduction against a dense reference (core/resample/)
 #
 # The reference shares nothing with the core but the definition: it builds
 # the input's spline f, the coarse basis and the least-squares fit from
@@ -360,7 +362,7 @@ LSQ_WINDOW = 1e-11
 # 2e-12 (above); over 25 seeds the core came within 4.2e-12 at order 11,
 # 1.4e-13 at orders <= 5.  Float: within 1e-6 (order 5; 2-D order 3:
 # 7.6e-7); orders >= 9 reduce in double whatever the precision
-# (core/reduce.c: their Gram filters amplify float's rounding by up to
+# (core/resample/reduce.c: their Gram filters amplify float's rounding by up to
 # 2.5e4), which the bound of order 11 holds to float quality only.
 LSQ_BOUND_DOUBLE = 1e-10
 LSQ_BOUND_FLOAT = {0: 5e-7, 1: 1e-6, 2: 2e-6, 3: 3e-6, 5: 5e-6, 11: 1e-5}
@@ -370,7 +372,7 @@ LSQ_BOUND_IDENTITY = 1e-12
 
 def extend(s, boundary, fill, k):
     """The samples s at the integer indices k (any), extended as
-    core/bspline-math.h draws it: reflect cba|abcde|edc, mirror
+    core/include/bspline-math.h draws it: reflect cba|abcde|edc, mirror
     dcb|abcde|dcb, wrap cde|abcde|abc, clamp aaa|abcde|eee, constant
     vvv|abcde|vvv.  (numpy.pad is no help: numpy 1.24's wrap, symmetric
     and reflect go wrong where a pad is longer than the signal and the two

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""bspline_stmap_read (core/stmap-file.c) against OpenCV 4.10, the outside
-writer (and, for the lossy EXR compressions, the outside reader).
+"""bspline_stmap_read (core/stmap/stmap-file.c) against OpenCV 4.10, the
+outside writer (and, for the lossy EXR compressions, the outside reader).
 
 Usage: test_stmap_file.py LIBBSPLINE_CORE.so
 

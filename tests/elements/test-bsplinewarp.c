@@ -2,7 +2,7 @@
  *
  * The reference for every resampled frame is the core engine run in double
  * precision on the same input planes (plans built here, from matrices
- * written here from the geometry contract, not from core/geometry.c),
+ * written here from the geometry contract, not from core/geometry/geometry.c),
  * rounded to the format's code values; the element (float) must agree
  * within one code value.  Siting, borders, fill colours, video-direction
  * and the controller are checked against facts that do not come from the
@@ -1634,8 +1634,8 @@ GST_START_TEST (test_bad_geometry_and_properties)
 GST_END_TEST;
 
 /* n-threads=1024, the most the property takes: the engine starts (at most
- * 4 threads per core and 256 run, core/internal.h) and gives the output
- * of one thread. */
+ * 4 threads per core and 256 run, core/base/base.h) and gives the output of
+ * one thread. */
 GST_START_TEST (test_n_threads_1024_runs)
 {
   const gchar *caps = "video/x-raw,format=RGBA,width=64,height=48,"

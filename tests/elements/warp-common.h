@@ -1,8 +1,8 @@
 /* warp-common.h: what the GstHarness tests of bsplinewarp share: the
  * matrices of the geometry contract written out (not taken from
- * core/geometry.c), the harness with the backend the environment names,
- * and seeded random numbers.  Static functions: each test program takes
- * what it uses. */
+ * core/geometry/geometry.c), the harness with the backend the environment
+ * names, and seeded random numbers.  Static functions: each test program
+ * takes what it uses. */
 #ifndef WARP_COMMON_H
 #define WARP_COMMON_H
 

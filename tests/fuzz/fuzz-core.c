@@ -12,7 +12,7 @@
  *  - every call returns a bspline_status, and an error comes with a message;
  *  - the engine never writes into the padding of a destination row;
  *  - a point with a NaN coordinate samples to the fill value (documented in
- *    core/resample-impl.h);
+ *    core/resample/resample-impl.h);
  * and AddressSanitizer + UndefinedBehaviorSanitizer check the rest.
  *
  * The same file is linked with replay-main.c into a plain program that

@@ -13,7 +13,7 @@
 #include "bspline-cuda.h"
 #include "bspline-geometry.h"
 #include "bspline-stmap.h"
-#include "internal.h"
+#include "resample.h"
 
 /* Tolerance of the float path against the double reference, relative to
  * the signal range (issue 2: order 3 within 2e-6, order 11 within 1e-4). */
@@ -524,7 +524,7 @@ done:
   test_image_free (&gpu_int);
 }
 
-/* The least-squares reduction (core/reduce.c: two plans through an
+/* The least-squares reduction (core/resample/reduce.c: two plans through an
  * intermediate plane, the Gram prefilter of degree 2n + 1 along the
  * reduced axes only): orders 0-11, every boundary, both axes reduced,
  * x alone (y enlarged, flipped) or y alone, ratios 1.2-3.5, and the

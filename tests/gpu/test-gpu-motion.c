@@ -1,5 +1,5 @@
 /* test-gpu-motion.c: the motion estimation on the GPU (cuda/motion.cu,
- * bspline-cuda-motion.h) against the CPU engine (core/motion.c) and
+ * bspline-cuda-motion.h) against the CPU engine (core/stabilize/motion.c) and
  * against the truth, on the clip pairs of tests/stabilize/test-motion.c
  * (frames rendered from a real photograph, tests/stabilize/clip.h).
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The L1-optimal camera path (core/camera-path.c) against
+"""The L1-optimal camera path (core/stabilize/camera-path.c) against
 scipy.optimize.linprog (HiGHS) on the same linear programs.
 
 Usage: camera_path_vs_linprog.py TEST-CAMERA-PATH

@@ -1,4 +1,5 @@
-/* test-camera-path.c: the L1-optimal camera path (core/camera-path.h).
+/* test-camera-path.c: the L1-optimal camera path
+ * (core/stabilize/camera-path.h).
  *
  *  - bad arguments are refused with the right status;
  *  - random shaky windows (pan, pan that stops and starts, tripod, random
@@ -19,9 +20,9 @@
  *    iteration limit, fixed frames kept, proximity bounds, the reported
  *    objective equal to an evaluation from the maps themselves
  *    (smoothness + penalty x violations + fidelity), never above B = I's;
- *  - core/stabilize.c's default path (its weights, 1920x1080, zoom 1.3):
- *    every 19-frame sliding window (15 ahead, 3 fixed) and every 300-frame
- *    whole clip optimal within its 200 iterations;
+ *  - core/stabilize/stabilize.c's default path (its weights, 1920x1080,
+ *    zoom 1.3): every 19-frame sliding window (15 ahead, 3 fixed) and every
+ *    300-frame whole clip optimal within its 200 iterations;
  *  - the time of a 60-frame window, and of the stabilizer's 19-frame one.
  *
  * The optimality itself is checked against scipy.optimize.linprog (HiGHS)
@@ -351,9 +352,9 @@ typedef struct
   int max_iterations;
 } path_weights;
 
-/* core/stabilize.c's path = optimal: its weights, 550 / the frame diagonal
- * of fidelity, max_scale 0.05, 200 iterations; its crop window is the
- * frame over 1.3 (margin 30 %) and its windows have 15 frames ahead, 3
+/* core/stabilize/stabilize.c's path = optimal: its weights, 550 / the frame
+ * diagonal of fidelity, max_scale 0.05, 200 iterations; its crop window is
+ * the frame over 1.3 (margin 30 %) and its windows have 15 frames ahead, 3
  * fixed behind and the frame output. */
 #define STAB_ZOOM 1.3
 #define STAB_AHEAD 15
@@ -775,7 +776,7 @@ test_qp_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
   }
 }
 
-/* core/stabilize.c's default path: the stabilizer's weights on shaky
+/* core/stabilize/stabilize.c's default path: the stabilizer's weights on shaky
  * 1920x1080 clips, one frame output per solve over [j - 3, j + 15] with the
  * frames behind fixed to what was output (19 frames), and the whole clip
  * of 300 frames at once.  Every solve must be optimal within the 200

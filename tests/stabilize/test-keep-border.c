@@ -1,10 +1,11 @@
-/* test-keep-border.c: bspline_cpu_keep_border (core/keep-border.c), the
- * keep-border composition of bsplinestabilize, against the per-pixel
- * rule it replaces (reference_keep_border below, the element's loop as
- * it was: every output pixel centre through the inverse homography and
- * the lens stage, the previous frame's pixel where the point is missing
- * or outside the input plane).  The outputs must be the same bytes,
- * the bytes between rows (stride padding) untouched:
+/* test-keep-border.c: bspline_cpu_keep_border
+ * (core/stabilize/keep-border.c), the keep-border composition of
+ * bsplinestabilize, against the per-pixel rule it replaces
+ * (reference_keep_border below, the element's loop as it was: every output
+ * pixel centre through the inverse homography and the lens stage, the
+ * previous frame's pixel where the point is missing or outside the input
+ * plane).  The outputs must be the same bytes, the bytes between rows
+ * (stride padding) untouched:
  *
  *  - random homographies: similarities (any angle, multiples of 90
  *    degrees computed with their rounding), affine maps, perspective maps

@@ -1,5 +1,5 @@
 /* test-path.c: the intended camera path of the stabilizer
- * (core/stabilize.c, docs/stabilization.md): the L1-optimal path
+ * (core/stabilize/stabilize.c, docs/stabilization.md): the L1-optimal path
  * (path = optimal, the default) beside the Gaussian one in the same run, on
  * clips made from a real photograph (clip.h):
  *

@@ -1,0 +1,331 @@
+/* bspline-stabilize.h: video stabilization without GStreamer (pure C99).
+ *
+ * Two parts, used one after the other for every frame:
+ *
+ *  1. bspline_motion_*: the camera motion between consecutive frames, a
+ *     similarity (translation, rotation, scale) or an affine map, estimated
+ *     from the luma: an exhaustive search of integer shifts at the coarsest
+ *     level of a pyramid, then robust inverse-compositional Gauss-Newton
+ *     refinement (Baker & Matthews 2004, "Lucas-Kanade 20 years on", sec. 3
+ *     and 4.4, with Tukey weights by iteratively reweighted least squares)
+ *     at every level, down to the analysis resolution.  docs/stabilization.md
+ *     says why this design.
+ *  2. bspline_stabilizer_*: the camera path (the motions composed), the
+ *     intended path found from it (L1-optimal over `smoothing` frames of
+ *     look-ahead, or a Gaussian smoothing over `smoothing` frames on each
+ *     side), and the correction of each frame: the intended path composed
+ *     with the inverse of the real one, clamped, zoomed.
+ *
+ * Coordinates as everywhere in the project: pixel (i, j) covers
+ * [i, i+1) x [j, j+1), x right, y down, in full-frame luma pixels.  An
+ * affine map is 2x3 row-major: (x, y) -> (m0 x + m1 y + m2, m3 x + m4 y +
+ * m5).
+ */
+#ifndef BSPLINE_STABILIZE_H
+#define BSPLINE_STABILIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bspline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BSPLINE_STABILIZE_PI 3.14159265358979323846
+
+typedef struct
+{
+  double m[6];
+} bspline_affine;
+
+BSPLINE_API
+void bspline_affine_identity (bspline_affine * a);
+/* r = a after b: r(p) = a(b(p)) */
+BSPLINE_API
+void bspline_affine_compose (const bspline_affine * a,
+    const bspline_affine * b, bspline_affine * r);
+/* Returns 0 when a is singular or not finite. */
+BSPLINE_API
+int bspline_affine_invert (const bspline_affine * a, bspline_affine * inv);
+/* The 3x3 row-major matrix of a (last row 0 0 1). */
+BSPLINE_API
+void bspline_affine_to_matrix (const bspline_affine * a, double m[9]);
+/* Where a moves the point (cx, cy) and the rotation (degrees, clockwise on
+ * screen since y is down) and scale of its linear part (for an affine map:
+ * the angle of the rotation nearest to it and the square root of its
+ * determinant). */
+BSPLINE_API
+void bspline_affine_decompose (const bspline_affine * a, double cx,
+    double cy, double *dx, double *dy, double *angle_degrees,
+    double *scale);
+
+typedef enum
+{
+  BSPLINE_MOTION_SIMILARITY = 0,        /* translation, rotation, scale */
+  BSPLINE_MOTION_AFFINE = 1     /* six parameters */
+} bspline_motion_model;
+
+/* A frame to estimate motion on: 8-bit samples, either one grey (luma)
+ * byte per pixel at offset_y (offset_r < 0), or R'G'B' bytes at three
+ * offsets, weighted into luma (BT.601 weights; the motion does not depend
+ * on the exact weights). */
+typedef struct
+{
+  const uint8_t *data;
+  ptrdiff_t stride;             /* bytes from one row to the next */
+  int width, height;
+  int pixel_stride;             /* bytes from one pixel to the next */
+  int offset_y;                 /* grey byte, used when offset_r < 0 */
+  int offset_r, offset_g, offset_b;     /* -1: not RGB */
+} bspline_luma_frame;
+
+typedef struct
+{
+  bspline_motion_model model;
+  /* Largest shift searched between consecutive frames, full-frame pixels
+   * (default 64). */
+  double search_range;
+  /* Analysis width: the frame is averaged down by a power of two to at most
+   * this width before the pyramid is built (default 960). */
+  int analysis_width;
+  /* Below this smallest eigenvalue of the luma structure tensor (mean of
+   * gradient products per pixel, grey levels^2 per pixel^2 at the analysis
+   * resolution) a frame has too little texture: its motion is unreliable
+   * (default 1.0). */
+  double min_texture;
+  /* Below this fraction of the analysed pixels agreeing with the motion
+   * (Tukey weight above 0.5) the estimate is unreliable (default 0.25). */
+  double min_inliers;
+  /* Threads of the refinement at the analysis resolution: 0 = one per
+   * online core (default 0). */
+  int n_threads;
+} bspline_motion_params;
+
+typedef struct
+{
+  bspline_affine motion;        /* previous frame -> this frame */
+  /* 0: motion is the identity, not measured: the first frame of a
+   * sequence; too little texture (min_texture), over the frame or outside
+   * a few cells of it (a lone object on a flat background); no distinct
+   * best shift in the coarse search (noise, a flash: frames that do not
+   * match anywhere); a refinement that failed or ended with too few
+   * inliers.  The first three are decided before any Gauss-Newton step,
+   * so that such frames cost less than a textured one. */
+  int reliable;
+  double texture;               /* smallest structure tensor eigenvalue */
+  double inliers;               /* fraction of pixels with weight > 0.5 */
+  double residual;              /* robust scale of the residual, grey levels */
+  int iterations;               /* Gauss-Newton steps, all levels */
+} bspline_motion_result;
+
+typedef struct bspline_motion_estimator bspline_motion_estimator;
+
+BSPLINE_API
+void bspline_motion_params_init (bspline_motion_params * params);
+/* The smallest side of a frame whose motion can be estimated. */
+#define BSPLINE_MOTION_MIN_SIDE 16
+
+/* An estimator for frames of width x height luma pixels, each side
+ * BSPLINE_MOTION_MIN_SIDE to BSPLINE_MAX_SIDE. */
+BSPLINE_API
+bspline_status bspline_motion_estimator_new (const bspline_motion_params *
+    params, int width, int height, bspline_motion_estimator ** estimator,
+    char *msg, size_t msg_len);
+BSPLINE_API
+void bspline_motion_estimator_free (bspline_motion_estimator * estimator);
+/* The power of two the estimator averages width x height frames down by:
+ * it analyses width / factor x height / factor pixels, analysis pixel
+ * (i, j) the mean of the factor x factor frame pixels from (factor i,
+ * factor j) (params valid, as bspline_motion_estimator_new checks). */
+BSPLINE_API
+int bspline_motion_analysis_factor (const bspline_motion_params * params,
+    int width, int height);
+/* Forgets the previous frame: the next one starts a new sequence. */
+BSPLINE_API
+void bspline_motion_estimator_reset (bspline_motion_estimator * estimator);
+/* The motion from the previous frame given to this one; the first frame of
+ * a sequence gets the identity with reliable = 0. */
+BSPLINE_API
+bspline_status bspline_motion_estimate (bspline_motion_estimator *
+    estimator, const bspline_luma_frame * frame,
+    bspline_motion_result * result);
+
+/* ---- the per-pixel work elsewhere (the GPU engine, cuda/) ----
+ *
+ * bspline_motion_estimate_with runs the same algorithm as
+ * bspline_motion_estimate (the same control logic, coarse hypotheses,
+ * levels and reliability tests, all here) but asks `ops` for the work on
+ * pixels: building a frame's pyramid, the texture sums, the coarse search
+ * and the Gauss-Newton refinement of a warp at one level, whose steps
+ * (the passes over pixels and, between them, motion-solve.h's arithmetic)
+ * the engine behind ops runs itself.  That engine keeps the two pyramids,
+ * laid out as bspline_motion_estimator_layout says, and must compute what
+ * the CPU functions of motion.c compute (the comments there say how). */
+#define BSPLINE_MOTION_MAX_LEVELS 8
+#define BSPLINE_MOTION_MAX_PARAMS 6
+/* histogram of |residual| for the median: bins of 1/32 grey level up to
+ * 64 grey levels, the last bin for everything above */
+#define BSPLINE_MOTION_HIST_SCALE 32.0
+#define BSPLINE_MOTION_HIST_BINS 2049
+/* The texture is summed over a grid of G x G cells of level 0: cell (a, b)
+ * covers columns [w a / G, w (a + 1) / G) and rows [h b / G, h (b + 1) / G)
+ * (integer division), cells in row-major order. */
+#define BSPLINE_MOTION_TEXTURE_GRID 8
+#define BSPLINE_MOTION_TEXTURE_CELLS \
+  (BSPLINE_MOTION_TEXTURE_GRID * BSPLINE_MOTION_TEXTURE_GRID)
+
+typedef struct
+{
+  int factor;                   /* full frame / level 0 */
+  int n_levels;
+  int width[BSPLINE_MOTION_MAX_LEVELS], height[BSPLINE_MOTION_MAX_LEVELS];
+} bspline_motion_layout;
+
+/* The refinement of a warp at one level: up to max_steps Gauss-Newton
+ * steps (motion.c's motion_refine_level). */
+typedef struct
+{
+  int level;
+  double m[6];                  /* start warp, level pixels, template -> image */
+  double cx, cy;                /* centre of the parameters */
+  int n_params;                 /* 4 (similarity) or 6 (affine) */
+  int sampling;                 /* every pixel (1) or every other (2) */
+  double sigma;                 /* residual scale so far; < 0: measure it */
+  int max_steps;
+  double tolerance;             /* pixels of corner motion: converged */
+} bspline_motion_refine;
+
+typedef struct
+{
+  double m[6];                  /* the refined warp */
+  double sigma;                 /* scale of the last pass's residuals */
+  double scale;                 /* Huber k or Tukey c of the last pass */
+  int steps;                    /* steps taken, -1: singular equations */
+  long valid, inliers;          /* last pass: pixels inside, weight > 0.5 */
+} bspline_motion_refined;
+
+typedef struct
+{
+  /* The pyramid of `frame` (opaque here) into pyramid `index` (0 or 1). */
+  bspline_status (*pyramid) (void *ctx, int index, const void *frame);
+  /* For each cell of level 0 of pyramid `index`
+   * (BSPLINE_MOTION_TEXTURE_GRID), the sums over its pixels of gx^2,
+   * gx gy, gy^2: cells[3 k .. 3 k + 2] for cell k. */
+  bspline_status (*texture) (void *ctx, int index, double *cells);
+  /* The coarse search at `level` (motion.c's motion_search): for each of
+   * n_angles rotations, the best integer shift within +-range and its mean
+   * absolute difference (INFINITY where too few pixels overlap), and the
+   * mean of the differences of every angle and shift that has enough
+   * overlap, added in the order angle, row, column (INFINITY if none). */
+  bspline_status (*search) (void *ctx, int template_index, int level,
+      int range, const double *angles, int n_angles, double *cost,
+      int *best_x, int *best_y, double *mean_cost);
+  /* The refinement of in->m at in->level, template pyramid template_index,
+   * image the other one. */
+  bspline_status (*refine) (void *ctx, int template_index,
+      const bspline_motion_refine * in, bspline_motion_refined * out);
+} bspline_motion_ops;
+
+BSPLINE_API
+void bspline_motion_estimator_layout (const bspline_motion_estimator *
+    estimator, bspline_motion_layout * layout);
+/* bspline_motion_estimate with the per-pixel work done by ops; an error
+ * from ops is returned as it is (the estimator then forgets the previous
+ * frame). */
+BSPLINE_API
+bspline_status bspline_motion_estimate_with (bspline_motion_estimator *
+    estimator, const bspline_motion_ops * ops, void *ctx, const void *frame,
+    bspline_motion_result * result);
+
+/* ---- the camera path and the corrections ---- */
+
+/* How the intended camera path is found (docs/stabilization.md). */
+typedef enum
+{
+  /* the L1-optimal path (core/stabilize/camera-path.h): constant,
+   * constant-velocity and constant-acceleration pieces, the crop window
+   * kept inside every frame; solved over frames k .. k + smoothing for
+   * frame k, continuing from the three frames before it */
+  BSPLINE_STABILIZE_PATH_OPTIMAL = 0,
+  /* each path parameter averaged with Gaussian weights over k - smoothing
+   * .. k + smoothing (local linear regression) */
+  BSPLINE_STABILIZE_PATH_GAUSSIAN = 1
+} bspline_stabilize_path;
+
+#define BSPLINE_STABILIZE_DEFAULT_MARGIN 30.0
+#define BSPLINE_STABILIZE_MAX_MARGIN 100.0
+
+typedef struct
+{
+  int smoothing;                /* frames of look-behind and look-ahead */
+  bspline_stabilize_path path;
+  /* path = optimal: the crop window the path keeps inside every frame is
+   * the output's view shrunk by 1 + margin / 100 about its centre (percent,
+   * 0 .. BSPLINE_STABILIZE_MAX_MARGIN, default
+   * BSPLINE_STABILIZE_DEFAULT_MARGIN): how far the path may leave the
+   * camera's */
+  double margin;
+  double max_shift;             /* pixels, < 0: no limit */
+  double max_angle;             /* degrees, < 0: no limit */
+  double zoom;                  /* percent, added to auto-zoom; may be < 0 */
+  int auto_zoom;                /* zoom just enough to hide the borders */
+  int tripod;                   /* hold the first frame's view */
+  bspline_motion_model model;
+  int width, height;            /* frame size, luma pixels */
+} bspline_stabilize_params;
+
+typedef struct
+{
+  bspline_affine correction;    /* input frame -> output frame, forward */
+  double zoom;                  /* total zoom factor in correction */
+} bspline_stabilize_result;
+
+typedef struct bspline_stabilizer bspline_stabilizer;
+
+BSPLINE_API
+void bspline_stabilize_params_init (bspline_stabilize_params * params,
+    int width, int height);
+BSPLINE_API
+bspline_status bspline_stabilizer_new (const bspline_stabilize_params *
+    params, bspline_stabilizer ** stabilizer, char *msg, size_t msg_len);
+BSPLINE_API
+void bspline_stabilizer_free (bspline_stabilizer * stabilizer);
+/* Drops every frame: a new sequence starts (a flush, a new stream). */
+BSPLINE_API
+void bspline_stabilizer_reset (bspline_stabilizer * stabilizer);
+/* Appends the next frame's motion (previous frame -> this one; ignored for
+ * the first frame of a sequence). */
+BSPLINE_API
+bspline_status bspline_stabilizer_push (bspline_stabilizer * stabilizer,
+    const bspline_affine * motion);
+/* Frames pushed and not yet popped. */
+BSPLINE_API
+int bspline_stabilizer_pending (const bspline_stabilizer * stabilizer);
+/* 1 when the oldest pending frame's correction can be computed: it has
+ * `smoothing` frames of look-ahead, or `final` is set (end of stream: the
+ * window is cut at the last frame). */
+BSPLINE_API
+int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
+    int final);
+/* The correction of the oldest pending frame, which is then popped.
+ * With path = optimal and `final` set, the first pop solves every pending
+ * frame in one piece (a whole clip pushed at once: one solve), and the
+ * pops after it use that solution.  Returns BSPLINE_ERROR_INVALID_ARGUMENT
+ * when it is not ready; never fails otherwise (a window the solver cannot
+ * take continues the path still). */
+BSPLINE_API
+bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
+    int final, bspline_stabilize_result * result);
+
+/* Smallest zoom z >= 1 about the frame centre such that the output frame
+ * is covered by the input after `correction` (forward, input -> output)
+ * then zoom z; at most max_zoom. */
+BSPLINE_API
+double bspline_stabilize_cover_zoom (const bspline_affine * correction,
+    int width, int height, double max_zoom);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BSPLINE_STABILIZE_H */

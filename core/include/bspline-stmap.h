@@ -1,0 +1,81 @@
+/* An STMap as the sampler uses it: the map's cubic B-spline coefficients,
+ * ready for the STMap stage (bspline-stage.h).
+ *
+ * The file convention (Nuke's STMap): at each sample the picture's R and
+ * G hold (s, t), the source position normalised to 0..1 with (0, 0) at
+ * the bottom-left corner of the source frame and (1, 1) at its top-right;
+ * pixel centres at half steps (an identity map of a W x H frame holds
+ * ((i + 0.5) / W, 1 - (j + 0.5) / H) at column i, row j from the top).
+ * This is the one place that converts it: the object holds
+ * (x, y) = (s, 1 - t), the source position as a fraction of the frame
+ * with y down, the house's convention scaled by the frame's size.
+ *
+ * The map's own samples sit at the centres of a map_w x map_h grid laid
+ * over the whole source frame; between them the map is a cubic B-spline
+ * that interpolates them (C2: a continuous Jacobian for antialiasing;
+ * linear maps, such as an identity map of any size, reproduced exactly).
+ * Past the outer samples, out to the frame's edge (half a sample), it is
+ * extended by point symmetry about the edge sample, f(-k) = 2 f(0) - f(k)
+ * on each axis, which continues the map linearly (to second order)
+ * instead of bending it flat as a mirror would.  Past the frame's edge
+ * (points other stages send outside the input frame) the map goes on
+ * along its tangent at the edge.
+ *
+ * Objects are immutable once made and reference counted (a plan holds a
+ * reference), so an element may load a new map while a plan still uses
+ * the old one.
+ */
+#ifndef BSPLINE_STMAP_H
+#define BSPLINE_STMAP_H
+
+#include <stddef.h>
+#include "bspline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct bspline_stmap bspline_stmap;
+
+/* A map from (s, t) samples as stored (2 * width * height doubles, s then
+ * t per sample, rows from the top: bspline_stmap_read's layout).  Fails
+ * on sizes out of range and on non-finite values (naming the sample). */
+BSPLINE_API
+bspline_status bspline_stmap_new (const double *st, int width, int height,
+    bspline_stmap ** out, char *msg, size_t msg_len);
+
+/* bspline_stmap_read (bspline-stmap-file.h), then bspline_stmap_new. */
+BSPLINE_API
+bspline_status bspline_stmap_load (const char *path, bspline_stmap ** out,
+    char *msg, size_t msg_len);
+
+BSPLINE_API
+bspline_stmap *bspline_stmap_ref (bspline_stmap * map);
+BSPLINE_API
+void bspline_stmap_unref (bspline_stmap * map);
+
+BSPLINE_API
+int bspline_stmap_width (const bspline_stmap * map);
+BSPLINE_API
+int bspline_stmap_height (const bspline_stmap * map);
+
+/* The coefficients, (x, y) pairs on a (width + 2 * BSPLINE_STMAP_PAD) x
+ * (height + 2 * BSPLINE_STMAP_PAD) grid whose first BSPLINE_STMAP_PAD rows
+ * and columns are the point-symmetric extension; the size in bytes in
+ * *bytes where it is not NULL (for an engine's copy). */
+BSPLINE_API
+const double *bspline_stmap_coefficients (const bspline_stmap * map,
+    size_t * bytes);
+
+/* The source position (x, y, fractions of the frame, y down) at map
+ * position (mx, my) in map samples (the centre of sample (i, j) at
+ * (i + 0.5, j + 0.5)), through the same evaluation as the sampler's. */
+BSPLINE_API
+int bspline_stmap_eval (const bspline_stmap * map, double mx, double my,
+    double *x, double *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BSPLINE_STMAP_H */

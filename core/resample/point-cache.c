@@ -1,0 +1,154 @@
+/* point-cache.c: the input point of every output pixel of a plan with
+ * lens or STMap stages, a row at a time, and the plan's copy of them kept
+ * from its second execution on.
+ *
+ * Evaluating the stage (bspline-stage.h: an atan and polynomials for the
+ * fisheye, a division for brown, a 16-tap cubic for an STMap, the
+ * Jacobian too where the kernel widens) costs more than sampling the
+ * coefficients there.  The points depend on the plan only, and an element
+ * keeps its plan from frame to frame while its properties stay, so the
+ * plan keeps them: its first execution computes each row into the
+ * engine's scratch, its second into the cache, and later ones read the
+ * cache.  A plan made for one frame (bsplinestabilize's) never allocates
+ * it.  The cache holds the doubles that the same functions return, so the
+ * output is the same bits with and without it. */
+#include "resample.h"
+
+#include "bspline-stage.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* The cache is mutable state of a plan that the engines see const: it is
+ * reached through the plan's pointer (plan->points) and changed only
+ * under the protocol below.  state goes EMPTY -> FILLING (one execution,
+ * the one that wins the exchange, from the second execution on) ->
+ * READY, or EMPTY -> NONE where the rows would pass
+ * BSPLINE_POINT_CACHE_MAX_BYTES or the allocation fails.  The filling
+ * execution writes each row once, from whichever pool thread computes
+ * that row, and publishes READY (release) after the pool's join; an
+ * execution that reads READY (acquire) sees every row.  Executions that
+ * run beside the filling one (two engines sharing a plan) compute their
+ * own rows. */
+enum
+{
+  CACHE_EMPTY,
+  CACHE_FILLING,
+  CACHE_READY,
+  CACHE_NONE
+};
+
+struct bspline_point_cache
+{
+  unsigned long executions;
+  int state;
+  double *rows;
+};
+
+bspline_point_cache *
+bspline_point_cache_new (void)
+{
+  return calloc (1, sizeof (bspline_point_cache));
+}
+
+void
+bspline_point_cache_free (bspline_point_cache * cache)
+{
+  if (!cache)
+    return;
+  free (cache->rows);
+  free (cache);
+}
+
+int
+bspline_point_values (const bspline_plan * plan)
+{
+  return plan->widen ? 4 : 2;
+}
+
+/* The cache's block: the rows of points, then one byte per row (whether
+ * the row has a widened pixel). */
+static void
+rows_of_cache (const bspline_plan * plan, bspline_point_cache * cache,
+    bspline_point_rows * rows)
+{
+  rows->rows = cache->rows;
+  rows->widened = (unsigned char *) (cache->rows + (size_t) plan->dst_height
+      * bspline_point_values (plan) * plan->dst_width);
+}
+
+void
+bspline_point_cache_begin (const bspline_plan * plan, bspline_point_rows * rows)
+{
+  bspline_point_cache *cache = plan->points;
+  const uint64_t bytes = (uint64_t) plan->dst_width * plan->dst_height
+      * bspline_point_values (plan) * sizeof (double) + plan->dst_height;
+  unsigned long n;
+  int expected = CACHE_EMPTY;
+
+  rows->rows = NULL;
+  rows->widened = NULL;
+  rows->fill = 0;
+  if (!cache)
+    return;
+  n = __atomic_add_fetch (&cache->executions, 1, __ATOMIC_RELAXED);
+  if (__atomic_load_n (&cache->state, __ATOMIC_ACQUIRE) == CACHE_READY) {
+    rows_of_cache (plan, cache, rows);
+    return;
+  }
+  if (n < 2 || !__atomic_compare_exchange_n (&cache->state, &expected,
+          CACHE_FILLING, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+    return;
+  if (bytes <= BSPLINE_POINT_CACHE_MAX_BYTES)
+    cache->rows = malloc ((size_t) bytes);
+  if (!cache->rows) {
+    __atomic_store_n (&cache->state, CACHE_NONE, __ATOMIC_RELEASE);
+    return;
+  }
+  rows_of_cache (plan, cache, rows);
+  rows->fill = 1;
+}
+
+void
+bspline_point_cache_filled (const bspline_plan * plan)
+{
+  __atomic_store_n (&plan->points->state, CACHE_READY, __ATOMIC_RELEASE);
+}
+
+int
+bspline_point_cache_ready (const bspline_plan * plan)
+{
+  return plan->points && __atomic_load_n (&plan->points->state,
+      __ATOMIC_ACQUIRE) == CACHE_READY;
+}
+
+int
+bspline_point_row (const bspline_plan * plan, int i, double *row)
+{
+  const double *m = plan->inverse;
+  const bspline_lens *lenses = plan->lens;
+  const int n_lenses = plan->n_lenses;
+  const int W = plan->dst_width;
+  const double v = i + 0.5;
+  int j, widened = 0;
+
+  for (j = 0; j < W; j++) {
+    const double u = j + 0.5;
+    double x, y, widen_x = 1.0, widen_y = 1.0;
+    const int found = plan->widen ? bspline_stage_footprint (m, lenses,
+        n_lenses, u, v, BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x,
+        &widen_y) : bspline_stage_map_point (m, lenses, n_lenses, u, v, &x,
+        &y);
+    if (!found)
+      x = y = NAN;
+    row[j] = x;
+    row[W + j] = y;
+    if (plan->widen) {
+      row[2 * W + j] = widen_x;
+      row[3 * W + j] = widen_y;
+      widened |= widen_x != 1.0 || widen_y != 1.0;
+    }
+  }
+  return widened;
+}
