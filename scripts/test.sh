@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, runs the whole test suite and ends with
 # one line "N passed, N failed, N skipped".  The suite is run four ways
-# (docs/reliability.md):
-#   1. build/          the normal build: every test;
+# (docs/reliability.md), each pass building only what it runs:
+#   1. build/          the normal build (scripts/build.sh: everything, the
+#                      CUDA kernels for this machine's GPU or, without one,
+#                      for one architecture as a compile check): every test;
 #   2. build-asan/     AddressSanitizer + UndefinedBehaviorSanitizer (gcc),
-#                      meson test --setup asan: every test but the GPU ones;
+#                      meson test --setup asan: every test but the GPU ones
+#                      and the kernel-variant hashes, the longest at a
+#                      smaller work scale (tests/sanitizers/meson.build);
 #   3. build-valgrind/ valgrind memcheck, meson test --setup valgrind: the
-#                      core tests but the three long sweeps and scipy, the
-#                      element suite, the soak (1000 frames), the fuzz corpus;
+#                      tests that exercise memory and threads, at a smaller
+#                      work scale (tests/sanitizers/meson.build);
 #   4. build-fuzz/     libFuzzer (clang): each harness for FUZZ_SECONDS
 #                      (default 90, both at once) from tests/fuzz/corpus;
 #                      a crash counts as a failed test.
@@ -32,27 +36,46 @@ extra_result () {
   [ "$2" = OK ] || status=1
 }
 
-# setup_and_build DIR MESON-OPTIONS...: configures DIR once, builds it
-# (only the targets in $targets where that is set)
-setup_and_build () {
+# configure DIR MESON-OPTIONS...: configures DIR once
+configure () {
   local dir=$1
   shift
-  if [ ! -f "$dir/build.ninja" ]; then
-    meson setup "$dir" "$@" >"build/$dir.setup.log" 2>&1 || {
-      cat "build/$dir.setup.log"; return 1; }
-  fi
-  # shellcheck disable=SC2086
-  ninja -C "$dir" ${targets:-} >"build/$dir.build.log" 2>&1 || {
+  [ -f "$dir/build.ninja" ] && return 0
+  meson setup "$dir" "$@" >"build/$dir.setup.log" 2>&1 || {
+    cat "build/$dir.setup.log"; return 1; }
+}
+
+# build_targets DIR TARGET...: builds those targets of DIR alone
+build_targets () {
+  local dir=$1
+  shift
+  ninja -C "$dir" "$@" >"build/$dir.build.log" 2>&1 || {
     tail -40 "build/$dir.build.log"; return 1; }
 }
 
+# build_for_setup DIR SETUP: builds what the tests of meson test --setup
+# SETUP run in DIR (scripts/test-targets.py), not every target: the kernel
+# variants and the tests a setup leaves out are never compiled there
+build_for_setup () {
+  local targets
+  targets=$(python3 scripts/test-targets.py "$1" "$2") && [ -n "$targets" ] \
+    || { echo "test.sh: no targets for the $2 tests of $1"; return 1; }
+  # shellcheck disable=SC2086
+  build_targets "$1" $targets
+}
+
 if [ "${BSPLINE_TEST_FAST:-0}" != 1 ]; then
-  # 2. ASan + UBSan.  The CUDA engine is left out: CI has no nvcc, and the
-  # static CUDA runtime reserves address ranges that clash with ASan's
-  # shadow memory; the GPU engine is checked by compute-sanitizer instead.
+  # 2. ASan + UBSan.  The CUDA engine is left out: the static CUDA runtime
+  # reserves address ranges that clash with ASan's shadow memory; the GPU
+  # engine is checked by compute-sanitizer instead.  gcc, not the clang of
+  # the fuzz build (one clang build could serve both, saving the fuzz
+  # build's 44 s): the x86 kernels are gcc's target_clones, so under clang
+  # the tests would run the plain C loops alone and ASan would no longer
+  # see the AVX2 and AVX-512 kernels (valgrind runs the AVX2 ones only).
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer (build-asan)"
-  if setup_and_build build-asan -Db_sanitize=address,undefined \
-      -Db_lundef=false -Dbuildtype=debugoptimized -Dcuda=disabled; then
+  if configure build-asan -Db_sanitize=address,undefined \
+      -Db_lundef=false -Dbuildtype=debugoptimized -Dcuda=disabled \
+      && build_for_setup build-asan asan; then
     rm -f build-asan/meson-logs/testlog-asan.json
     meson test -C build-asan --setup asan --no-rebuild --print-errorlogs \
       --num-processes "$(nproc)" || status=1
@@ -63,7 +86,8 @@ if [ "${BSPLINE_TEST_FAST:-0}" != 1 ]; then
 
   # 3. valgrind memcheck
   echo "== valgrind memcheck (build-valgrind)"
-  if setup_and_build build-valgrind -Dbuildtype=debugoptimized -Dcuda=disabled; then
+  if configure build-valgrind -Dbuildtype=debugoptimized -Dcuda=disabled \
+      && build_for_setup build-valgrind valgrind; then
     rm -f build-valgrind/meson-logs/testlog-valgrind.json
     meson test -C build-valgrind --setup valgrind --no-rebuild \
       --print-errorlogs --num-processes "$(nproc)" || status=1
@@ -75,10 +99,11 @@ if [ "${BSPLINE_TEST_FAST:-0}" != 1 ]; then
   # 4. libFuzzer
   echo "== libFuzzer (build-fuzz), ${FUZZ_SECONDS:-90} s per harness"
   # the two harnesses alone: the fuzz build runs nothing else
-  if CC=clang targets="tests/fuzz/fuzz-core tests/fuzz/fuzz-element" \
-      setup_and_build build-fuzz -Dfuzzing=true -Dcuda=disabled \
+  if CC=clang configure build-fuzz -Dfuzzing=true -Dcuda=disabled \
       -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized; then
+      -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized \
+      && build_targets build-fuzz tests/fuzz/fuzz-core tests/fuzz/fuzz-element
+  then
     bash scripts/run-fuzzers.sh "${FUZZ_SECONDS:-90}" build-fuzz
     for name in core element; do
       if [ -f "build-fuzz/fuzz-$name.ok" ]; then

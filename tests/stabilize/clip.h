@@ -49,6 +49,18 @@ typedef struct
   double origin_x, origin_y;    /* o, set by clip_make_maps */
 } clip_spec;
 
+/* The length of the long shaky clip that test-motion stabilizes four ways
+ * and stabilize-element puts through the element: 300 frames, or
+ * $BSPLINE_SHAKY_CLIP_FRAMES (the sanitizer setups run fewer:
+ * tests/sanitizers/meson.build says why). */
+static inline int
+clip_shaky_clip_frames (void)
+{
+  const char *env = getenv ("BSPLINE_SHAKY_CLIP_FRAMES");
+
+  return env ? atoi (env) : 300;
+}
+
 /* The intended camera's displacement at frame k, in units of the pan
  * velocity (k for a steady pan). */
 static inline double

@@ -171,7 +171,9 @@ static void
 test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
     double *pixel_diff)
 {
-  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
+  clip_spec spec = { clip_shaky_clip_frames (), W, H, 0.8, 0.25, 20.0, 3.0,
+    0.02, NULL, 0, 0, 0, 0
+  };
   bspline_affine *corr = calloc (spec.n_frames, sizeof (bspline_affine));
   uint8_t *rgb = malloc ((size_t) W * H * 3);
   uint8_t *expect = malloc ((size_t) W * H * 3);

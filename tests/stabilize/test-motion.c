@@ -297,7 +297,9 @@ main (int argc, char **argv)
 {
   test_rng rng;
   double worst_sim, worst_aff, worst_obj;
-  clip_spec spec = { 300, W, H, 0.8, 0.25, 20.0, 3.0, 0.02, NULL, 0, 0, 0, 0 };
+  clip_spec spec = { clip_shaky_clip_frames (), W, H, 0.8, 0.25, 20.0, 3.0,
+    0.02, NULL, 0, 0, 0, 0
+  };
   run_result smooth = {.smoothing = 30,.max_shift = -1,.max_angle = -1 };
   run_result tripod = {.smoothing = 30,.tripod = 1,.max_shift = -1,
     .max_angle = -1

@@ -235,7 +235,7 @@ test_clip (test_rng * rng, const char *name, clip_spec * spec,
   printf ("%s: shaky clip: jitter %.2f px %.3f deg RMS, deviation %.2f px "
       "RMS\n", name, raw->rms_px, raw->rms_deg, raw->dev_rms);
   /* BSPLINE_PATH_TRUE_ONLY: the true motions alone (a quick look while
-   * tuning) */
+   * tuning; the asan setup, tests/sanitizers/meson.build) */
   for (m = 0; m < (getenv ("BSPLINE_PATH_TRUE_ONLY") ? 1 : 2); m++) {
     if (m == 0)
       for (k = 0; k < spec->n_frames; k++)
