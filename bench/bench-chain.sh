@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench-chain.sh: a four-stage warp chain (three bsplinewarp elements with
 # defer=true, then one that resamples) beside one bsplinewarp that does the
 # same kind of map, in the same run (issue 23: "A four-stage chain in CUDA
@@ -20,7 +21,7 @@
 # memory:CUDAMemory, FRAMES frames, default 300, with its `identity` anchor).
 # Where things come from: BENCH_WARP / BENCH_CUDA_MEMORY (the programs,
 # else build-dir names on PATH) and GST_PLUGIN_PATH; GST_KIT, a bundle of
-# ../shared/tools/gst-device-kit whose env.sh is sourced first (the GPU
+# this machine's GStreamer runtime (docs/gpu.md) whose env.sh is sourced first (the GPU
 # machine has no GStreamer).
 # Prints a markdown block (machine, date, command, the programs' lines) on
 # stdout.

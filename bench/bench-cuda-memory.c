@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-cuda-memory: frames per second of bsplinewarp with the CUDA engine
  * in system memory and in memory:CUDAMemory (issue 6), GStreamer overhead
  * included, without source cost.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bench-formats.sh: bsplinewarp's time per input byte in every raw format it
 # takes, beside RGBA's in the same run (issue 24: "No format slower per byte
 # than RGBA's path by more than 1.5x on either engine").
@@ -18,8 +19,8 @@
 #   --bench-warp PATH  or BENCH_WARP       the bench-warp program (bench/);
 #                                          else bench-warp on PATH
 #   --plugin-dir DIR   or GST_PLUGIN_PATH  the directory of libgstbspline.so
-#   --kit DIR          or GST_KIT          a bundle made by
-#       ../shared/tools/gst-device-kit DIR BENCH_WARP; its env.sh is sourced
+#   --kit DIR          or GST_KIT          a bundle of the
+#       GStreamer runtime with BENCH_WARP (docs/gpu.md); its env.sh is sourced
 #       first, so that a machine without GStreamer (the GPU machines) has
 #       gst-inspect-1.0, gst-launch-1.0 and the libraries.  On such a machine:
 #         bash bench/bench-formats.sh cuda --kit .gstkit \
@@ -126,7 +127,7 @@ fi
 for tool in gst-inspect-1.0 gst-launch-1.0; do
   command -v $tool >/dev/null || {
     echo "$tool not found: install GStreamer's tools or pass --kit DIR" \
-      "(../shared/tools/gst-device-kit)" >&2
+      "(a GStreamer bundle: docs/gpu.md)" >&2
     exit 2
   }
 done

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-reduce: time of the core's CPU engine shrinking a frame along both
  * axes (issue 21: 4K -> 1080p RGBA8), least-squares reduction beside plain
  * interpolation and the widened kernel, with the time of each of the

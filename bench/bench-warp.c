@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bench-warp: frames per second of video scaling elements, without source
  * cost.
  *

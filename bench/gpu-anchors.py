@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Anchors for bench/gpu-bench: the same work through torch and cupyx on
 the same GPU, timed with CUDA events (median after warm-up, random data,
 several inputs in rotation).  Run with the GPU machine's python3, which has

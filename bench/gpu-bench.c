@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpu-bench: device time of the CUDA engine on the work of issue 5, beside
  * a device-to-device copy of the same frame (the floor).
  *

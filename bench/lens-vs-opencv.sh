@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 22's CPU target: bsplinewarp's 1080p RGBA fisheye undistortion
 # beside its own rotation by 10 degrees, and beside OpenCV's cv2.remap
 # (INTER_CUBIC, INTER_LANCZOS4) on maps made once by

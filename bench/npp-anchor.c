@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* npp-anchor: NVIDIA NPP on the work of issue 5, timed like bench/gpu-bench
  * (CUDA events around each call, median of --repeat after 5 warm-up calls,
  * random frames, 6 inputs in rotation so that they do not fit in L2).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Charts of the benchmarks' outputs: ours against the anchors.
 
     python3 bench/plot-benchmarks.py [--results DIR] [--out DIR] [--check]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 r"""Camera paths of bsplinestabilize over a real shaky clip:
 docs/pictures/stabilize-paths.png (docs/stabilization.md, issue 25).
 

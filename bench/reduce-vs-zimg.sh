@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # reduce-vs-zimg.sh: 4K -> 1080p RGBA on the CPU (issue 21), the core's
 # CPU engine (bench-reduce) beside zimg's spline36 through ffmpeg's zscale
 # on the same threads, in one run, and the elements (bench-warp:

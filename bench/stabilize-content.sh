@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bsplinestabilize's speed on every kind of content against a textured
 # shaky clip of the same size, in the same run (issue 25: no content more
 # than 1.5x slower per frame than the textured clip).

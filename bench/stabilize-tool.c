@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stabilize-tool.c: the clips and the measurement of
  * bench/stabilize-vs-vidstab.sh (docs/stabilization.md).
  *

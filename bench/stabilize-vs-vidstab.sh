@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # bsplinestabilize beside Debian ffmpeg's vid.stab (vidstabdetect +
 # vidstabtransform), in one run, on the same clips and thread count
 # (docs/stabilization.md):

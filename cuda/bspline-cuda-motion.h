@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-cuda-motion.h: the camera motion between consecutive frames on
  * the GPU (cuda/motion.cu): the algorithm of core/stabilize/motion.c, whose
  * control logic (hypotheses, levels, reliability tests) runs on the CPU

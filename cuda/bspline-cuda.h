@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-cuda.h: the GPU engine.  Plain C, no CUDA types: the CUDA
  * runtime is linked statically and opens the driver at run time, so a
  * program using this header loads on machines without a GPU and asks

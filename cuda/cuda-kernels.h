@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* cuda-kernels.h: what the host code (engine.c, C) and the kernels
  * (prefilter.cu, separable.cu, fused.cu, warp.cu, texture.cu) exchange.
  * Plain C structs passed by value to kernels. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* engine.c: host side of the GPU engine (plain C on the CUDA runtime API).
  *
  * The runtime is linked statically (libcudart_static), which opens the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fused.cu: the separable path of float plans with one pole in two fused
  * passes (bspline_gpu_fused_usable, bspline_gpu_resample_fused).
  *

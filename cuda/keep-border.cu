@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keep-border.cu: bsplinestabilize's crop=keep-border on the device, one
  * thread per output pixel after the plane's resampling: where the rule of
  * core/include/bspline-keep-border.h (the same function, compiled here)

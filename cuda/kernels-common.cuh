@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* kernels-common.cuh: the device helpers (and the launch wrappers' host
  * helpers) that more than one of the GPU engine's kernel files uses:
  * prefilter.cu, separable.cu, fused.cu, warp.cu and texture.cu.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* motion.cu: the per-pixel passes of the motion estimation
  * (core/stabilize/motion.c) in CUDA kernels, behind bspline-cuda-motion.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prefilter.cu: the B-spline prefilter on the GPU, source samples to the
  * padded coefficient plane (bspline_gpu_prefilter): Unser's recursive
  * filters, a causal and an anticausal recursion a pole along x then y,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* separable.cu: the separable path of bspline_gpu_resample (scalings and
  * crops, whose map is the same along each row and column): two passes
  * over the coefficient plane, along x into tmp and along y into the

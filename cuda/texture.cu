@@ -1,11 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* texture.cu: precision=fast (bspline_gpu_resample_half): the
  * coefficients in binary16 (cuda-kernels.h, bspline_gpu_half), written by
  * the prefilter into pitch-linear device memory and read through a
  * texture object bound to that memory, whose hardware bilinear filter
  * does the weighting: the interpolation of order n as ((n + 2) / 2)^2
- * fetches, ((n + 1) / 2)^2 for odd n (Sigg & Hadwiger, seed 000 section
- * 3, generalised: along each axis the B-spline weights w_0 .. w_n of taps
- * o .. o + n, all non-negative, are taken in pairs, the pair (w_2m,
+ * fetches, ((n + 1) / 2)^2 for odd n (Sigg & Hadwiger's trick as
+ * presented by Ruijters, ter Haar Romeny & Suetens, "Efficient GPU-Based
+ * Texture Interpolation using Uniform B-Splines", JGT 13(4) 2008,
+ * section 3, generalised: along each axis the B-spline weights w_0 ..
+ * w_n of taps o .. o + n, all non-negative, are taken in pairs, the pair (w_2m,
  * w_2m+1) one linear fetch of weight g_m = w_2m + w_2m+1 at o + 2m +
  * w_2m+1 / g_m; an even order's last tap is a pair with a zero weight,
  * a fetch at its texel's centre).  The texture unit interpolates with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* warp.cu: the general (warp) path of bspline_gpu_resample, one output
  * pixel at a time: the output pixel centre through the inverse homography
  * to the input point, then the sum of the coefficients over the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chain-player: plays a clip through
  *
  *   bsplinestabilize defer=true ! bsplinewarp

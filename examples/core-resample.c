@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* core-resample: gst-bspline's GStreamer-free core (libbspline-1.0) in an
  * application, built with nothing but pkg-config:
  *

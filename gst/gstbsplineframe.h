@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GStreamer
  * Copyright (C) 2026 gst-bspline contributors
  *
@@ -12,7 +13,7 @@
  * Library General Public License for more details.
  */
 /* gstbsplineframe.h: how the plugin's elements describe the planes of a
- * GstVideoFrame to the engines (core/bspline.h): image layout, chroma
+ * GstVideoFrame to the engines (core/include/bspline.h): image layout, chroma
  * grid and fill colour of each plane; gstbsplinesettings.c turns the
  * properties into each plane's engine parameters with them. */
 #ifndef __GST_BSPLINE_FRAME_H__

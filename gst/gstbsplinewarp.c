@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GStreamer
  * Copyright (C) 2026 gst-bspline contributors
  *
@@ -36,7 +37,7 @@
  *
  * The element is thin: it negotiates (gstbsplinewarpcaps.c), snapshots
  * its settings once per frame, keeps one plan per plane
- * (gstbsplinewarpplanes.c, core/bspline.h) and runs each plane on the CUDA
+ * (gstbsplinewarpplanes.c, core/include/bspline.h) and runs each plane on the CUDA
  * engine, two frames in flight, where the build has one and backend and
  * the machine allow it (gstbsplinewarpcuda.c), else on the CPU engine
  * (gstbsplineengine.h has the backend rule).  It works in passthrough when

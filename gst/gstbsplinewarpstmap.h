@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GStreamer
  * Copyright (C) 2026 gst-bspline contributors
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # build.sh [TARGET...]: configures (once) and builds gst-bspline into
 # build/: the ninja targets given (scripts/demo.sh names the plugin), else
 # everything.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Checks that every relative link and picture of README.md,
 CONTRIBUTING.md and docs/**/*.md resolves to a file of the tree, and that
 a link's #anchor names a heading of its target (GitHub's anchors: lower

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's first command: installs what is missing, builds, writes a
 # real photo (scipy.misc.face(), 1024x768) into build/demo/ and runs
 # bsplinewarp and, for comparison, videoscale on it with gst-launch-1.0.

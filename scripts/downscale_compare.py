@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Downscaling quality against the peers, on real photographs.
 
 Each photograph (RGB, 8 bits) is reduced by every ratio through each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # GStreamer's C style (gst-indent's GNU indent options): scripts/gst-indent.sh FILE...
 exec indent \
   --braces-on-if-line --case-brace-indentation0 --case-indentation2 \

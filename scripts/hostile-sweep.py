@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The adversarial sweep of docs/reliability.md: hostile inputs through
 real gst-launch-1.0 pipelines, each in its own process with a time limit,
 and a count of what each kind of input got.

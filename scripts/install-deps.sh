@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what gst-bspline needs on Debian 12 (bookworm), skipping the
 # package manager when everything is already there.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # docs/pictures/chain-eight-warps.png (docs/chains.md, docs/pictures.md):
 # the demo photo (scipy.misc.face(), 1024x768) turned by 360 degrees in
 # eight `bsplinewarp rotation=45`, resampled by every element (left)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the demo photo: scipy.misc.face(), 1024x768 8-bit RGB, as a PNG.
 
 The photo ships inside Debian's python3-scipy 1.10, so nothing is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Regenerates the PNGs of docs/pictures/ (shown in docs/pictures.md) from
 # the demo photo with gst-launch-1.0 and the plugin of build/.
 # Needs what scripts/install-deps.sh installs.

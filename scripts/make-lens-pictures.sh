@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # docs/pictures/lens-*.png (shown in docs/lens.md and docs/pictures.md):
 # the demo photo (scipy.misc.face(), 1024x768) made into a fisheye and a
 # barrel-distorted picture by bsplinewarp lens-direction=distort, then

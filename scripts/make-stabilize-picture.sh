@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # docs/pictures/stabilize-strip.png: a shaky clip made from the demo photo
 # (bench/stabilize-tool.c; a slow pan of 0.3, 0.1 px per frame, shake up
 # to 20 px, 3 degrees, 2 percent) before and after bsplinestabilize.  Top: frame 40

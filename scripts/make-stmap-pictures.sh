@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # docs/pictures/stmap-*.png (shown in docs/stmap.md): an STMap written by
 # OpenCV (a 256x192 16-bit PNG: a ripple about the centre, in Nuke's
 # convention) shown as the picture compositing tools show it (R = s,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Computes the poles of the B-spline prefilters of degrees 2-23 to 22 digits.
 
 The poles of order n are the roots inside the unit circle of
@@ -6,8 +7,8 @@ the integers, computed here as exact rationals from the explicit formula
 beta^n(x) = 1/n! sum_{k=0}^{n+1} (-1)^k C(n+1, k) (x + (n+1)/2 - k)_+^n.
 Degrees 2-11 are the interpolation prefilters of orders 2-11; degrees
 13-23 (odd) are the Gram filters 1 / b^(2n+1) of the least-squares
-reduction of orders 6-11 (core/reduce.c).  The output is the table of
-core/bspline-math.h (bspline_pole).
+reduction of orders 6-11 (core/resample/reduce.c).  The output is the table of
+core/include/bspline-math.h (bspline_pole).
 Run with Debian's python3 and python3-mpmath:  python3 scripts/poles.py
 """
 from fractions import Fraction

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # run-fuzzers.sh SECONDS BUILD-DIR: runs tests/fuzz's libFuzzer harnesses
 # (built with -Dfuzzing=true) side by side for SECONDS each, starting from
 # the committed corpus.  New inputs go to BUILD-DIR/fuzz-corpus/NAME (not

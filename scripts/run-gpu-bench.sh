@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The GPU benchmark of issue 5 in one run on the GPU machine: our engine's
 # device time (bench/gpu-bench), NVIDIA NPP on the same work
 # (bench/npp-anchor.c, compiled here with the machine's nvcc: NPP is not

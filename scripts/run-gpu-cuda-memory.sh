@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 6 on the GPU machine, in one run: the memory:CUDAMemory test
 # (tests/gpu/test-cuda-memory.c), the same under compute-sanitizer memcheck
 # (three formats), the launch line of docs/element.md, and the CUDA-memory

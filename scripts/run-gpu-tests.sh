@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the GPU tests, a real pipeline, the element benchmark and
 # compute-sanitizer on the GPU machine, from .devbin/ beside .gstkit/
 # (docs/gpu.md says how to make both).

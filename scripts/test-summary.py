@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Prints the closing line of the test runs: N passed, N failed, N skipped.
 
 Arguments: meson's testlog JSON files (one result per line), and the JSON

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """test-targets.py BUILD-DIR SETUP: prints the ninja targets that the tests
 of `meson test --setup SETUP` need (their programs, the programs and files
 among their arguments, their `depends`), one a line.  scripts/test.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what is missing, builds, runs the whole test suite and ends with
 # one line "N passed, N failed, N skipped".  The suite is run four ways
 # (docs/reliability.md), each pass building only what it runs:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* base.h: what the core's folders share: the thread pool
  * (threadpool.c), the x86 dispatch of the vector code, error messages
  * (status.c) and the mark of the internals that the library exports.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* status.c: status codes, error messages and the checks of an image's
  * description (bspline_image_validate). */
 #include "base.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* threadpool.c: a small persistent pthread pool.
  *
  * A frame is split into bands (rows, column strips) and each band is one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* transform.c: 3x3 homogeneous matrices (row-major). */
 #include "bspline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* chain.c: a chain of stages composed for one plan (bspline-chain.h).
  *
  * The stages come in evaluation order: from the output pixel, stage 0's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* geometry.c: the element's geometry contract (see bspline-geometry.h). */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* orient.c: exact 90-degree rotations and flips (see bspline-orient.h). */
 #include <stdio.h>
 #include <string.h>

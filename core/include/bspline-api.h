@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-api.h: BSPLINE_API, the mark of libbspline-1.0's API.
  *
  * The library is built with hidden visibility (core/meson.build): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-chain.h: a chain of geometric stages resampled once.
  *
  * A chain is a list of stages in the order they act on the picture, first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-geometry.h: the geometry contract of the bsplinewarp element, as
  * pure functions that build the matrices the engines run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-keep-border.h: bsplinestabilize's crop=keep-border, the border a
  * corrected frame leaves filled from the previous output frame (the way
  * vid.stab's "keep" border and FFmpeg's deshake edge=blank do it).

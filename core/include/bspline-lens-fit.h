@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-lens-fit.h: the new camera matrix of the element's lens-fit
  * property (core/lens/lens-fit.c), OpenCV's own algorithms replicated:
  *  - brown: cv::getOptimalNewCameraMatrix (centerPrincipalPoint = false),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-math.h: the maths of B-spline and bicubic resampling, once.
  *
  * Poles, normalisation gains, truncation indices, kernel weights and
@@ -14,7 +15,7 @@
  *
  * References:
  *  [BD19] T. Briand, A. Davy, "Optimization of Image B-spline Interpolation
- *         for GPU Architectures", IPOL 9 (2019) (seed 001).
+ *         for GPU Architectures", IPOL 9 (2019).
  *  [BM18] T. Briand, P. Monasse, "Theory and Practice of Image B-Spline
  *         Interpolation", IPOL 8 (2018).
  *  [U99]  M. Unser, "Splines: a perfect fit for signal and image processing",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-orient.h: exact 90-degree rotations and flips of image planes.
  *
  * The eight orientations of a rectangle (the dihedral group D4) move whole

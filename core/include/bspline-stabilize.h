@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-stabilize.h: video stabilization without GStreamer (pure C99).
  *
  * Two parts, used one after the other for every frame:

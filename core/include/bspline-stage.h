@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-stage.h: the lens stage of a plan's geometry, once, for both
  * engines (static inline on plain C types, compiled by cc and by nvcc as
  * bspline-math.h is).

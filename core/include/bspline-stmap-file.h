@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline-stmap-file.h: reads an STMap file (core/stmap/stmap-file.c).
  *
  * An STMap is a picture whose first two channels (R, G) hold, at each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An STMap as the sampler uses it: the map's cubic B-spline coefficients,
  * ready for the STMap stage (bspline-stage.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* bspline.h: public API of the gst-bspline core (pure C99, no GLib).
  *
  * Data flows one way: parameters + a geometric transform + image geometry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lens-fit.c: the undistorted frame's camera matrix for lens-fit=inside
  * (alpha 0) and lens-fit=all (alpha 1), by OpenCV's own algorithms, step
  * for step, so that a calibration pasted from OpenCV gives OpenCV's

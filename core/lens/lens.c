@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lens.c: what a plan checks of its lens stages before it runs them
  * (bspline-stage.h holds the model itself, for both engines): the
  * coefficients, the radius where the model folds over, and that the frame

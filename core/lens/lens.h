@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lens.h: what the plans need of the lens stages (lens.c).
  *
  * Not installed.  Included by core/'s files only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* engine.c: the CPU engine, which runs plans on images with a thread pool and
  * keeps its coefficient and scratch buffers from frame to frame. */
 #include "resample.h"

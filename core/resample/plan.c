@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* plan.c: parameters and resampling plans.
  *
  * A plan holds everything that depends only on the parameters, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* point-cache.c: the input point of every output pixel of a plan with
  * lens or STMap stages, a row at a time, and the plan's copy of them kept
  * from its second execution on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prefilter-impl.h: the prefilter for one arithmetic type.
  *
  * Included by prefilter.c once per type with REAL (float or double) and

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prefilter.c: the direct B-spline transform of an image plane.
  *
  * Unser's recursive filters with the exact, boundary-specific
  * initialisations and precision-driven truncation of Briand & Monasse
- * (2018) as presented in Briand & Davy (2019), section 2 (seed 001). */
+ * (2018) as presented in Briand & Davy, "Optimization of Image B-spline
+ * Interpolation for GPU Architectures", IPOL 9 (2019), section 2. */
 #include "resample.h"
 
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* reduce.c: least-squares reduction of axis-aligned maps
  * (antialias = least-squares, the default).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resample-impl.h: the indirect B-spline transform (evaluation) for one
  * arithmetic type.  Included by resample.c with REAL and SUFFIX(name). */
 

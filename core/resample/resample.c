@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resample.c: the indirect B-spline transform: evaluating the stored
  * coefficients at the inverse image of every output pixel centre
  * ([BD19] Algorithm 3), on the separable path for axis-aligned maps and on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resample.h: the plans and the CPU engine's stages as the core's files
  * see them: the plan struct (plan.c), the point cache (point-cache.c),
  * the least-squares reductions (reduce.c), the prefilter (prefilter.c),

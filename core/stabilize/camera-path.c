@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* camera-path.c: the L1-optimal camera path of Grundmann, Kwatra & Essa,
  * CVPR 2011 ([GKE11]), by a primal-dual interior-point method (see
  * camera-path.h; docs/notes/l1-camera-path.md numbers the equations cited

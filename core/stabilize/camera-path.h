@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* camera-path.h: the L1-optimal camera path (pure C99).
  *
  * Grundmann, Kwatra & Essa, "Auto-directed video stabilization with robust

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keep-border.c: the keep-border composition on the CPU
  * (bspline-keep-border.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* motion-solve.h: the arithmetic of one Gauss-Newton step of the motion
  * estimation (core/stabilize/motion.c) that follows a pass over the pixels:
  * the robust scale from the residual histogram, the solve of the small

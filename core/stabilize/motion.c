@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* motion.c: camera motion between consecutive frames (see
  * bspline-stabilize.h and docs/stabilization.md).
  *

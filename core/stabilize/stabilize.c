@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stabilize.c: the camera path, its smoothing and the correction of each
  * frame (see bspline-stabilize.h and docs/stabilization.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-exr.c: the STMap file reader's OpenEXR files, through
  * OpenEXRCore, the library's C API (stmap-file.c reads the file and
  * picks the codec). */

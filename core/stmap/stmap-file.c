@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-file.c: the STMap file reader (bspline-stmap-file.h): the file,
  * its type and the codec it holds, the reader's messages and its checks;
  * each codec is read by a file of its own (stmap-exr.c, stmap-png.c,

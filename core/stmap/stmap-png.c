@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-png.c: the STMap file reader's PNG files, through libpng's
  * classic API (its simplified API applies gamma; stmap-file.c reads the
  * file and picks the codec). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-reader.h: what the STMap file reader's files share: the reader
  * (one file, its messages and the map it returns), the helpers of
  * stmap-file.c and the one entry of each codec, stmap-exr.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-tiff.c: the STMap file reader's TIFF files, through libtiff with
  * this reader's own file procedures (stmap-file.c reads the file and
  * picks the codec). */

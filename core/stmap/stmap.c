@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* STMaps: from the file's (s, t) samples to the coefficients the STMap
  * stage evaluates (bspline-stmap.h says the conventions).
  *

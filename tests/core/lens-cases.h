@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lens-cases.h: random plans with a lens or STMap stage, as the element
  * builds them (bspline_geometry_plane_map, then bspline_plan_new_lens),
  * for test-lens-cache.c and print-lens-outputs.c.

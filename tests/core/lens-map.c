@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* lens-map: the input point that every output pixel samples under a lens
  * geometry, as the element builds it (bspline_geometry_plane_map, then
  * bspline_plan_new_lens, then bspline_plan_map_point, which both engines

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the real test images for the C tests of tests/core.
 
 scipy.misc.ascent() (512x512, 8-bit grey) ships inside Debian's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* print-layout.c: sizes and offsets of the public structs of bspline.h,
  * one "name value" per line, for test_scipy.py to compare with its ctypes
  * mirrors. */

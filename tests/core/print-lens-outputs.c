@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* print-lens-outputs.c: one line per random plan with a lens or STMap
  * stage (lens-cases.h), the plan and a hash of what the CPU engine wrote,
  * for test_kernels.py (the `lens-kernels` test), which runs this program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* print-outputs.c: one line per random plan, the plan and a hash of what
  * the CPU engine wrote, for test_kernels.py, which runs this program
  * linked with the core as built (x86 kernels chosen at run time) and

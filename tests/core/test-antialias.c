@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-antialias.c: antialiasing when the map shrinks.
  *
  * A vertical grating f(i, j) = C + A cos(2 pi nu i + phi) at nu = 0.4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-bad-input.c: invalid input gets a clear error code and a message,
  * never a crash; extreme but valid input gives finite, bounded output.
  *

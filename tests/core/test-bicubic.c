@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-bicubic.c: method = bicubic against Keys' formula written here.
  *
  * Keys' cubic convolution kernel ([K81] eq. 15) with parameter a:

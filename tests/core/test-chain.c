@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-chain: chains of stages composed for one plan (core/geometry/chain.c,
  * bspline_plan_new_chain).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-common.h: seed, random numbers, failure reporting and image helpers
  * shared by the core tests.
  *

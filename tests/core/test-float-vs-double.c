@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-float-vs-double.c: the float path against the double path.
  *
  * The same plan (rotation + zoom about the centre, antialias least-squares,

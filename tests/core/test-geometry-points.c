@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-geometry-points: bspline_geometry_map_point and _unmap_point
  * (core/geometry/geometry.c) on random geometries: sizes, reorientations,
  * borders, rotations, zooms, translations, perspective matrices, and lens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-horizon.c: what a perspective map shows beyond its horizon
  * (issue 27).
  *

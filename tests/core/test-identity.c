@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-identity.c: sampling at the pixel centres returns the input.
  *
  * B-spline interpolation reproduces its samples: after the exact prefilter,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-lens-cache: a plan with a lens or STMap stage keeps the input points
  * of its output pixels from its second execution on
  * (core/resample/point-cache.c); its outputs must not change for it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-output.c: what the engine writes, whatever it computed.
  *
  *  - Integer outputs: U8 and U16 (10 bits shifted by 6, as P010, and 16

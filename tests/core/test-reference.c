@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-reference.c: the double path against an independent, slow reference.
  *
  * The reference shares nothing with the engine but the definitions:

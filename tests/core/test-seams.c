@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-seams.c: the separable path on frames tall enough to be split into
  * chunks (the streaming path starts each chunk's recursions from the rows
  * around it), against the general point sampler in double, and the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-stmap-file.c: bspline_stmap_read (core/stmap/stmap-file.c) on files
  * this test writes itself, with the libraries the reader uses (libpng,
  * libtiff, OpenEXRCore's encoder), in the layouts OpenCV does not write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-stmap: the STMap stage's maths (core/stmap/stmap.c, bspline_stmap_map)
  * against references written here, and through plans.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-threads.c: the CPU engine's thread pool under limits (issue 27).
  *
  * n-threads=1024 used to create threads until the system refused one: the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """libbspline-1.0's exported symbols against the committed list.
 
 Usage: test_exported_symbols.py LIBRARY LIST

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The x86 kernels against the plain C loops, bit for bit.
 
 Usage: test_kernels.py PRINT_OUTPUTS PRINT_OUTPUTS_... [N_CASES]

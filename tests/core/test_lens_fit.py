@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bspline_lens_fit (core/lens/lens-fit.c) against OpenCV 4.10 itself:
 cv2.getOptimalNewCameraMatrix (brown, centerPrincipalPoint=False) and
 cv2.fisheye.estimateNewCameraMatrixForUndistortRectify (R = identity,

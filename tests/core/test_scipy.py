@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """scipy.ndimage.map_coordinates as an outside oracle for the double path,
 and a dense least-squares reference for the reduction of
 core/resample/reduce.c.

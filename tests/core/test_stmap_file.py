@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bspline_stmap_read (core/stmap/stmap-file.c) against OpenCV 4.10, the
 outside writer (and, for the lossy EXR compressions, the outside reader).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* backend-check.h: the main of the GstHarness tests of bsplinewarp.  With
  * BSPLINE_TEST_BACKEND=cuda (tests/gpu runs the suites so) a suite is
  * skipped (exit 77) where the CUDA engine cannot start, and otherwise run

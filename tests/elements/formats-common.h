@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* formats-common.h: frames of any raw format made and read through
  * GStreamer's own pack and unpack functions (GstVideoFormatInfo),
  * independently of the element's staging (gst/gstbsplinelayout.c), for

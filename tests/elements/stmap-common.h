@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* stmap-common.h: STMap files for the GstHarness tests (a float TIFF
  * written with libtiff).  Static functions: each test program takes what
  * it uses. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstHarness tests of the bsplinewarp element.
  *
  * The reference for every resampled frame is the core engine run in double

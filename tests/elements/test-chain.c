@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstHarness tests of warp chains (docs/chains.md): bsplinewarp elements
  * with defer=true append their geometry to the buffer's GstBSplineChainMeta
  * and the element that resamples applies the whole chain at once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstHarness tests of bsplinewarp on every raw format it takes (all of
  * videoscale 1.22's) and on interlaced video.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-metas: bsplinewarp's metas and navigation events (issue 24;
  * docs/element.md, "Metas" and "Navigation").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-soak.c: a CPU soak of the bsplinewarp element.
  *
  * BSPLINE_SOAK_FRAMES frames (default 100000) of 64x48 and other small

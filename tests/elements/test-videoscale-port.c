@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GStreamer's videoscale unit test, run on bsplinewarp (issue 24)
  *
  * Ported from gst-plugins-base 1.22.0, tests/check/elements/videoscale.c

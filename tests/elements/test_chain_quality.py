@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """A warp chain resampled once against the same chain resampled at every
 element (issue 23, docs/chains.md).
 

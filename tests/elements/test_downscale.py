@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bsplinewarp's least-squares reduction against the peers (issue 21).
 
 Usage: test_downscale.py scripts/downscale_compare.py

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bsplinewarp's lens stage against OpenCV and scipy (issue 22).
 
 Usage: test_lens.py LENS_MAP TEST_LENS_FIT_PY

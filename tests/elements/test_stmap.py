@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bsplinewarp's STMap stage (stmap-location) against OpenCV and scipy
 (issue 22).
 

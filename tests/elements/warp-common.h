@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* warp-common.h: what the GstHarness tests of bsplinewarp share: the
  * matrices of the geometry contract written out (not taken from
  * core/geometry/geometry.c), the harness with the backend the environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-core.c: libFuzzer harness over the core API.
  *
  * One input describes: parameters (method, order, bicubic a, boundary,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-element.c: libFuzzer harness over the bsplinewarp element.
  *
  * One input is a script run through a GstHarness around bsplinewarp

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fuzz-input.h: reads typed values from a fuzzer's byte string.
  *
  * Every read succeeds: past the end of the data it returns zeros, so any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* replay-main.c: runs a libFuzzer harness over files, without libFuzzer.
  *
  * Linked with fuzz-core.c or fuzz-element.c into a plain program for every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* soak-gpu: the GPU soak of issue 7, run by hand on the GPU machine
  * (docs/reliability.md).  N frames (default 100000) of 1920x1080 RGBA go
  * through bsplinewarp backend=cuda in a GstHarness while another thread

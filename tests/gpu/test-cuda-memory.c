@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-cuda-memory: bsplinewarp in memory:CUDAMemory beside NVIDIA's
  * GStreamer elements (issue 6), on a GPU machine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gpu-element.c: bsplinewarp with backend=cuda, what the element adds
  * to the engine: frames in flight (output order, at most one frame held,
  * EOS and drain give every frame, flushes drop them), the latency it

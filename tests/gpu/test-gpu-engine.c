@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gpu-engine.c: the CUDA engine against the CPU double reference.
  *
  * For every order 0-11 and bicubic, every boundary, float and double,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gpu-keep-border.c: crop=keep-border on the GPU
  * (bspline_cuda_submit_keep_border, cuda/keep-border.cu) against the CPU
  * function (bspline_cpu_keep_border, which tests/stabilize/test-keep-border.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-gpu-motion.c: the motion estimation on the GPU (cuda/motion.cu,
  * bspline-cuda-motion.h) against the CPU engine (core/stabilize/motion.c) and
  * against the truth, on the clip pairs of tests/stabilize/test-motion.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-chain-meta: GstBSplineChainMeta (gst-libs/gst/bspline/).
  *
  * - The API's tags (video, size, orientation); a frame size below 1 is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # test-install.sh BUILD_DIR SOURCE_DIR [MESON]: what `meson install` gives
 # an application (suite 'install').
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The L1-optimal camera path (core/stabilize/camera-path.c) against
 scipy.optimize.linprog (HiGHS) on the same linear programs.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* clip.h: synthetic shaky clips for the stabilization tests, made from a
  * real photograph (make-photo.py) with the core's double-precision engine
  * (order 5 B-spline), independently of the code under test.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the photograph the stabilization tests make their clips from.
 
 scipy.misc.face() (1024x768, 8-bit RGB; the demo photo of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-camera-path.c: the L1-optimal camera path
  * (core/stabilize/camera-path.h).
  *

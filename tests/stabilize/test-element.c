@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-element.c: the bsplinestabilize element, and use-meta on
  * bsplinewarp (docs/stabilization.md, docs/element.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-keep-border.c: bspline_cpu_keep_border
  * (core/stabilize/keep-border.c), the keep-border composition of
  * bsplinestabilize, against the per-pixel rule it replaces

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-motion.c: the stabilization engine of core/ (bspline-stabilize.h)
  * on synthetic clips made from a real photograph (clip.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-path.c: the intended camera path of the stabilizer
  * (core/stabilize/stabilize.c, docs/stabilization.md): the L1-optimal path
  * (path = optimal, the default) beside the Gaussian one in the same run, on

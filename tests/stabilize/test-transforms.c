@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* test-transforms.c: bsplinestabilize's transforms file
  * (gst/gstbsplinetransforms.c, docs/stabilization.md), the hostile files
  * and paths of issue 27:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """bsplinestabilize's lens stage against OpenCV and scipy (issue 22).
 
 Usage: test_stabilize_lens.py PHOTO.ppm TEST_LENS_PY

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* group-rgba.h: the AVX-512 and AVX2 transposes between a group of RGBA
  * rows, as the prefilter and the separable path interleave them
  * (BSPLINE_GROUP_LANES, resample.h), and one vector per row.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* prefilter-kernels.h: prefilter.c's AVX-512 and AVX2 kernels: the
  * output of a group of RGBA rows (with the causal recursion along y), the
  * anticausal recursion into the output rows and the loading of 8-bit RGBA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* resample-kernels.h: resample.c's AVX-512 and AVX2 kernels: the rounding
  * and packing of four-channel float sums into 8-bit samples, the
  * anticausal recursion of a group of RGBA rows and the separable path's

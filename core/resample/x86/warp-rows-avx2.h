@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* warp-rows-avx2.h: the general path's fast rows with AVX2 gathers, eight
  * pixels a vector (orders 0-5 and bicubic; 1, 2 and 4 channels), each lane
  * the same operations in the same order as resample.c's fast_pixel.
