@@ -75,7 +75,8 @@ gst_bspline_engine_start (GstBSplineEngine * engine, GstElement * element,
     gst_bspline_engine_start_cuda (engine, element, new_cuda, msg,
         sizeof (msg));
   if (engine->backend == GST_BSPLINE_BACKEND_CUDA && engine->cuda == NULL)
-    goto no_cuda;
+    return gst_bspline_engine_cuda_unavailable (engine, element,
+        "the CUDA engine", msg);
 
   /* the CPU engine is always there: for backend=cpu, and for a fall-back */
   engine->cpu = bspline_cpu_new ((int) settings->n_threads);
@@ -87,15 +88,6 @@ gst_bspline_engine_start (GstBSplineEngine * engine, GstElement * element,
   return TRUE;
 
   /* ERRORS */
-no_cuda:
-  {
-    GST_ELEMENT_ERROR (element, LIBRARY, INIT,
-        ("backend=cuda was requested, but the CUDA engine cannot run: %s.",
-            msg), ("cuda-device-id=%d. Set backend=auto to use the GPU "
-            "where there is one and the CPU otherwise.",
-            engine->cuda_device_id));
-    return FALSE;
-  }
 no_cpu:
   {
     gst_bspline_engine_free_cuda (engine);

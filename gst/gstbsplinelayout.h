@@ -37,8 +37,8 @@
  *    grid whose rows sit at frame rows 2 k + f, so no output sample mixes
  *    the two fields.  An alternate-mode buffer holds one field.
  *
- * The engines see the result as plain images (core/include/bspline.h) with their
- * grids (core/include/bspline-geometry.h). */
+ * The engines see the result as plain images (core/include/bspline.h)
+ * with their grids (core/include/bspline-geometry.h). */
 #ifndef __GST_BSPLINE_LAYOUT_H__
 #define __GST_BSPLINE_LAYOUT_H__
 

@@ -185,11 +185,9 @@ gst_bspline_stabilize_drop_gpu_motion (GstBSplineStabilize * self)
   self->cuda.motion = NULL;
 }
 
-
 /* The GPU failed on the motion (error says why), with backend=auto: the
- * motion goes to the
- * CPU, which first sees the previous frame where it is still held back
- * (else the current frame starts a new sequence). */
+ * motion goes to the CPU, which first sees the previous frame where it is
+ * still held back (else the current frame starts a new sequence). */
 static gboolean
 gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
     const gchar * error)

@@ -37,8 +37,8 @@
  *
  * The element is thin: it negotiates (gstbsplinewarpcaps.c), snapshots
  * its settings once per frame, keeps one plan per plane
- * (gstbsplinewarpplanes.c, core/include/bspline.h) and runs each plane on the CUDA
- * engine, two frames in flight, where the build has one and backend and
+ * (gstbsplinewarpplanes.c, core/include/bspline.h) and runs each plane on
+ * the CUDA engine, two frames in flight, where the build has one and backend and
  * the machine allow it (gstbsplinewarpcuda.c), else on the CPU engine
  * (gstbsplineengine.h has the backend rule).  It works in passthrough when
  * the transform is the identity and the sizes match.  Interlaced video

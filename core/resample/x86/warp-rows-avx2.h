@@ -20,9 +20,9 @@
  * are the same bits; a group of eight with any pixel that fast_pixel
  * would not take on its fast branch (taps past the stored plane, no input
  * point) goes through fast_pixel pixel by pixel.  Two and four
- * channels: four or two pixels a vector, one tap's values in each part.  The offsets are
- * 32-bit: the caller checks that the stored plane has fewer than 2^31
- * values. */
+ * channels: four or two pixels a vector, one tap's values in each part.
+ * The offsets are 32-bit: the caller checks that the stored plane has
+ * fewer than 2^31 values. */
 /* bspline_keys_f, lane by lane: both branches, then selected. */
 __attribute__ ((target ("avx2"), always_inline))
 static inline __m256
