@@ -235,6 +235,22 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
       status = execute_any (cpu, plan->shrink, &inter, dst);
     return status;
   }
+  if (plan->reduce && plan->reduce->fold) {
+    uint64_t bytes = bspline_fold_plane (plan, &inter);
+    size_t scratch = bspline_fold_scratch_size (plan,
+        bspline_pool_size (cpu->pool));
+    if (bytes > (uint64_t) PTRDIFF_MAX / 2 || !ensure (&cpu->inter,
+            &cpu->inter_size, (size_t) bytes)
+        || !ensure (&cpu->scratch, &cpu->scratch_size, scratch)) {
+      snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %llu MiB "
+          "for an intermediate %dx%d plane", (unsigned long long) ((bytes
+                  + scratch) >> 20), inter.width, inter.height);
+      return BSPLINE_ERROR_NO_MEMORY;
+    }
+    inter.data = cpu->inter;
+    bspline_fold_execute (cpu->pool, plan, src, dst, &inter, cpu->scratch);
+    return BSPLINE_OK;
+  }
   if (plan->reduce) {
     const bspline_reduction *r = plan->reduce;
     status = plane_image (cpu, &cpu->inter, &cpu->inter_size,

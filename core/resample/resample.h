@@ -80,6 +80,53 @@ typedef struct
 /* The least-squares reduction of an axis-aligned map (reduce.c): two
  * plans that the engines run in turn through an intermediate plane of
  * width x height values of the plan's real type. */
+/* One axis of a folded reduction (fold.c): the reduction at a rational
+ * ratio T = p / q as one table on the source's samples and recursions on
+ * the output grid.  The input's prefilter, prod_i (1 - z_i)^2 /
+ * ((1 - z_i q^-1)(1 - z_i q)) (q the shift by one sample), splits by
+ * 1 / (1 - z q^-1) = (sum_(d<p) z^d q^-d) / (1 - z^p q^-p) into a
+ * symmetric FIR of 2 (p - 1) + 1 taps per pole and recursions in q^p,
+ * a shift by p input samples, which is a shift by q output samples: the
+ * table of inner products w (reduce.c) commutes with them.  So the
+ * least-squares samples along the axis are
+ *   out = b^n G (prod_i R(z_i^p, q)) (w * FIR) s
+ * with R(w, L) the causal and anticausal recursions c_l += w c_(l-L),
+ * c_l += w c_(l+L) on the output grid (margin included), G the Gram
+ * filter's recursions (lag 1) and gain, b^n its samples at the integers:
+ * no pass over the source's grid but the table itself.  The table is
+ * periodic: output j = q m + r (the margin's first sample being j = 0)
+ * reads ext[first[r] + p m + t], t < n_taps, with weight[r * n_taps +
+ * t]; ext[i] is source sample index[i] (the boundary's map of the
+ * extended line's sample ext_first + i). */
+#define BSPLINE_FOLD_MAX_Q 8
+#define BSPLINE_FOLD_MAX_P 64
+#define BSPLINE_FOLD_MAX_TAPS 64
+#define BSPLINE_FOLD_MAX_ORDER 5
+/* recursions of an axis: at order 5, 2 of the prefilter and 5 of the Gram
+ * filter (degree 11) */
+#define BSPLINE_FOLD_MAX_RECURSIONS 8
+typedef struct
+{
+  int p, q;
+  int n_out;                    /* outputs, the margin's included */
+  int margin;
+  int n_taps;
+  int ext_first, ext_len;
+  int *index;                   /* ext_len source indices */
+  int first[BSPLINE_FOLD_MAX_Q];
+  float *weight;                /* q x n_taps */
+  int n_recursions;             /* output-grid recursions, in order */
+  float pole[BSPLINE_FOLD_MAX_RECURSIONS];
+  int lag[BSPLINE_FOLD_MAX_RECURSIONS];
+  int half;                     /* b^n's taps: -half .. half */
+  float sample[BSPLINE_MAX_DEGREE + 1]; /* b^n times the Gram gain */
+} bspline_fold_axis;
+
+typedef struct
+{
+  bspline_fold_axis x, y;
+} bspline_fold;
+
 typedef struct
 {
   int reduce_x, reduce_y;       /* axes reduced */
@@ -87,6 +134,10 @@ typedef struct
   int width, height;            /* the intermediate plane */
   bspline_plan *project;        /* source -> inner products y */
   bspline_plan *sample;         /* y -> Gram prefilter -> b^n -> output */
+  /* The same reduction folded (fold.c), which the CPU engine runs
+   * instead where it is not NULL: both axes reduced at a rational ratio,
+   * in float, under a periodic or symmetric boundary. */
+  bspline_fold *fold;
 } bspline_reduction;
 
 typedef struct bspline_point_cache bspline_point_cache;
@@ -223,6 +274,20 @@ void bspline_reduction_free (bspline_reduction * reduction);
 BSPLINE_INTERNAL_API
 size_t bspline_plane_image (int use_double, int width, int height,
     int channels, bspline_image * img);
+/* ---- fold.c ---- */
+/* Scratch of bspline_fold_execute for n_workers threads, beside the
+ * intermediate plane (bspline_fold_plane). */
+size_t bspline_fold_scratch_size (const bspline_plan * plan, int n_workers);
+/* The folded reduction's intermediate plane: the output grid with its
+ * margins, in float. */
+size_t bspline_fold_plane (const bspline_plan * plan, bspline_image * img);
+/* Runs plan->reduce->fold from src into dst on the pool, through the
+ * plane `inter` (bspline_fold_plane) and the scratch. */
+void bspline_fold_execute (bspline_pool * pool, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst,
+    const bspline_image * inter, void *scratch);
+void bspline_fold_free (bspline_fold * fold);
+
 /* For a warp under least squares: where the map shrinks everywhere in the
  * frame, plan->shrink and plan->warp (see above); nothing where it does
  * not. */

@@ -471,6 +471,30 @@ test_prefilter_nyquist_gain (int n)
   return (double) (1.0L / sum);
 }
 
+/* The float path's error against the double path, of the signal range
+ * (test-float-vs-double.c and test-fold.c measure it): g^2 2^-24, g the
+ * prefilter's gain at Nyquist (test-identity.c), 7.6e-4 for order 11;
+ * times, where the plan shrinks (`shrink`) and reduces by least squares
+ * (core/resample/reduce.c), the gain of the chain b^n / b^(2n+1) on the
+ * output grid, which amplifies rounding at the Nyquist frequency by up to
+ * (pi / 2)^(n+1) (the two sampled B-splines' values there, 2 (2 /
+ * pi)^(n+1) and 2 (2 / pi)^(2n+2)): 6.1 at order 3, 9.5 at order 4.
+ * Orders <= 3: at least 2e-6; orders 4-11 on a real image: 1e-4.
+ * Measured: noise 2.6e-6 at order 4 shrinking, against 1.4e-6 for g^2
+ * 2^-24; 3:1 shrinks of the ascent photograph at order 3 up to 2.3e-6,
+ * against 3.3e-6 for the bound. */
+#define TEST_FLOAT_BOUND_LOW_ORDERS 2e-6
+static inline double
+test_float_bound (int order, int real, int shrink)
+{
+  double g = test_prefilter_nyquist_gain (order);
+  double chain = g * g * ldexp (1.0, -24) * (shrink ? pow (TEST_PI / 2.0,
+          order + 1) : 1.0);
+  if (order <= 3)
+    return fmax (TEST_FLOAT_BOUND_LOW_ORDERS, chain);
+  return real ? 1e-4 : chain;
+}
+
 /* m (3x3 row-major) = rotate by angle about (cx, cy), scale, translate by
  * (tx, ty): the output -> input map of a stabilizer-like correction. */
 static inline void

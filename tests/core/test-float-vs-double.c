@@ -18,30 +18,8 @@
  */
 #include "test-common.h"
 
-#define BOUND_LOW_ORDERS 2e-6
-#define BOUND_REAL 1e-4
-#define NOISE_ULPS 1.0
-
 static double err_noise[BSPLINE_MAX_ORDER + 1];
 static double err_real[BSPLINE_MAX_ORDER + 1];
-
-/* shrink: the plan shrinks, and reduces by least squares
- * (core/resample/reduce.c), whose chain b^n / b^(2n+1) on the output grid
- * amplifies rounding at the Nyquist frequency by up to (pi / 2)^(n+1) (the
- * two sampled B-splines' values there, 2 (2 / pi)^(n+1) and 2 (2 /
- * pi)^(2n+2)): 9.5 at order 4; noise measured 2.6e-6 at order 4 against
- * 1.4e-6 for g^2 2^-24. */
-static double
-bound_for (int order, int real, int shrink)
-{
-  double g = test_prefilter_nyquist_gain (order);
-  if (order <= 3)
-    return BOUND_LOW_ORDERS;
-  if (real)
-    return BOUND_REAL;
-  return NOISE_ULPS * g * g * ldexp (1.0, -24)
-      * (shrink ? pow (TEST_PI / 2.0, order + 1) : 1.0);
-}
 
 /* Runs the plan of m at both precisions; returns the largest difference
  * over the frame in units of scale. */
@@ -119,7 +97,7 @@ run (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
       test_boundary_name (boundary), test_precision_name (fp),
       m[1] == 0.0 ? 0.0 : angle, zoom);
   err = float_error (cpu, &params, m, src, dst_w, dst_h, fp, scale, what);
-  bound = bound_for (order, real, zoom < 1.0);
+  bound = test_float_bound (order, real, zoom < 1.0);
   if (real)
     err_real[order] = fmax (err_real[order], err);
   else
@@ -213,7 +191,7 @@ main (int argc, char **argv)
   printf ("order        noise  bound(noise)      ascent  bound(ascent)\n");
   for (order = 0; order <= BSPLINE_MAX_ORDER; order++) {
     printf ("%5d  %11.3g  %12.3g  %10.3g  %13.3g\n", order, err_noise[order],
-        bound_for (order, 0, 0), err_real[order], bound_for (order, 1, 0));
+        test_float_bound (order, 0, 0), err_real[order], test_float_bound (order, 1, 0));
     if (order <= 3)
       worst_low = fmax (worst_low, fmax (err_noise[order], err_real[order]));
     worst_real = fmax (worst_real, err_real[order]);
@@ -223,7 +201,7 @@ main (int argc, char **argv)
   return test_end ("float vs double through rotation/zoom plans, orders "
       "0-11 x 5 boundaries: orders 0-3 max %.3g (bound %.0e); order 3 "
       "noise %.3g, ascent %.3g; order 11 noise %.3g (bound %.2g), ascent "
-      "%.3g (bound %.0e); worst ascent %.3g", worst_low, BOUND_LOW_ORDERS,
-      err_noise[3], err_real[3], err_noise[11], bound_for (11, 0, 0),
-      err_real[11], BOUND_REAL, worst_real);
+      "%.3g (bound %.0e); worst ascent %.3g", worst_low, TEST_FLOAT_BOUND_LOW_ORDERS,
+      err_noise[3], err_real[3], err_noise[11], test_float_bound (11, 0, 0),
+      err_real[11], test_float_bound (11, 1, 0), worst_real);
 }
