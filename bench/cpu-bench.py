@@ -8,6 +8,7 @@ same run (issue 39).
         [--formats F1,F2] [--threads 1,2,all] [--frames N] [--runs N]
         [--variants "antialias=none;order=5"] [--output FILE]
     .venv/bin/python bench/cpu-bench.py --summarize FILE
+    .venv/bin/python bench/cpu-bench.py --check-geometry [--build DIR]
 
 Run it from the project venv (OpenCV, numpy, skimage).  --build (default
 build) is a meson build directory of this tree: gst/libgstbspline.so and
@@ -53,6 +54,10 @@ one call (NV12's and P010's UV planes as 2-channel images, RGBA as one
 4-channel image) and has no row for YUY2 (packed 4:2:2 is not an image
 OpenCV can resample as one).  ffmpeg reads and writes the format itself
 (`format=` after the filter pins its output; no conversion is inserted).
+The warps' homographies are converted to OpenCV's integer pixel centres
+and to each plane's subsampling (plane_matrix); --check-geometry checks
+that conversion against ours (antialias=none, boundary=mirror, through
+gst-launch-1.0): the central 3/5 of every plane to 50 dB PSNR.
 
 Timing, the mean per frame of a run, wall and CPU (user + system, every
 thread of the process), the median of --runs runs:
@@ -62,7 +67,9 @@ thread of the process), the median of --runs runs:
               utime + stime) of the filter over one raw frame looped
               5 x --frames times (references to one buffer, no reading,
               no copy), less the same command without the filter, divided
-              by the frames (bench/reduce-vs-zimg.sh's method);
+              by the frames (bench/reduce-vs-zimg.sh's method); a run in
+              which ffmpeg inserts a conversion (its log's auto_scale)
+              fails;
   OpenCV      in this process: one warm-up call, then --frames calls into
               preallocated outputs; time.perf_counter and
               time.process_time.
@@ -231,7 +238,8 @@ def bench_warp(args, case, fmt, threads, element, frames_path):
 
 def ffmpeg_times(threads, pix_fmt, size, path, frames, vf):
     cmd = ["taskset", "-c", cores(threads), "ffmpeg", "-nostdin",
-           "-hide_banner", "-benchmark", "-threads", "1", "-filter_threads",
+           "-hide_banner", "-loglevel", "verbose", "-benchmark", "-threads",
+           "1", "-filter_threads",
            str(threads), "-f", "rawvideo", "-pix_fmt", pix_fmt, "-s",
            "%dx%d" % size, "-i", path, "-vf",
            "loop=loop=%d:size=1:start=0%s" % (frames - 1, vf),
@@ -242,6 +250,10 @@ def ffmpeg_times(threads, pix_fmt, size, path, frames, vf):
     if rc != 0 or not m:
         raise RuntimeError("%s (exit %d): %s" % (shlex.join(cmd), rc,
                            " / ".join(out.strip().splitlines()[-2:])))
+    if "auto_scale" in out:
+        raise RuntimeError("%s: ffmpeg inserted a conversion (auto_scale): "
+                           "the filter does not take %s" % (shlex.join(cmd),
+                                                            pix_fmt))
     return float(m.group(3)), float(m.group(1)) + float(m.group(2)), seen
 
 
@@ -393,6 +405,55 @@ def tools(args, case, fmt, threads):
         out.append(("cv2.warpPerspective INTER_CUBIC", lambda: opencv(
             args, case, fmt, threads, "warpPerspective", frame)))
     return out
+
+
+def check_geometry(args, tmp):
+    """The OpenCV warps do ours' job: ours (antialias=none, boundary=mirror
+    as OpenCV's BORDER_REFLECT_101) through gst-launch-1.0 beside
+    cv2.warpAffine / cv2.warpPerspective INTER_CUBIC with plane_matrix's
+    conversion, on the photo in I420; the central 3/5 of each plane must
+    agree to 50 dB PSNR (58-62 dB measured; the conversion half a pixel
+    off gives 39-46 dB).  Returns True where every plane does."""
+    import cv2
+    import numpy as np
+
+    ok = True
+    for case in ("rotate-1080p", "keystone-1080p"):
+        w, h, ow, oh, geometry = CASES[case]
+        src = make_frames(tmp, {(w, h)}, ["I420"])[((w, h), "I420")]
+        out = os.path.join(tmp, case + ".ours")
+        subprocess.run(
+            ["gst-launch-1.0", "-q", "filesrc", "location=" + src,
+             "blocksize=%d" % os.path.getsize(src), "!", "rawvideoparse",
+             "format=i420", "width=%d" % w, "height=%d" % h,
+             "framerate=30/1", "!", "bsplinewarp", "antialias=none",
+             "boundary=mirror"] + shlex.split(geometry) +
+            ["!", "video/x-raw,width=%d,height=%d" % (ow, oh), "!",
+             "filesink", "location=" + out],
+            check=True, env=dict(os.environ, GST_PLUGIN_PATH=args.plugin_dir))
+        with open(src, "rb") as f:
+            planes = plane_arrays("I420", w, h, f.read())
+        with open(out, "rb") as f:
+            ours = plane_arrays("I420", ow, oh, f.read())
+        for k, ((sx, sy, _), p, o) in enumerate(zip(FORMATS["I420"][2],
+                                                   planes, ours)):
+            m = plane_matrix(case, sx, sy)
+            size = (ow // sx, oh // sy)
+            if case.startswith("rotate"):
+                c = cv2.warpAffine(p, m[:2], size, flags=cv2.INTER_CUBIC,
+                                   borderMode=cv2.BORDER_REFLECT_101)
+            else:
+                c = cv2.warpPerspective(p, m, size, flags=cv2.INTER_CUBIC,
+                                        borderMode=cv2.BORDER_REFLECT_101)
+            mh, mw = size[1] // 5, size[0] // 5
+            d = c[mh:-mh, mw:-mw].astype(float) - o[mh:-mh, mw:-mw]
+            psnr = 10 * np.log10(255.0 ** 2 / max(np.mean(d ** 2), 1e-12))
+            ok &= psnr >= 50
+            print("%s plane %d: OpenCV against ours, central 3/5: PSNR "
+                  "%.1f dB, mean |difference| %.3f%s" % (
+                      case, k, psnr, np.mean(np.abs(d)),
+                      "" if psnr >= 50 else "  FAIL (under 50 dB)"))
+    return ok
 
 
 # ---------------------------------------------------------------- summary
@@ -584,6 +645,7 @@ def main():
                     "ours, e.g. \"order=5;antialias=widen\"")
     ap.add_argument("--output")
     ap.add_argument("--summarize", metavar="FILE")
+    ap.add_argument("--check-geometry", action="store_true")
     args = ap.parse_args()
 
     if args.summarize:
@@ -623,6 +685,9 @@ def main():
         if not os.path.exists(path):
             log("no %s (%s)" % (path, hint))
             return 2
+    if args.check_geometry:
+        with tempfile.TemporaryDirectory() as tmp:
+            return 0 if check_geometry(args, tmp) else 1
     today = datetime.datetime.now(datetime.timezone.utc)
     args.output = args.output or os.path.join(
         HERE, "results", "%s-%s-cpu-bench%s.txt" % (
