@@ -88,10 +88,14 @@ bench/results/MACHINE-YYYY-MM-DD-cpu-bench[-quick].txt, MACHINE from
 the command, the source and the plugin's tree; at the end the summary
 tables (markdown) are appended to it and printed: per thread count, ours
 and each anchor in ms per frame (wall, CPU) with the ratio ours/anchor,
-the time per output pixel of each format against its planar twin, and
-the thread check.  --summarize FILE prints the tables of a results file
-(an interrupted run's rows included).  bench/plot-benchmarks.py draws the
-newest results file into docs/pictures/benchmarks-cpu-anchors.png.
+issue 39's targets (downscales in I420, NV12 and RGBA: at most
+videoscale lanczos' time and 1.5x zimg spline36's; upscales: at most
+zimg spline36's on planar formats, cv2.resize INTER_CUBIC's on RGBA;
+the rotation: at most cv2.warpAffine's), the time per output pixel of
+each format against its planar twin, and the thread check.  --summarize
+FILE prints the tables of a results file (an interrupted run's rows
+included).  bench/plot-benchmarks.py draws the newest full run (else the
+newest quick one) into docs/pictures/benchmarks-cpu-anchors.png.
 Progress goes to stderr.  Benchmarks are not tests: none of this runs in
 the test suite.
 """
@@ -490,6 +494,23 @@ def anchor_columns(rows):
     return [a for a in order if a in present]
 
 
+def targets(case, fmt):
+    """Issue 39's targets for a case and format: (what, anchor, the most
+    ours / anchor may be)."""
+    w, h, ow, oh, geometry = CASES[case]
+    if is_shrink(case) and fmt in ("I420", "NV12", "RGBA"):
+        return [("downscale", "videoscale method=lanczos", 1.0),
+                ("downscale", "zimg spline36", 1.5)]
+    if not geometry and ow * oh > w * h:
+        if fmt == "RGBA":
+            return [("upscale", "cv2.resize INTER_CUBIC", 1.0)]
+        if fmt in ZIMG_FORMATS:
+            return [("upscale", "zimg spline36", 1.0)]
+    if case.startswith("rotate"):
+        return [("rotation", "cv2.warpAffine INTER_CUBIC", 1.0)]
+    return []
+
+
 def summary(rows, failed):
     lines = []
     by_key = {}
@@ -539,6 +560,31 @@ def summary(rows, failed):
                         lines.append("| %s | %s | %s | %.2f | %s |" % (
                             c, f, variant or "default", o[kind],
                             " | ".join(cells)))
+    # issue 39's targets, ours (default properties) over the anchor named
+    lines.append("")
+    lines.append("### Issue 39's targets: ours (default properties) / "
+                 "anchor, equal threads")
+    lines.append("")
+    lines.append("| target | case | format | threads | anchor | x wall | "
+                 "x CPU | limit | met |")
+    lines.append("| --- | --- | --- | ---: | --- | ---: | ---: | ---: "
+                 "| --- |")
+    for c in cases:
+        for f in formats:
+            for t in threads_all:
+                for target, anchor, limit in targets(c, f):
+                    o = by_key.get((c, f, t, "bsplinewarp"))
+                    r = by_key.get((c, f, t, anchor))
+                    if o is None or r is None or r["wall"] <= 0 \
+                            or r["cpu"] <= 0:
+                        continue
+                    rw, rc = o["wall"] / r["wall"], o["cpu"] / r["cpu"]
+                    met = "yes" if max(rw, rc) <= limit else \
+                        "no" if min(rw, rc) > limit else "wall or CPU only"
+                    lines.append("| %s | %s | %s | %d | %s | %.2f | %.2f | "
+                                 "%.1f | %s |" % (target, c, f, t,
+                                                  r["tool"], rw, rc, limit,
+                                                  met))
     # each format against its planar twin, ours, by output pixel
     lines.append("")
     lines.append("### Each format against its planar twin (ours, default "
