@@ -16,8 +16,8 @@ docs/pictures):
                       zimg's spline36 through ffmpeg's zscale);
   benchmarks-cpu-anchors.png
                       bench/cpu-bench.py's runs (issue 39): per case and
-                      format, ours' wall time over each anchor's, one
-                      panel per thread count (drawn where such a run
+                      format, ours' wall and CPU time over each anchor's,
+                      one panel per thread count (drawn where such a run
                       exists).
 
 A file is named MACHINE-YYYY-MM-DD-BENCHMARK.txt; of the files with the
@@ -432,34 +432,38 @@ def cpu_bench_runs(runs):
 
 
 def draw_cpu_bench(ax, run, threads):
-    """Ours (default properties) over each anchor, wall time per frame,
-    one row per case and format, at one thread count."""
+    """Ours (default properties) over each anchor, one row per case and
+    format, at one thread count: the ratio of the wall times per frame
+    (filled marker) and of the CPU times (hollow; the steadier on a
+    shared machine)."""
     rows = [r for r in run["cpu_bench"] if r["threads"] == threads]
-    wall = {(r["case"], r["format"],
-             re.sub(r" \(on \w+\)$", "", r["tool"])): r["wall"]
-            for r in rows}
+    times = {(r["case"], r["format"],
+              re.sub(r" \(on \w+\)$", "", r["tool"])): r for r in rows}
     keys = [(c, f) for c in CPU_BENCH.CASES for f in CPU_BENCH.FORMATS
-            if (c, f, "bsplinewarp") in wall]
+            if (c, f, "bsplinewarp") in times]
     drawn = set()
     for y, (c, f) in enumerate(keys):
-        ours = wall[(c, f, "bsplinewarp")]
+        ours = times[(c, f, "bsplinewarp")]
         for a, (colour, marker) in CPU_BENCH_ANCHORS.items():
-            t = wall.get((c, f, a))
-            if t is None or t <= 0:
+            r = times.get((c, f, a))
+            if r is None or r["wall"] <= 0 or r["cpu"] <= 0:
                 continue
-            ax.plot(ours / t, y, marker, color=colour, markersize=6,
-                    linestyle="none", alpha=0.85,
+            ax.plot(ours["wall"] / r["wall"], y, marker, color=colour,
+                    markersize=6, linestyle="none", alpha=0.85,
                     label=None if a in drawn else a)
+            ax.plot(ours["cpu"] / r["cpu"], y, marker, color=colour,
+                    markerfacecolor="none", markersize=6, linestyle="none",
+                    alpha=0.85)
             drawn.add(a)
-        ax.text(1.02, y, "%.1f ms" % ours, fontsize=7, va="center",
-                transform=ax.get_yaxis_transform())
+        ax.text(1.02, y, "%.1f ms (cpu %.1f)" % (ours["wall"], ours["cpu"]),
+                fontsize=7, va="center", transform=ax.get_yaxis_transform())
     ax.axvline(1, color="k", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_yticks(range(len(keys)))
     ax.set_yticklabels(["%s %s" % k for k in keys], fontsize=7)
     ax.set_ylim(len(keys) - 0.5, -0.5)
-    ax.set_xlabel("ours / anchor, wall time per frame (log; right of 1: "
-                  "ours slower)")
+    ax.set_xlabel("ours / anchor per frame, filled: wall time, hollow: CPU "
+                  "time\n(log; right of 1: ours slower)")
     ax.set_title("%d thread%s" % (threads, "s" if threads > 1 else ""),
                  fontsize=10)
     ax.grid(axis="x", alpha=0.3, which="both")
@@ -478,16 +482,18 @@ def render_cpu_bench(runs, path, plt):
                  for run in runs)
     fig, axes = plt.subplots(len(runs), max(len(t) for t in threads),
                              squeeze=False, sharey="row",
-                             figsize=(13, len(runs) * (1.5 + 0.2 * n_rows)))
+                             figsize=(14, len(runs) * (1.8 + 0.2 * n_rows)))
     for run, ts, row in zip(runs, threads, axes):
         drawn = set()
         for t, ax in zip(ts, row):
             drawn |= draw_cpu_bench(ax, run, t)
         for ax in row[len(ts):]:
             ax.set_visible(False)
+        first = row[0].get_title()
+        row[0].set_title("")
         row[0].set_title(textwrap.fill("%s; %s; %s" % (
             os.path.basename(run["path"]), run["date"], run["machine"]),
-            90) + "\n" + row[0].get_title(), fontsize=9, loc="left")
+            90) + "\n" + first, fontsize=9, loc="left")
         handles, labels = row[0].get_legend_handles_labels()
         for ax in row[1:len(ts)]:
             for h, label in zip(*ax.get_legend_handles_labels()):
@@ -495,7 +501,7 @@ def render_cpu_bench(runs, path, plt):
                     handles.append(h)
                     labels.append(label)
         row[len(ts) - 1].legend(handles, labels, fontsize=7,
-                                loc="upper left", bbox_to_anchor=(1.12, 1))
+                                loc="upper left", bbox_to_anchor=(1.3, 1))
     fig.suptitle("gst-bspline: bsplinewarp (default properties) on the CPU "
                  "over each anchor, same frames, same run "
                  "(bench/cpu-bench.py)", fontsize=11, fontweight="bold")
