@@ -12,10 +12,12 @@
  * median and the shortest time of one push with the pulls it made ready
  * (the shortest is the least disturbed by other work on the machine), the
  * CPU time of the whole process (user + system, every thread) per frame
- * over the same run, and the threads the process had at its end (the
- * element's pool included): CPU time near threads x wall time shows that
- * the threads asked for did run, and on a shared machine CPU time is the
- * steadier measure of the work.
+ * over the same run, the threads the process had at its end (the
+ * element's pool included) and how many of them took at least a tenth of
+ * that CPU time ("busy": the threads that did the work, which the wall
+ * time of a shared machine cannot show; the kernel accounts a running
+ * thread's time every few ms, so a shorter run may show 0); on a shared
+ * machine CPU time is the steadier measure of the work.
  * The inputs are plain system memory, or with --pool the buffers of the
  * pool the element proposes in the allocation query (bsplinewarp with the
  * CUDA engine: pinned memory, which an upstream element that takes the
@@ -66,19 +68,57 @@ process_cpu_time (void)
       (1000000) + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
 }
 
-/* The threads of this process now (Linux's /proc), or -1. */
-static gint
-process_threads (void)
+/* CPU time (nanoseconds on a core) of each thread of this process now, by
+ * thread id: the first field of Linux's /proc/self/task/TID/schedstat
+ * (finer than /proc's stat, whose clock ticks miss a short run); empty
+ * where /proc cannot be read. */
+static GHashTable *
+thread_cpu_ticks (void)
 {
-  gchar *status = NULL;
-  const gchar *line;
-  gint threads = -1;
+  GHashTable *ticks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *tid;
 
-  if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL)
-      && (line = strstr (status, "\nThreads:")) != NULL)
-    threads = atoi (line + strlen ("\nThreads:"));
-  g_free (status);
-  return threads;
+  while (dir != NULL && (tid = g_dir_read_name (dir)) != NULL) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/schedstat", tid);
+    gchar *stat = NULL;
+
+    if (g_file_get_contents (path, &stat, NULL, NULL))
+      g_hash_table_insert (ticks, GINT_TO_POINTER (atoi (tid)),
+          GSIZE_TO_POINTER (g_ascii_strtoull (stat, NULL, 10)));
+    g_free (stat);
+    g_free (path);
+  }
+  if (dir != NULL)
+    g_dir_close (dir);
+  return ticks;
+}
+
+/* The threads of this process now, and of them those that took at least a
+ * tenth of the process's CPU time since the snapshot before (the threads
+ * that did the work, whatever else shared the cores meanwhile). */
+static void
+count_threads (GHashTable * before, gint * threads, gint * busy)
+{
+  GHashTable *now = thread_cpu_ticks ();
+  GHashTableIter iter;
+  gpointer tid, value;
+  gsize total = 0, delta;
+
+  g_hash_table_iter_init (&iter, now);
+  while (g_hash_table_iter_next (&iter, &tid, &value))
+    total += GPOINTER_TO_SIZE (value) - GPOINTER_TO_SIZE
+        (g_hash_table_lookup (before, tid));
+  *threads = g_hash_table_size (now);
+  *busy = 0;
+  g_hash_table_iter_init (&iter, now);
+  while (g_hash_table_iter_next (&iter, &tid, &value)) {
+    delta = GPOINTER_TO_SIZE (value) - GPOINTER_TO_SIZE
+        (g_hash_table_lookup (before, tid));
+    if (total > 0 && delta * 10 >= total)
+      (*busy)++;
+  }
+  g_hash_table_unref (now);
 }
 
 /* The pool the element behind h proposes for caps, active, or NULL. */
@@ -118,12 +158,13 @@ bench_element (const gchar * description, const gchar * format, gint in_w,
   GstHarness *h = gst_harness_new_parse (description);
   GstBuffer *inputs[N_INPUTS];
   gint64 *times = g_new (gint64, frames), start = 0, cpu_start = 0, total;
+  GHashTable *ticks_start = NULL;
   GstVideoInfo info;
   GstCaps *caps = gst_caps_from_string (in_caps);
   GRand *rand = g_rand_new_with_seed (2026);
   GstBufferPool *pool = NULL;
   gboolean ok = TRUE;
-  gint i, received = 0, threads;
+  gint i, received = 0, threads, busy;
 
   gst_video_info_from_caps (&info, caps);
   if (input != NULL && g_bytes_get_size (input) != info.size) {
@@ -177,6 +218,7 @@ bench_element (const gchar * description, const gchar * format, gint in_w,
     if (i == N_WARMUP) {
       start = t0;
       cpu_start = process_cpu_time ();
+      ticks_start = thread_cpu_ticks ();
     }
     if (gst_harness_push (h, in) != GST_FLOW_OK) {
       ok = FALSE;
@@ -202,18 +244,20 @@ bench_element (const gchar * description, const gchar * format, gint in_w,
 
   if (ok) {
     total = g_get_monotonic_time () - start;
-    threads = process_threads ();
+    count_threads (ticks_start, &threads, &busy);
     qsort (times, frames, sizeof (gint64), compare_times);
     printf ("%-45s %8.2f frames/s   median %8.2f ms/frame   best %8.2f   "
-        "cpu %8.2f ms/frame   threads %d\n", description,
+        "cpu %8.2f ms/frame   threads %d, busy %d\n", description,
         frames / (total / 1e6), times[frames / 2] / 1e3, times[0] / 1e3,
-        (process_cpu_time () - cpu_start) / 1e3 / frames, threads);
+        (process_cpu_time () - cpu_start) / 1e3 / frames, threads, busy);
   } else {
     printf ("%-45s failed to run\n", description);
   }
 
   for (i = 0; i < N_INPUTS; i++)
     gst_buffer_unref (inputs[i]);
+  if (ticks_start != NULL)
+    g_hash_table_unref (ticks_start);
   if (pool != NULL) {
     gst_buffer_pool_set_active (pool, FALSE);
     gst_object_unref (pool);

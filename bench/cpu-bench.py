@@ -75,8 +75,14 @@ thread of the process), the median of --runs runs:
               time.process_time.
 "seen" is the threads of the tool's process: bench-warp's at the end of
 its run, ffmpeg's maximum polled from /proc while it runs, this process's
-after the OpenCV calls.  cpu/wall near T shows the T threads did run (a
-shared machine lowers it: other work takes the cores).
+after the OpenCV calls; "busy" those of them that each took at least a
+tenth of the process's CPU time over the run (/proc/.../schedstat;
+ffmpeg's whole run with the filter, the fewest of the runs): T busy
+threads show that the T threads asked for did the work (the kernel
+accounts a running thread's time every few ms: a run shorter than that
+may show 0).  cpu/wall near T
+shows they ran in parallel, which a shared machine hides (other work
+takes the cores), and busy does not.
 
 Modes: --quick is 3 frames a run, 1 run (a smoke test; numbers rough);
 the default (full) 20 frames, 3 runs.  --cases and --formats choose a
@@ -150,6 +156,7 @@ PHOTO = "coffee.png"
 ROW = re.compile(r"^cpu-bench (?P<case>\S+) (?P<format>\S+) threads "
                  r"(?P<threads>\d+): (?P<tool>.+?)\s+wall\s+(?P<wall>[0-9.-]+)"
                  r" ms\s+cpu\s+(?P<cpu>[0-9.-]+) ms\s+seen\s+(?P<seen>\d+|-)"
+                 r"(?:\s+busy\s+(?P<busy>\d+))?"
                  r"(?:\s+runs\s+(?P<runs>\d+))?$")
 FAILED = re.compile(r"^cpu-bench (?P<case>\S+) (?P<format>\S+) threads "
                     r"(?P<threads>\d+): (?P<tool>.+?)\s+failed: (?P<why>.*)$")
@@ -206,38 +213,68 @@ def make_frames(tmp, sizes, formats):
 
 # ---------------------------------------------------------------- tools
 
+def thread_ticks(pid="self"):
+    """CPU time (nanoseconds on a core) of each thread of a process now, by
+    thread id: the first field of /proc/PID/task/TID/schedstat (finer
+    than /proc's stat, whose clock ticks miss a short run)."""
+    ticks = {}
+    try:
+        tids = os.listdir("/proc/%s/task" % pid)
+    except OSError:
+        return ticks
+    for tid in tids:
+        try:
+            with open("/proc/%s/task/%s/schedstat" % (pid, tid)) as f:
+                ticks[tid] = int(f.read().split()[0])
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks
+
+
+def busy_threads(before, after):
+    """The threads that took at least a tenth of the CPU time between two
+    thread_ticks snapshots: those that did the work, which wall time on a
+    shared machine cannot show."""
+    delta = [t - before.get(tid, 0) for tid, t in after.items()]
+    total = sum(delta)
+    return sum(1 for d in delta if total > 0 and d * 10 >= total)
+
+
 def run_polled(cmd, env=None):
     """Runs cmd; returns (returncode, stdout + stderr, the most threads the
-    process had while polled every 20 ms)."""
+    process had and how many of them were busy (busy_threads), polled from
+    /proc every 20 ms)."""
     with tempfile.TemporaryFile() as out:
         p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
                              env=env)
-        seen = 0
+        seen, ticks = 0, {}
         while p.poll() is None:
-            try:
-                seen = max(seen, len(os.listdir("/proc/%d/task" % p.pid)))
-            except OSError:
-                pass
+            now = thread_ticks(p.pid)
+            seen = max(seen, len(now))
+            ticks.update(now)
             time.sleep(0.02)
         out.seek(0)
-        return p.returncode, out.read().decode(errors="replace"), seen
+        return (p.returncode, out.read().decode(errors="replace"), seen,
+                busy_threads({}, ticks))
 
 
 def bench_warp(args, case, fmt, threads, element, frames_path):
-    """One bench-warp process for one element: (wall ms, cpu ms, seen)."""
+    """One bench-warp process for one element: (wall ms, cpu ms, seen,
+    busy)."""
     w, h, ow, oh, _ = CASES[case]
     env = dict(os.environ, GST_PLUGIN_PATH=args.plugin_dir)
     cmd = ["taskset", "-c", cores(threads), args.bench_warp, "--format", fmt,
            "--in", "%dx%d" % (w, h), "--out", "%dx%d" % (ow, oh),
            "--frames", str(args.frames), "--input", frames_path,
            "--element", element]
-    rc, out, _ = run_polled(cmd, env)
+    rc, out, _, _ = run_polled(cmd, env)
     m = re.search(r"([0-9.]+) frames/s .* cpu\s+([0-9.]+) ms/frame\s+"
-                  r"threads (-?\d+)", out)
+                  r"threads (-?\d+), busy (\d+)", out)
     if rc != 0 or not m:
         raise RuntimeError("%s (exit %d): %s" % (shlex.join(cmd), rc,
                            " / ".join(out.strip().splitlines()[-2:])))
-    return 1000.0 / float(m.group(1)), float(m.group(2)), int(m.group(3))
+    return (1000.0 / float(m.group(1)), float(m.group(2)), int(m.group(3)),
+            int(m.group(4)))
 
 
 def ffmpeg_times(threads, pix_fmt, size, path, frames, vf):
@@ -248,7 +285,7 @@ def ffmpeg_times(threads, pix_fmt, size, path, frames, vf):
            "%dx%d" % size, "-i", path, "-vf",
            "loop=loop=%d:size=1:start=0%s" % (frames - 1, vf),
            "-f", "null", "-"]
-    rc, out, seen = run_polled(cmd)
+    rc, out, seen, busy = run_polled(cmd)
     m = re.search(r"^bench: utime=([0-9.]+)s stime=([0-9.]+)s "
                   r"rtime=([0-9.]+)s$", out, re.M)
     if rc != 0 or not m:
@@ -258,20 +295,24 @@ def ffmpeg_times(threads, pix_fmt, size, path, frames, vf):
         raise RuntimeError("%s: ffmpeg inserted a conversion (auto_scale): "
                            "the filter does not take %s" % (shlex.join(cmd),
                                                             pix_fmt))
-    return float(m.group(3)), float(m.group(1)) + float(m.group(2)), seen
+    return (float(m.group(3)), float(m.group(1)) + float(m.group(2)), seen,
+            busy)
 
 
 def ffmpeg_marginal(args, case, fmt, threads, vf, frames_path):
     """ffmpeg's marginal cost per frame of the filter vf (after the loop),
-    output pinned to the input's format: (wall ms, cpu ms, seen)."""
+    output pinned to the input's format: (wall ms, cpu ms, seen, busy of
+    the run with the filter)."""
     w, h, ow, oh, _ = CASES[case]
     pix_fmt = FORMATS[fmt][0]
     n = 5 * args.frames
-    base_wall, base_cpu, _ = ffmpeg_times(threads, pix_fmt, (w, h),
-                                          frames_path, n, "")
-    wall, cpu, seen = ffmpeg_times(threads, pix_fmt, (w, h), frames_path, n,
-                                   ",%s,format=%s" % (vf % (ow, oh), pix_fmt))
-    return ((wall - base_wall) * 1000 / n, (cpu - base_cpu) * 1000 / n, seen)
+    base_wall, base_cpu, _, _ = ffmpeg_times(threads, pix_fmt, (w, h),
+                                             frames_path, n, "")
+    wall, cpu, seen, busy = ffmpeg_times(
+        threads, pix_fmt, (w, h), frames_path, n,
+        ",%s,format=%s" % (vf % (ow, oh), pix_fmt))
+    return ((wall - base_wall) * 1000 / n, (cpu - base_cpu) * 1000 / n, seen,
+            busy)
 
 
 def plane_arrays(fmt, w, h, data):
@@ -318,7 +359,8 @@ def plane_matrix(case, sx, sy):
 
 
 def opencv(args, case, fmt, threads, how, frames_path):
-    """OpenCV in this process, each plane one call: (wall, cpu ms, seen)."""
+    """OpenCV in this process, each plane one call: (wall, cpu ms, seen,
+    busy)."""
     import cv2
     import numpy as np
 
@@ -350,16 +392,17 @@ def opencv(args, case, fmt, threads, how, frames_path):
     try:
         for call in calls:
             call()
+        ticks = thread_ticks()
         t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(args.frames):
             for call in calls:
                 call()
         wall = (time.perf_counter() - t0) * 1000 / args.frames
         cpu = (time.process_time() - c0) * 1000 / args.frames
-        seen = len(os.listdir("/proc/self/task"))
+        after = thread_ticks()
     finally:
         os.sched_setaffinity(0, affinity)
-    return wall, cpu, seen
+    return wall, cpu, len(after), busy_threads(ticks, after)
 
 
 def tools(args, case, fmt, threads):
@@ -474,7 +517,8 @@ def parse_rows(path):
                              "tool": m.group("tool"),
                              "wall": float(m.group("wall")),
                              "cpu": float(m.group("cpu")),
-                             "seen": m.group("seen")})
+                             "seen": m.group("seen"),
+                             "busy": m.group("busy") or "-"})
                 continue
             m = FAILED.match(line.rstrip())
             if m:
@@ -612,10 +656,10 @@ def summary(rows, failed):
     # the thread check
     lines.append("")
     lines.append("### Thread check: CPU time / wall time (median over the "
-                 "rows) and the threads the process had")
+                 "rows), the threads the process had, the busy ones")
     lines.append("")
-    lines.append("| tool | " + " | ".join("%d thread%s: cpu/wall, seen"
-                                          % (t, "s" if t > 1 else "")
+    lines.append("| tool | " + " | ".join("%d thread%s: cpu/wall, seen, "
+                                          "busy" % (t, "s" if t > 1 else "")
                                           for t in threads_all) + " |")
     lines.append("| --- |" + " --- |" * len(threads_all))
     tool_names = list(dict.fromkeys(re.sub(r" \(on \w+\)$", "", r["tool"])
@@ -627,9 +671,10 @@ def summary(rows, failed):
                    re.sub(r" \(on \w+\)$", "", r["tool"]) == tool
                    and r["wall"] > 0]
             seen = sorted({r["seen"] for r in sel})
-            cells.append("%.2f, %s" % (statistics.median(
-                r["cpu"] / r["wall"] for r in sel), "/".join(seen))
-                if sel else "")
+            busy = sorted({r["busy"] for r in sel})
+            cells.append("%.2f, %s, %s" % (statistics.median(
+                r["cpu"] / r["wall"] for r in sel), "/".join(seen),
+                "/".join(busy)) if sel else "")
         lines.append("| %s | %s |" % (tool, " | ".join(cells)))
     if failed:
         lines.append("")
@@ -788,9 +833,11 @@ def main():
                 wall = statistics.median(r[0] for r in results)
                 cpu = statistics.median(r[1] for r in results)
                 seen = max(r[2] for r in results)
+                busy = min(r[3] for r in results)
                 record("cpu-bench %s %s threads %d: %s  wall %.3f ms  "
-                       "cpu %.3f ms  seen %d  runs %d" % (
-                           c, f, t, label, wall, cpu, seen, args.runs))
+                       "cpu %.3f ms  seen %d  busy %d  runs %d" % (
+                           c, f, t, label, wall, cpu, seen, busy,
+                           args.runs))
         record("# load average at end: %s" % " ".join(
             open("/proc/loadavg").read().split()[:3]))
         record("# finished: %s" % datetime.datetime.now(
