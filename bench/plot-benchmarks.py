@@ -75,12 +75,13 @@ ANCHOR_ACCURACY = re.compile(r"^cupyx accuracy, .* code values$")
 WARP_HEADER = re.compile(r"^(?P<format>\w+) (?P<size>\d+x\d+ -> \d+x\d+), "
                          r"(?P<frames>\d+) frames after \d+ warm-up, "
                          r"inputs in (?P<inputs>.+?), (?P<gst>GStreamer .+)$")
-# (its CPU time and threads, since 2026-11-29)
+# (its CPU time, threads and busy threads, since 2026-11-29)
 WARP_ROW = re.compile(r"^(?P<element>.+?)\s+"
                       r"(?:(?P<fps>[0-9.]+) frames/s)?\s*"
                       r"(?:median\s+(?P<ms>[0-9.]+) ms/frame)?\s*"
                       r"(?:best\s+(?P<best>[0-9.]+))?"
-                      r"(?:\s+cpu\s+[0-9.]+ ms/frame\s+threads\s+-?\d+)?$")
+                      r"(?:\s+cpu\s+[0-9.]+ ms/frame\s+threads\s+-?\d+,"
+                      r"\s+busy\s+\d+)?$")
 # bench/bench-reduce.c and bench/reduce-vs-zimg.sh (the zscale anchor)
 REDUCE_HEADER = re.compile(r"^(?:bench-reduce (?P<format>\w+) |zscale \w+ )"
                            r"(?P<size>\d+x\d+ -> \d+x\d+), .+$")
