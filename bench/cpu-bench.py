@@ -406,8 +406,8 @@ def opencv(args, case, fmt, threads, how, frames_path):
 
 
 def tools(args, case, fmt, threads):
-    """(label, function returning wall, cpu, seen) of every tool that runs
-    this case in this format, ours first."""
+    """(label, function returning wall, cpu, seen, busy) of every tool that
+    runs this case in this format, ours first."""
     _, _, _, _, geometry = CASES[case]
     frame = args.frames_paths[(CASES[case][:2], fmt)]
     twin = FORMATS[fmt][1]
