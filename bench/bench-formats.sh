@@ -231,7 +231,7 @@ bench_format () {
   fi
   fps=$(echo "$line" | sed 's/.* \([0-9.]*\) frames\/s.*/\1/')
   median=$(echo "$line" | sed 's/.*median *\([0-9.]*\) ms\/frame.*/\1/')
-  best=$(echo "$line" | sed 's/.*best *\([0-9.]*\)$/\1/')
+  best=$(echo "$line" | sed 's/.*best *\([0-9.]*\).*/\1/')
   bytes=$(frame_bytes "$format")
   [ -n "$bytes" ] || bytes=-
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$fps" "$median" "$best" "$bytes" \

@@ -13,7 +13,12 @@ docs/pictures):
                       runs with a `backend=cuda` element;
   benchmarks-cpu.png  the other bench-warp runs (CPU engines), and
                       bench/reduce-vs-zimg.sh's runs (bench-reduce beside
-                      zimg's spline36 through ffmpeg's zscale).
+                      zimg's spline36 through ffmpeg's zscale);
+  benchmarks-cpu-anchors.png
+                      bench/cpu-bench.py's runs (issue 39): per case and
+                      format, ours' wall and CPU time over each anchor's,
+                      one panel per thread count (drawn where such a run
+                      exists).
 
 A file is named MACHINE-YYYY-MM-DD-BENCHMARK.txt; of the files with the
 same MACHINE and BENCHMARK only the newest is drawn, so a new run's output
@@ -22,16 +27,19 @@ is dropped in beside the old one.  Lines starting with '#' are comments;
 chart (else the nvidia-smi and `date -u` lines, else the file name).
 Every other line must be one the programs print (bench/gpu-bench.c,
 bench/npp-anchor.c, bench/gpu-anchors.py, bench/bench-warp.c,
-bench/bench-reduce.c, bench/reduce-vs-zimg.sh): a line the parser does
-not know is an error.  Columns may be missing where a run was
-recorded without them ('-', or bench-warp's frames/s or ms/frame alone).
+bench/bench-reduce.c, bench/reduce-vs-zimg.sh, bench/cpu-bench.py, whose
+own parser reads its rows): a line the parser does not know is an error.
+Columns may be missing where a run was recorded without them ('-', or
+bench-warp's frames/s or ms/frame alone).
 
 --check parses every file, renders into a temporary directory and fails
-unless both PNGs come out (the `benchmark-charts` test); it exits 77
-(skipped) where matplotlib is missing, after the parse.
+unless both PNGs (and the third, where a cpu-bench run is recorded) come
+out (the `benchmark-charts` test); it exits 77 (skipped) where matplotlib
+is missing, after the parse.
 """
 
 import argparse
+import importlib.util
 import os
 import re
 import statistics
@@ -67,10 +75,13 @@ ANCHOR_ACCURACY = re.compile(r"^cupyx accuracy, .* code values$")
 WARP_HEADER = re.compile(r"^(?P<format>\w+) (?P<size>\d+x\d+ -> \d+x\d+), "
                          r"(?P<frames>\d+) frames after \d+ warm-up, "
                          r"inputs in (?P<inputs>.+?), (?P<gst>GStreamer .+)$")
+# (its CPU time, threads and busy threads, since 2026-11-29)
 WARP_ROW = re.compile(r"^(?P<element>.+?)\s+"
                       r"(?:(?P<fps>[0-9.]+) frames/s)?\s*"
                       r"(?:median\s+(?P<ms>[0-9.]+) ms/frame)?\s*"
-                      r"(?:best\s+(?P<best>[0-9.]+))?$")
+                      r"(?:best\s+(?P<best>[0-9.]+))?"
+                      r"(?:\s+cpu\s+[0-9.]+ ms/frame\s+threads\s+-?\d+,"
+                      r"\s+busy\s+\d+)?$")
 # bench/bench-reduce.c and bench/reduce-vs-zimg.sh (the zscale anchor)
 REDUCE_HEADER = re.compile(r"^(?:bench-reduce (?P<format>\w+) |zscale \w+ )"
                            r"(?P<size>\d+x\d+ -> \d+x\d+), .+$")
@@ -81,6 +92,24 @@ REDUCE_ROW = re.compile(r"^(?P<who>ours|anchor) (?P<what>.+?)\s+"
                         r"cpu\s+(?P<cpu>[0-9.]+)(?:\s+plan\s+[0-9.]+)?$")
 WARP_FAILED = re.compile(r"^(?P<element>.+?)\s+(failed to run|proposes no "
                          r"pool)$")
+
+
+def load_cpu_bench():
+    """bench/cpu-bench.py as a module: its cases, formats and row format
+    (one source of truth; it imports numpy and cv2 only where it
+    measures)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "cpu-bench.py")
+    spec = importlib.util.spec_from_file_location("cpu_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CPU_BENCH = load_cpu_bench()
+# its summary tables, after the line "summary"
+CPU_BENCH_SUMMARY = re.compile(r"^(\|.*\||### .+|Did not run \(\d+\):"
+                               r"|- .+)$")
 
 
 class ParseError(Exception):
@@ -122,7 +151,8 @@ def parse(path):
                          % path)
     run = {"path": path, "key": (m.group("machine"), m.group("bench")),
            "file_date": m.group("date"), "machine": None, "date": None,
-           "gpu": {}, "anchors": {}, "warp": [], "reduce": []}
+           "gpu": {}, "anchors": {}, "warp": [], "reduce": [],
+           "cpu_bench": []}
     section = None
     with open(path, encoding="utf-8") as f:
         for n, raw in enumerate(f, 1):
@@ -133,6 +163,15 @@ def parse(path):
                 meta = re.match(r"^#\s*(machine|date):\s*(.+)$", line)
                 if meta:
                     run[meta.group(1)] = meta.group(2)
+                continue
+            if CPU_BENCH.ROW.match(line) or CPU_BENCH.FAILED.match(line):
+                section = None
+                continue
+            if line == "summary":
+                section = "cpu-bench summary"
+                continue
+            if section == "cpu-bench summary" and \
+                    CPU_BENCH_SUMMARY.match(line):
                 continue
             if NVIDIA_SMI.match(line):
                 run["machine"] = run["machine"] or line
@@ -199,10 +238,11 @@ def parse(path):
                 continue
             raise ParseError("%s:%d: not a line of a benchmark's output: %r"
                              % (path, n, line))
+    run["cpu_bench"] = CPU_BENCH.parse_rows(path)[0]
     if not run["gpu"] and not any(r["rows"] for r in run["warp"]) \
-            and not run["reduce"]:
-        raise ParseError("%s: no gpu-bench, bench-warp or bench-reduce row"
-                         % path)
+            and not run["reduce"] and not run["cpu_bench"]:
+        raise ParseError("%s: no gpu-bench, bench-warp, bench-reduce or "
+                         "cpu-bench row" % path)
     run["machine"] = run["machine"] or run["key"][0]
     run["date"] = run["date"] or run["file_date"]
     return run
@@ -369,6 +409,109 @@ def draw_reduce(ax, run):
                  fontsize=10)
 
 
+# the anchors of a cpu-bench chart: colour and marker
+CPU_BENCH_ANCHORS = {
+    "videoscale method=lanczos": ("#c0792f", "o"),
+    "videoscale method=4-tap": ("#e0b070", "o"),
+    "zimg spline36": ("#2f8f4f", "s"),
+    "zimg lanczos": ("#8fcf9f", "s"),
+    "swscale lanczos": ("#7f4fbf", "D"),
+    "cv2.resize INTER_CUBIC": ("#c03030", "^"),
+    "cv2.resize INTER_LANCZOS4": ("#f08080", "^"),
+    "cv2.resize INTER_AREA": ("#808080", "v"),
+    "cv2.warpAffine INTER_CUBIC": ("#c03030", "P"),
+    "cv2.warpPerspective INTER_CUBIC": ("#c03030", "X"),
+}
+
+
+def cpu_bench_runs(runs):
+    """The cpu-bench runs to draw: the full-mode ones (a name without
+    "quick"), or the quick ones where no full run is recorded."""
+    runs = [r for r in runs if r["cpu_bench"]]
+    full = [r for r in runs if "quick" not in r["key"][1]]
+    return full or runs
+
+
+def draw_cpu_bench(ax, run, threads):
+    """Ours (default properties) over each anchor, one row per case and
+    format, at one thread count: the ratio of the wall times per frame
+    (filled marker) and of the CPU times (hollow; the steadier on a
+    shared machine)."""
+    rows = [r for r in run["cpu_bench"] if r["threads"] == threads]
+    times = {(r["case"], r["format"],
+              re.sub(r" \(on \w+\)$", "", r["tool"])): r for r in rows}
+    keys = [(c, f) for c in CPU_BENCH.CASES for f in CPU_BENCH.FORMATS
+            if (c, f, "bsplinewarp") in times]
+    drawn = set()
+    for y, (c, f) in enumerate(keys):
+        ours = times[(c, f, "bsplinewarp")]
+        for a, (colour, marker) in CPU_BENCH_ANCHORS.items():
+            r = times.get((c, f, a))
+            if r is None or r["wall"] <= 0 or r["cpu"] <= 0:
+                continue
+            ax.plot(ours["wall"] / r["wall"], y, marker, color=colour,
+                    markersize=6, linestyle="none", alpha=0.85,
+                    label=None if a in drawn else a)
+            ax.plot(ours["cpu"] / r["cpu"], y, marker, color=colour,
+                    markerfacecolor="none", markersize=6, linestyle="none",
+                    alpha=0.85)
+            drawn.add(a)
+        ax.text(1.02, y, "%.1f ms (cpu %.1f)" % (ours["wall"], ours["cpu"]),
+                fontsize=7, va="center", transform=ax.get_yaxis_transform())
+    ax.axvline(1, color="k", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(keys)))
+    ax.set_yticklabels(["%s %s" % k for k in keys], fontsize=7)
+    ax.set_ylim(len(keys) - 0.5, -0.5)
+    ax.set_xlabel("ours / anchor per frame, filled: wall time, hollow: CPU "
+                  "time\n(log; right of 1: ours slower)")
+    ax.set_title("%d thread%s" % (threads, "s" if threads > 1 else ""),
+                 fontsize=10)
+    ax.grid(axis="x", alpha=0.3, which="both")
+    return drawn
+
+
+def render_cpu_bench(runs, path, plt):
+    """benchmarks-cpu-anchors.png: a row of panels (one per thread count)
+    per cpu-bench run; False where there is none."""
+    runs = cpu_bench_runs(runs)
+    if not runs:
+        return False
+    threads = [sorted({r["threads"] for r in run["cpu_bench"]})
+               for run in runs]
+    n_rows = max(len({(r["case"], r["format"]) for r in run["cpu_bench"]})
+                 for run in runs)
+    fig, axes = plt.subplots(len(runs), max(len(t) for t in threads),
+                             squeeze=False, sharey="row",
+                             figsize=(14, len(runs) * (1.8 + 0.2 * n_rows)))
+    for run, ts, row in zip(runs, threads, axes):
+        drawn = set()
+        for t, ax in zip(ts, row):
+            drawn |= draw_cpu_bench(ax, run, t)
+        for ax in row[len(ts):]:
+            ax.set_visible(False)
+        first = row[0].get_title()
+        row[0].set_title("")
+        row[0].set_title(textwrap.fill("%s; %s; %s" % (
+            os.path.basename(run["path"]), run["date"], run["machine"]),
+            90) + "\n" + first, fontsize=9, loc="left")
+        handles, labels = row[0].get_legend_handles_labels()
+        for ax in row[1:len(ts)]:
+            for h, label in zip(*ax.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(h)
+                    labels.append(label)
+        row[len(ts) - 1].legend(handles, labels, fontsize=7,
+                                loc="upper left", bbox_to_anchor=(1.3, 1))
+    fig.suptitle("gst-bspline: bsplinewarp (default properties) on the CPU "
+                 "over each anchor, same frames, same run "
+                 "(bench/cpu-bench.py)", fontsize=11, fontweight="bold")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
 def render(runs, out_dir):
     import matplotlib
     matplotlib.use("Agg")
@@ -417,6 +560,9 @@ def render(runs, out_dir):
         fig.savefig(path, dpi=90)
         plt.close(fig)
         written.append(path)
+    path = os.path.join(out_dir, "benchmarks-cpu-anchors.png")
+    if render_cpu_bench(runs, path, plt):
+        written.append(path)
     return written
 
 
@@ -428,7 +574,7 @@ def main():
                                                   "pictures"))
     ap.add_argument("--check", action="store_true",
                     help="render into a temporary directory; fail unless "
-                    "both PNGs come out")
+                    "the PNGs come out")
     args = ap.parse_args()
 
     files = sorted(os.path.join(args.results, f)
@@ -443,10 +589,11 @@ def main():
         return 1
     for r in runs:
         print("parsed %s: %d gpu-bench rows, %d anchors, %d bench-warp "
-              "rows, %d bench-reduce rows"
+              "rows, %d bench-reduce rows, %d cpu-bench rows"
               % (r["path"], len(r["gpu"]),
                  sum(len(a) for a in r["anchors"].values()),
-                 sum(len(w["rows"]) for w in r["warp"]), len(r["reduce"])))
+                 sum(len(w["rows"]) for w in r["warp"]), len(r["reduce"]),
+                 len(r["cpu_bench"])))
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -460,7 +607,10 @@ def main():
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         written = render(chosen, tmp)
-        for name in ("benchmarks-gpu.png", "benchmarks-cpu.png"):
+        names = ["benchmarks-gpu.png", "benchmarks-cpu.png"]
+        if cpu_bench_runs(chosen):
+            names.append("benchmarks-cpu-anchors.png")
+        for name in names:
             path = os.path.join(tmp, name)
             if not os.path.exists(path):
                 print("FAIL: %s was not written" % name)
