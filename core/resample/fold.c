@@ -200,29 +200,37 @@ load16 (const bspline_image * src, const void *in, ptrdiff_t i, v16f * out)
   }
 }
 
-/* The run split into two phases, 16 values of each per step (C divides
- * 16): the samples converted 32 at a time and dealt out by two
- * permutations (one instruction each with AVX-512).  Returns the first
- * pixel m not done. */
+/* The run split into p = 2 or 3 phases, 16 values of each per step (C
+ * divides 16): the samples converted 16 p at a time and dealt out by
+ * permutations (one instruction each with AVX-512; two for a phase of
+ * three vectors).  Returns the first pixel m not done. */
 static BSPLINE_INLINE int
-run_two_phases (const bspline_image * src, const void *in, float *phase0,
-    float *phase1, int m0, int m1, const int C)
+run_phases_vector (const bspline_image * src, const void *in,
+    float *phases, ptrdiff_t phase_len, int m0, int m1, const int p,
+    const int C)
 {
-  v16i even, odd;
-  int k, m;
-  for (k = 0; k < 16; k++) {
-    even[k] = (k / C * 2) * C + k % C;
-    odd[k] = even[k] + C;
-  }
+  v16i low[3], high[3];
+  int k, s, m;
+  for (s = 0; s < p; s++)
+    for (k = 0; k < 16; k++) {
+      const int index = (k / C * p + s) * C + k % C;
+      low[s][k] = index < 32 ? index : 0;
+      high[s][k] = index < 32 ? k : 16 + index - 32;
+    }
   for (m = m0; m + 16 / C <= m1; m += 16 / C) {
-    const ptrdiff_t i = (ptrdiff_t) (m - m0) * 2 * C;
-    v16f a, b, e, o;
-    load16 (src, in, i, &a);
-    load16 (src, in, i + 16, &b);
-    e = __builtin_shuffle (a, b, even);
-    o = __builtin_shuffle (a, b, odd);
-    memcpy (phase0 + (ptrdiff_t) m * C, &e, sizeof (e));
-    memcpy (phase1 + (ptrdiff_t) m * C, &o, sizeof (o));
+    const ptrdiff_t i = (ptrdiff_t) (m - m0) * p * C;
+    v16f v[3], out;
+    load16 (src, in, i, &v[0]);
+    load16 (src, in, i + 16, &v[1]);
+    if (p == 3)
+      load16 (src, in, i + 32, &v[2]);
+    for (s = 0; s < p; s++) {
+      out = __builtin_shuffle (v[0], v[1], low[s]);
+      if (p == 3)
+        out = __builtin_shuffle (out, v[2], high[s]);
+      memcpy (phases + s * phase_len + (ptrdiff_t) m * C, &out,
+          sizeof (out));
+    }
   }
   return m;
 }
@@ -230,8 +238,8 @@ run_two_phases (const bspline_image * src, const void *in, float *phase0,
 /* Pixels m0 .. m1 - 1 of every phase from the source row's pixels p m0
  * + first on (8 or 16 bits: the run of the line itself, the boundary's
  * map being the identity there), p and C constants at the call: p = 1
- * converted in place, p = 2 split by permutations where C divides 16,
- * others through conv (converted in one contiguous pass, then dealt out
+ * converted in place, p = 2 and 3 split by permutations where C divides
+ * 16, others through conv (converted in one contiguous pass, then dealt out
  * pixel by pixel). */
 static BSPLINE_INLINE void
 run_phases (const bspline_image * src, const void *row, ptrdiff_t first,
@@ -245,10 +253,10 @@ run_phases (const bspline_image * src, const void *row, ptrdiff_t first,
   int m, s;
   if (p == 1)
     conv = phases + (ptrdiff_t) m0 * C;
-  else if (p == 2 && 16 % C == 0) {
-    const int done = run_two_phases (src, in, phases, phases + phase_len,
-        m0, m1, C);
-    in = (const char *) in + (ptrdiff_t) (done - m0) * 2 * C
+  else if ((p == 2 || p == 3) && 16 % C == 0) {
+    const int done = run_phases_vector (src, in, phases, phase_len, m0, m1,
+        p, C);
+    in = (const char *) in + (ptrdiff_t) (done - m0) * p * C
         * (src->type == BSPLINE_SAMPLE_U8 ? 1 : 2);
     m0 = done;
   }
@@ -309,12 +317,19 @@ load_phases (const bspline_image * src, const bspline_fold_axis * f,
     }
   } else
     m0 = m1 = 0;
+  /* the rest: the boundary's images of the line's pixels, copied from
+   * the run where it holds them */
   for (i = 0; i < f->ext_len; i = i + 1 == p * m0 ? p * m1 : i + 1) {
     float *out = phases + (i % p) * phase_len + (ptrdiff_t) (i / p) * C;
+    const int k = f->index[i] - f->ext_first;
     if (i >= p * m0 && i < p * m1)
       continue;
-    for (c = 0; c < C; c++)
-      out[c] = sample_value (src, in, (ptrdiff_t) f->index[i] * C + c);
+    if (k >= p * m0 && k < p * m1)
+      memcpy (out, phases + (k % p) * phase_len + (ptrdiff_t) (k / p) * C,
+          sizeof (float) * C);
+    else
+      for (c = 0; c < C; c++)
+        out[c] = sample_value (src, in, (ptrdiff_t) f->index[i] * C + c);
   }
 }
 
