@@ -33,10 +33,12 @@
  *  - equisolid: sin (fov / 4); radius sin (t / 2)
  *  - sg (stereographic): tan (fov / 4); radius tan (t / 2)
  *  - og (orthographic): sin (fov / 2); radius sin t
+ *  - equirect: h_fov / 2 and v_fov / 2 in radians (the longitude and
+ *    latitude at the frame's edges: 180 and 90 degrees for a whole sphere)
  *  - cylindrical: x, h_fov / 2 in radians (longitude); y, tan (v_fov / 2)
  *  - pannini: x, v360's pannini parameter (its h_fov, a number, not an
  *    angle); y unused
- *  - equirect, hequirect, mercator and the cubemaps: none (fixed extent)
+ *  - hequirect, mercator and the cubemaps: none (a fixed extent)
  */
 #ifndef BSPLINE_PROJECTION_H
 #define BSPLINE_PROJECTION_H
@@ -320,8 +322,8 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
       double phi = atan2 (x, z), sx, n2 = rho2 + y * y;
       if (!(rho > 0.0))
         return 0;               /* a pole: no longitude */
-      sx = side->type == BSPLINE_PROJECTION_EQUIRECT ? pi :
-          side->type == BSPLINE_PROJECTION_CYLINDRICAL ? side->range_x :
+      sx = side->type == BSPLINE_PROJECTION_EQUIRECT
+          || side->type == BSPLINE_PROJECTION_CYLINDRICAL ? side->range_x :
           side->type == BSPLINE_PROJECTION_HEQUIRECT ? 0.5 * pi : pi;
       if (side->type == BSPLINE_PROJECTION_HEQUIRECT
           && !(fabs (phi) <= 0.5 * pi))
@@ -351,8 +353,10 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
           J[5] = -z * y / (n2 * n) * du;
         }
       } else {
-        /* latitude theta = atan2 (y, rho), b = theta / (pi / 2) */
-        double s = 2.0 / pi;
+        /* latitude theta = atan2 (y, rho), b = theta / (pi / 2) (equirect:
+         * theta / range_y) */
+        double s = side->type == BSPLINE_PROJECTION_EQUIRECT ?
+            1.0 / side->range_y : 2.0 / pi;
         *b = atan2 (y, rho) * s;
         if (J) {
           J[3] = -y * x / (rho * n2) * s;
@@ -509,8 +513,9 @@ bspline_projection_to_direction (const bspline_projection_side * side,
   switch (side->type) {
     case BSPLINE_PROJECTION_EQUIRECT:
     case BSPLINE_PROJECTION_HEQUIRECT:{
-      double phi = a * (side->type == BSPLINE_PROJECTION_EQUIRECT ? pi :
-          0.5 * pi), theta = b * 0.5 * pi;
+      int full = side->type == BSPLINE_PROJECTION_EQUIRECT;
+      double phi = a * (full ? side->range_x : 0.5 * pi);
+      double theta = b * (full ? side->range_y : 0.5 * pi);
       d[0] = cos (theta) * sin (phi);
       d[1] = sin (theta);
       d[2] = cos (theta) * cos (phi);

@@ -68,9 +68,31 @@ bspline_projection_params_init (bspline_projection_params * params)
   memset (params, 0, sizeof (*params));
   /* v360's defaults */
   params->in = BSPLINE_PROJECTION_EQUIRECT;
-  params->out = BSPLINE_PROJECTION_FLAT;
-  params->h_fov = params->ih_fov = 90.0;
-  params->v_fov = params->iv_fov = 45.0;
+  params->out = BSPLINE_PROJECTION_CUBEMAP_3X2;
+}
+
+void
+bspline_projection_default_fov (int type, double *h_fov, double *v_fov)
+{
+  /* ffmpeg 5.1's v360 (its fields of view at 0) */
+  switch (type) {
+    case BSPLINE_PROJECTION_FLAT:
+    case BSPLINE_PROJECTION_CYLINDRICAL:
+      *h_fov = 90.0;
+      *v_fov = 45.0;
+      break;
+    case BSPLINE_PROJECTION_EQUISOLID:
+    case BSPLINE_PROJECTION_ORTHOGRAPHIC:
+    case BSPLINE_PROJECTION_STEREOGRAPHIC:
+    case BSPLINE_PROJECTION_DUAL_FISHEYE:
+    case BSPLINE_PROJECTION_FISHEYE:
+      *h_fov = *v_fov = 180.0;
+      break;
+    default:
+      *h_fov = 360.0;
+      *v_fov = 180.0;
+      break;
+  }
 }
 
 /* The side's ranges from its fields of view (bspline-projection.h), or an
@@ -91,6 +113,12 @@ projection_side (bspline_projection_side * side, int type, double h_fov,
     bspline_set_error (msg, msg_len, "unknown %s projection %d", which, type);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
+  if (h_fov == 0.0 || v_fov == 0.0) {
+    double h, v;
+    bspline_projection_default_fov (type, &h, &v);
+    h_fov = h_fov == 0.0 ? h : h_fov;
+    v_fov = v_fov == 0.0 ? v : v_fov;
+  }
   if (width < 1 || height < 1) {
     bspline_set_error (msg, msg_len, "the %s projection's frame is %dx%d",
         which, width, height);
@@ -109,6 +137,9 @@ projection_side (bspline_projection_side * side, int type, double h_fov,
       break;
     case BSPLINE_PROJECTION_ORTHOGRAPHIC:
       h_hi = v_hi = 180.0;
+      break;
+    case BSPLINE_PROJECTION_EQUIRECT:
+      v_hi = 180.0;
       break;
     case BSPLINE_PROJECTION_CYLINDRICAL:
       v_hi = 180.0;
@@ -157,6 +188,10 @@ projection_side (bspline_projection_side * side, int type, double h_fov,
     case BSPLINE_PROJECTION_CYLINDRICAL:
       side->range_x = 0.5 * h_fov * deg;
       side->range_y = tan (0.5 * v_fov * deg);
+      break;
+    case BSPLINE_PROJECTION_EQUIRECT:
+      side->range_x = 0.5 * h_fov * deg;
+      side->range_y = 0.5 * v_fov * deg;
       break;
     case BSPLINE_PROJECTION_PANNINI:
       side->range_x = h_fov;

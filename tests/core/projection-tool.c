@@ -60,7 +60,7 @@ main (int argc, char **argv)
   bspline_params params;
   bspline_plan *plan = NULL;
   bspline_lens lens;
-  double inverse[9], fov[2] = { 90.0, 45.0 }, ifov[2] = { 90.0, 45.0 };
+  double inverse[9], fov[2] = { 0.0, 0.0 }, ifov[2] = { 0.0, 0.0 };
   double ypr[3] = { 0.0, 0.0, 0.0 };
   const char *map_file = NULL, *jac_file = NULL, *image_file = NULL,
       *result_file = NULL, *unmap_file = NULL;

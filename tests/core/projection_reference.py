@@ -67,12 +67,21 @@ def _angle_of_radius(name, r):
             return np.arcsin(np.where(r <= 1, r, np.nan))
 
 
+def default_fov(name):
+    """v360's (ffmpeg 5.1) fields of view where they are given as 0."""
+    if name in ("flat", "cylindrical"):
+        return (90.0, 45.0)
+    if name in ("fisheye", "dfisheye", "equisolid", "sg", "og"):
+        return (180.0, 180.0)
+    return (360.0, 180.0)
+
+
 def to_dir(name, a, b, fov=(90.0, 45.0), size=(1, 1)):
     a = np.asarray(a, float)
     b = np.asarray(b, float)
     lon = lat = None
     if name == "equirect":
-        lon, lat = a * PI, b * PI / 2
+        lon, lat = a * np.radians(fov[0]) / 2, b * np.radians(fov[1]) / 2
     elif name == "hequirect":
         lon, lat = a * PI / 2, b * PI / 2
     elif name == "cylindrical":
@@ -173,7 +182,7 @@ def from_dir(name, x, y, z, fov=(90.0, 45.0), size=(1, 1)):
     lat = np.arcsin(np.clip(y, -1, 1))
     ok = np.ones(x.shape, bool)
     if name == "equirect":
-        return lon / PI, lat / (PI / 2), ok
+        return lon / (np.radians(fov[0]) / 2), lat / (np.radians(fov[1]) / 2), ok
     if name == "hequirect":
         return lon / (PI / 2), lat / (PI / 2), np.abs(lon) <= PI / 2
     if name == "cylindrical":
