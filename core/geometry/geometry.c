@@ -169,7 +169,7 @@ bspline_geometry_is_pure_orientation (const bspline_geometry * geometry)
 
   bspline_geometry_oriented_size (geometry, &ow, &oh);
   if (ow != geometry->dst_width || oh != geometry->dst_height
-      || geometry->lens_model != BSPLINE_LENS_NONE)
+      || geometry->lens_model != BSPLINE_LENS_NONE || geometry->projection_set)
     return 0;
   if (bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
     return 0;
@@ -542,7 +542,7 @@ bspline_geometry_is_pure_scaling (const bspline_geometry * geometry)
   double warp[9], sx, sy, w, h;
 
   if (geometry->orientation != BSPLINE_ORIENT_IDENTITY
-      || geometry->lens_model != BSPLINE_LENS_NONE
+      || geometry->lens_model != BSPLINE_LENS_NONE || geometry->projection_set
       || bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
     return 0;
   w = geometry->src_width;
