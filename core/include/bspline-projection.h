@@ -462,6 +462,9 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
         return 0;
       px /= side->range_x;
       py /= side->range_y;
+      /* past its half: outside that lens's field of view */
+      if (!(fabs (px) <= 1.0))
+        return 0;
       *a = front ? 0.5 * px + 0.5 : -0.5 * px - 0.5;
       *b = py;
       if (J)

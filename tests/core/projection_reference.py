@@ -199,6 +199,7 @@ def from_dir(name, x, y, z, fov=(90.0, 45.0), size=(1, 1)):
     if name == "dfisheye":
         front = z >= 0
         a, b, ok = from_dir("fisheye", x, y, np.abs(z), fov)
+        ok = ok & (np.abs(a) <= 1)   # past its half: outside its lens
         return np.where(front, a / 2 + 0.5, -a / 2 - 0.5), b, ok
     t = np.arctan2(np.hypot(x, y), z)   # arccos(z) loses bits near 0
     az = np.arctan2(y, x)
