@@ -59,12 +59,10 @@ def main():
             for _ in range(frames):
                 f.write(frame)
         env = dict(os.environ, GST_PLUGIN_PATH=os.path.join(build, "gst"))
-        gst = ["gst-launch-1.0", "-q", "filesrc", "location=" + raw,
-               "blocksize=%d" % (W * H), "!",
-               "video/x-raw,format=GRAY8,width=%d,height=%d,framerate=30/1,"
-               "interlace-mode=progressive"
-               % (W, H), "!", "bsplinewarp", "n-threads=1",
-               "projection-in=equirect", "projection-out=flat",
+        gst = ["gst-launch-1.0", "-q", "filesrc", "location=" + raw, "!",
+               "rawvideoparse", "format=gray8", "width=%d" % W,
+               "height=%d" % H, "framerate=30/1", "!", "bsplinewarp",
+               "n-threads=1", "projection-in=equirect", "projection-out=flat",
                "h-fov=%r" % hfov, "v-fov=%r" % vfov, "yaw=20", "pitch=10",
                "roll=5", "!",
                "video/x-raw,width=%d,height=%d" % (ow, oh), "!", "fakesink"]
