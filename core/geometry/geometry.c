@@ -649,13 +649,19 @@ geometry_projection_unmap (const bspline_geometry_points * points, double x,
 {
   const bspline_projection *proj = &points->lens.projection;
   const double *R = proj->rotation;
-  double post_inv[9], inv_inv[9], a, b, e[3], d[3];
+  double post_inv[9], inv_inv[9], a, b, a2, b2, e[3], d[3];
   int i;
 
   if (!bspline_matrix_invert (points->lens.post, post_inv)
       || !bspline_matrix_invert (points->inverse, inv_inv)
       || !bspline_map_point (post_inv, x, y, &a, &b)
       || !bspline_projection_to_direction (&proj->in, a, b, e, NULL))
+    return 0;
+  /* a point the input projection does not show its direction at (outside
+   * a fisheye's field, EAC's pads: the direction's own point is elsewhere)
+   * has no output point */
+  if (!bspline_projection_from_direction (&proj->in, e, &a2, &b2, NULL)
+      || !(fabs (a2 - a) + fabs (b2 - b) <= 1e-9))
     return 0;
   for (i = 0; i < 3; i++)
     d[i] = R[i] * e[0] + R[3 + i] * e[1] + R[6 + i] * e[2];
