@@ -180,19 +180,9 @@ bspline_cube_face_at (int type, int col, int row)
  * rows, as fractions of the frame. */
 #define BSPLINE_PROJECTION_EAC_PAD 2.0
 
-/* ---- the radial projections: radius r (in units of range) of a point at
- * angle t from the axis, its derivative, and the inverse ---- */
-BSPLINE_HD static inline int
-bspline_projection_is_radial (int type)
-{
-  return type == BSPLINE_PROJECTION_FLAT
-      || type == BSPLINE_PROJECTION_FISHEYE
-      || type == BSPLINE_PROJECTION_EQUISOLID
-      || type == BSPLINE_PROJECTION_STEREOGRAPHIC
-      || type == BSPLINE_PROJECTION_ORTHOGRAPHIC
-      || type == BSPLINE_PROJECTION_DUAL_FISHEYE;
-}
-
+/* ---- the radial projections (flat, fisheye, equisolid, sg, og,
+ * dfisheye): radius r (in units of range) of a point at angle t from the
+ * axis, its derivative, and the inverse ---- */
 /* G (t) and G' (t); 0 where t has no image (flat: t >= pi/2; orthographic:
  * t > pi/2; stereographic: t >= pi). */
 BSPLINE_HD static inline int
