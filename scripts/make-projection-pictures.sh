@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # docs/pictures/projection-*.png (shown in docs/projections.md): four
 # scikit-image photographs (astronaut, chelsea, rocket, coffee) tiled onto
-# an equirect frame (1024x512; the lower row the upper one turned), then
+# an equirect frame (512x256; the lower row the upper one turned), then
 # reframed by bsplinewarp into a flat view, a c3x2 cube map and a
 # stereographic little planet.  Usage:
 #   bash scripts/make-projection-pictures.sh [BUILD-DIR]
@@ -18,7 +18,7 @@ import numpy as np
 import skimage.data as d
 from skimage.transform import resize
 from PIL import Image
-tiles = [resize(x, (256, 256)) for x in (d.astronaut(), d.chelsea(),
+tiles = [resize(x, (128, 128)) for x in (d.astronaut(), d.chelsea(),
                                          d.rocket(), d.coffee())]
 top = np.concatenate(tiles, 1)
 bottom = np.concatenate([t[::-1] for t in tiles[::-1]], 1)
@@ -31,8 +31,8 @@ reframe () {
     ! videoconvert ! pngenc ! filesink location="$pic"
 }
 pic=$out/projection-flat.png reframe projection-out=flat h-fov=100 \
-  v-fov=79 yaw=-60 pitch=-10 ! video/x-raw,width=480,height=360
+  v-fov=79 yaw=-60 pitch=-10 ! video/x-raw,width=360,height=270
 pic=$out/projection-c3x2.png reframe projection-out=c3x2 boundary=wrap \
-  ! video/x-raw,width=576,height=384
+  ! video/x-raw,width=384,height=256
 pic=$out/projection-little-planet.png reframe projection-out=sg h-fov=300 \
-  v-fov=300 pitch=-90 boundary=wrap ! video/x-raw,width=400,height=400
+  v-fov=300 pitch=-90 boundary=wrap ! video/x-raw,width=300,height=300
