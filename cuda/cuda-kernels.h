@@ -50,8 +50,9 @@ typedef struct
 /* The frame is a kernel parameter, passed by value: CUDA takes at most
  * 4096 bytes of parameters per launch (CUDA C++ Programming Guide,
  * "Function Parameters"; larger only from CUDA 12.1 on Volta and newer).
- * With four lens stages it holds 1328 bytes on x86-64 (432 before the
- * stages, 224 each; 632 with the one stage of 2x3 post it held before
+ * With four lens stages it holds 1936 bytes on x86-64 (432 before the
+ * stages, 376 each, of which 152 a projection stage's; 1328 before
+ * projections, 632 with the one stage of 2x3 post it held before
  * chains), and the kernels' other parameters a few dozen more.  Kept
  * under half the limit here, so that a field added later cannot pass it
  * unseen (a negative array size where it would). */

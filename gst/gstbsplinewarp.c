@@ -94,7 +94,17 @@ enum
   PROP_VIDEO_DIRECTION,
   PROP_ADD_BORDERS,
   PROP_USE_META,
-  PROP_STMAP_LOCATION
+  PROP_STMAP_LOCATION,
+  /* the projection stage (issue 42) */
+  PROP_PROJECTION_IN,
+  PROP_PROJECTION_OUT,
+  PROP_YAW,
+  PROP_PITCH,
+  PROP_ROLL,
+  PROP_H_FOV,
+  PROP_V_FOV,
+  PROP_IH_FOV,
+  PROP_IV_FOV
 };
 
 #define DEFAULT_ROTATION 0.0
@@ -114,6 +124,44 @@ static const GstBSplineSettingsDefaults gst_bspline_warp_defaults = {
 
 #define MIN_ZOOM 1e-4
 #define MAX_ZOOM 1e4
+
+/* The projections (bspline-projection-setup.h), by ffmpeg v360's names
+ * and aliases: the value is the core's type + 1, 0 for none. */
+#define GST_TYPE_BSPLINE_PROJECTION (gst_bspline_projection_get_type ())
+static GType
+gst_bspline_projection_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "No projection stage", "none"},
+    {BSPLINE_PROJECTION_EQUIRECT + 1, "Equirectangular", "equirect"},
+    {BSPLINE_PROJECTION_EQUIRECT + 1, "Equirectangular (v360's alias)", "e"},
+    {BSPLINE_PROJECTION_HEQUIRECT + 1, "Half equirectangular", "hequirect"},
+    {BSPLINE_PROJECTION_HEQUIRECT + 1, "Half equirectangular (alias)", "he"},
+    {BSPLINE_PROJECTION_CUBEMAP_3X2 + 1, "Cubemap 3x2", "c3x2"},
+    {BSPLINE_PROJECTION_CUBEMAP_6X1 + 1, "Cubemap 6x1", "c6x1"},
+    {BSPLINE_PROJECTION_CUBEMAP_1X6 + 1, "Cubemap 1x6", "c1x6"},
+    {BSPLINE_PROJECTION_EAC + 1, "Equi-angular cubemap", "eac"},
+    {BSPLINE_PROJECTION_FLAT + 1, "Flat (rectilinear) view", "flat"},
+    {BSPLINE_PROJECTION_FLAT + 1, "Flat (alias)", "rectilinear"},
+    {BSPLINE_PROJECTION_FLAT + 1, "Flat (alias)", "gnomonic"},
+    {BSPLINE_PROJECTION_FISHEYE + 1, "Fisheye (equidistant)", "fisheye"},
+    {BSPLINE_PROJECTION_EQUISOLID + 1, "Equisolid fisheye", "equisolid"},
+    {BSPLINE_PROJECTION_STEREOGRAPHIC + 1, "Stereographic", "sg"},
+    {BSPLINE_PROJECTION_ORTHOGRAPHIC + 1, "Orthographic", "og"},
+    {BSPLINE_PROJECTION_DUAL_FISHEYE + 1, "Dual fisheye", "dfisheye"},
+    {BSPLINE_PROJECTION_CYLINDRICAL + 1, "Cylindrical", "cylindrical"},
+    {BSPLINE_PROJECTION_PANNINI + 1, "Pannini", "pannini"},
+    {BSPLINE_PROJECTION_MERCATOR + 1, "Mercator", "mercator"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstBSplineProjection", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 /* Every raw format videoscale takes (gstbsplinelayout.h: the engines read
  * most as they are, the rest through GStreamer's unpack and pack), every
@@ -278,6 +326,66 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           "between its samples (docs/stmap.md); read when the next frame "
           "runs after it changes; not with lens-model (default none)",
           NULL, flags));
+  /* the projection stage (docs/projections.md): v360's options by name */
+  gst_bspline_settings_install_field (gobject_class, PROP_PROJECTION_IN,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, projection_in),
+      g_param_spec_enum ("projection-in", "Input projection",
+          "The input's projection (v360's input); anything but none puts a "
+          "projection stage through the sphere where a lens stage sits, "
+          "and the output becomes a view of the sphere in projection-out; "
+          "not with lens-model, stmap-location or video-direction (default "
+          "none)", GST_TYPE_BSPLINE_PROJECTION, 0, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_PROJECTION_OUT,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, projection_out),
+      g_param_spec_enum ("projection-out", "Output projection",
+          "The output's projection (v360's output), with projection-in set; "
+          "none is taken as v360's default c3x2 (default c3x2)",
+          GST_TYPE_BSPLINE_PROJECTION, BSPLINE_PROJECTION_CUBEMAP_3X2 + 1,
+          flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_YAW,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, yaw),
+      g_param_spec_double ("yaw", "Yaw",
+          "The view's yaw in degrees, positive = looks right (v360's yaw, "
+          "rotation order yaw, pitch, roll) (range -360-360, default 0)",
+          -360.0, 360.0, 0.0, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_PITCH,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, pitch),
+      g_param_spec_double ("pitch", "Pitch",
+          "The view's pitch in degrees (v360's pitch) (range -360-360, "
+          "default 0)", -360.0, 360.0, 0.0, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_ROLL,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, roll),
+      g_param_spec_double ("roll", "Roll",
+          "The view's roll in degrees (v360's roll) (range -360-360, "
+          "default 0)", -360.0, 360.0, 0.0, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_H_FOV,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, h_fov),
+      g_param_spec_double ("h-fov", "Output horizontal field of view",
+          "The output projection's horizontal field of view in degrees "
+          "(v360's h_fov; pannini: its parameter); 0 = the projection's "
+          "default as v360's (flat, cylindrical 90; fisheyes 180; others "
+          "360); each projection's limit in docs/projections.md (range "
+          "0-360, default 0)", 0.0, 360.0, 0.0, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_V_FOV,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, v_fov),
+      g_param_spec_double ("v-fov", "Output vertical field of view",
+          "The output projection's vertical field of view in degrees "
+          "(v360's v_fov); 0 = the projection's default (flat, cylindrical "
+          "45; fisheyes 180; others 180) (range 0-360, default 0)", 0.0,
+          360.0, 0.0, geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_IH_FOV,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, ih_fov),
+      g_param_spec_double ("ih-fov", "Input horizontal field of view",
+          "The input projection's horizontal field of view in degrees "
+          "(v360's ih_fov; pannini: its parameter); 0 = the projection's "
+          "default, as h-fov's (range 0-360, default 0)", 0.0, 360.0, 0.0,
+          geometry_flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_IV_FOV,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, iv_fov),
+      g_param_spec_double ("iv-fov", "Input vertical field of view",
+          "The input projection's vertical field of view in degrees "
+          "(v360's iv_fov); 0 = the projection's default, as v-fov's "
+          "(range 0-360, default 0)", 0.0, 360.0, 0.0, geometry_flags));
 
   gst_element_class_set_static_metadata (element_class,
       "B-spline video warp", "Filter/Effect/Video/Scaler",
@@ -313,6 +421,7 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_bspline_warp_set_context);
 
   gst_bspline_settings_mark_plugin_api ();
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PROJECTION, 0);
 }
 
 static void
@@ -321,6 +430,8 @@ gst_bspline_warp_init (GstBSplineWarp * self)
   GstBSplineWarpSettings *s = &self->settings;
 
   gst_bspline_settings_init (G_OBJECT (self), s);
+  self->planes.plane = g_malloc0 (sizeof (*self->planes.plane)
+      * GST_BSPLINE_FIELDS_N);
   s->use_matrix = FALSE;
   bspline_matrix_identity (s->matrix);
   s->video_direction = DEFAULT_VIDEO_DIRECTION;
@@ -337,6 +448,7 @@ gst_bspline_warp_finalize (GObject * object)
   gst_bspline_warp_stop (GST_BASE_TRANSFORM (self));
   gst_bspline_warp_stmap_finalize (&self->stmap);
   gst_bspline_chain_defer_clear (&self->defer);
+  g_free (self->planes.plane);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -119,6 +119,20 @@ gst_bspline_warp_geometry (const GstVideoInfo * in_info,
   /* the map itself is the streaming thread's (prepare_frame) */
   if (s->stmap_set && geometry->lens_model == BSPLINE_LENS_NONE)
     geometry->lens_model = BSPLINE_LENS_STMAP;
+  if (s->projection_in > 0) {
+    geometry->projection_set = 1;
+    bspline_projection_params_init (&geometry->projection);
+    geometry->projection.in = s->projection_in - 1;
+    if (s->projection_out > 0)
+      geometry->projection.out = s->projection_out - 1;
+    geometry->projection.yaw = s->yaw;
+    geometry->projection.pitch = s->pitch;
+    geometry->projection.roll = s->roll;
+    geometry->projection.h_fov = s->h_fov;
+    geometry->projection.v_fov = s->v_fov;
+    geometry->projection.ih_fov = s->ih_fov;
+    geometry->projection.iv_fov = s->iv_fov;
+  }
 }
 
 gboolean

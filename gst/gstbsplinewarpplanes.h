@@ -57,6 +57,12 @@ typedef struct
    * frame): set or not, and a count of its changes */
   gboolean stmap_set;
   guint stmap_serial;
+  /* the projection stage: projection-in, projection-out (the core's type
+   * + 1, 0 for none), the view and the fields of view (degrees) */
+  gint projection_in;
+  gint projection_out;
+  gdouble yaw, pitch, roll;
+  gdouble h_fov, v_fov, ih_fov, iv_fov;
 } GstBSplineWarpSettings;
 
 /* What a plane of the current caps is run with. */
@@ -82,8 +88,10 @@ typedef struct
   GstVideoChromaSite chroma_site;       /* of the input caps */
   GstBSplineLayout in_layout[GST_BSPLINE_FIELDS_N];
   GstBSplineLayout out_layout[GST_BSPLINE_FIELDS_N];
-  GstBSplineWarpPlane plane[GST_BSPLINE_FIELDS_N]
-      [GST_BSPLINE_LAYOUT_MAX_PLANES];
+  /* GST_BSPLINE_FIELDS_N rows, allocated with the element: their lens
+   * stages (a projection's among them) would take the instance past
+   * GObject's 64 KiB */
+  GstBSplineWarpPlane (*plane)[GST_BSPLINE_LAYOUT_MAX_PLANES];
   GstBSplineLayoutFrame cpu_in, cpu_out;
   gboolean warned_field;        /* of an alternate buffer of no field */
 } GstBSplineWarpPlanes;

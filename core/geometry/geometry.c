@@ -169,7 +169,7 @@ bspline_geometry_is_pure_orientation (const bspline_geometry * geometry)
 
   bspline_geometry_oriented_size (geometry, &ow, &oh);
   if (ow != geometry->dst_width || oh != geometry->dst_height
-      || geometry->lens_model != BSPLINE_LENS_NONE)
+      || geometry->lens_model != BSPLINE_LENS_NONE || geometry->projection_set)
     return 0;
   if (bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
     return 0;
@@ -363,6 +363,58 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
   return BSPLINE_OK;
 }
 
+/* The map of one plane with a projection stage (bspline-projection.h):
+ * the stage sits where a lens does, on the frame as received; the
+ * output's normalised (a, b) span the caps' scaling rectangle (steps 3
+ * and 2 inverted, then the reoriented frame's extent onto [-1, 1]^2), and
+ * the input's (a', b') the input frame.  Without a rotation or a field of
+ * view of its own the stage would be the identity between two flat
+ * frames: the plain geometry. */
+static bspline_status
+geometry_projection_plane_map (const bspline_geometry * geometry,
+    const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
+    char *msg, size_t msg_len)
+{
+  double out[9], to_plane[9], norm[9], norm_inv[9];
+  bspline_status status;
+
+  if (geometry->orientation != BSPLINE_ORIENT_IDENTITY) {
+    if (msg)
+      snprintf (msg, msg_len, "a projection does not combine with a "
+          "reorientation (video-direction): turn the view with roll "
+          "instead");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (geometry->lens_model != BSPLINE_LENS_NONE) {
+    if (msg)
+      snprintf (msg, msg_len, "a projection and a lens or STMap stage do "
+          "not combine in one element: put the lens in an element before "
+          "it (defer=true)");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  status = bspline_projection_setup (&geometry->projection,
+      geometry->src_width, geometry->src_height,
+      (int) lround (geometry->rect_width), (int) lround
+      (geometry->rect_height), &lens->projection, msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  status = geometry_output_to_reoriented (geometry, grid, out, to_plane,
+      msg, msg_len);
+  if (status != BSPLINE_OK)
+    return status;
+  /* input luma -> normalised: a = 2 x / width - 1 */
+  bspline_matrix_identity (norm);
+  norm[0] = 2.0 / geometry->src_width;
+  norm[2] = -1.0;
+  norm[4] = 2.0 / geometry->src_height;
+  norm[5] = -1.0;
+  bspline_matrix_invert (norm, norm_inv);
+  bspline_matrix_multiply (norm, out, inverse);
+  bspline_matrix_multiply (to_plane, norm_inv, lens->post);
+  lens->model = BSPLINE_LENS_PROJECTION;
+  return BSPLINE_OK;
+}
+
 bspline_status
 bspline_geometry_plane_map (const bspline_geometry * geometry,
     const bspline_plane_grid * grid, double inverse[9], bspline_lens * lens,
@@ -381,6 +433,9 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
 
   memset (lens, 0, sizeof (*lens));
   lens->model = BSPLINE_LENS_NONE;
+  if (geometry->projection_set)
+    return geometry_projection_plane_map (geometry, grid, inverse, lens, msg,
+        msg_len);
   if (geometry->lens_model == BSPLINE_LENS_NONE)
     return bspline_geometry_plane_inverse (geometry, grid, inverse, msg,
         msg_len);
@@ -487,7 +542,7 @@ bspline_geometry_is_pure_scaling (const bspline_geometry * geometry)
   double warp[9], sx, sy, w, h;
 
   if (geometry->orientation != BSPLINE_ORIENT_IDENTITY
-      || geometry->lens_model != BSPLINE_LENS_NONE
+      || geometry->lens_model != BSPLINE_LENS_NONE || geometry->projection_set
       || bspline_geometry_warp (geometry, warp, NULL, 0) != BSPLINE_OK)
     return 0;
   w = geometry->src_width;
@@ -584,6 +639,37 @@ geometry_map_point_jacobian (const bspline_geometry_points * points, double u,
   return 1;
 }
 
+/* A projection stage's point, unmapped in closed form: input pixels ->
+ * (a', b') (post^-1) -> the input projection's direction -> the view's
+ * rotation undone (R^T) -> the output projection's (a, b) -> output
+ * pixels (inverse^-1).  Newton then only confirms it. */
+static int
+geometry_projection_unmap (const bspline_geometry_points * points, double x,
+    double y, double *u, double *v)
+{
+  const bspline_projection *proj = &points->lens.projection;
+  const double *R = proj->rotation;
+  double post_inv[9], inv_inv[9], a, b, a2, b2, e[3], d[3];
+  int i;
+
+  if (!bspline_matrix_invert (points->lens.post, post_inv)
+      || !bspline_matrix_invert (points->inverse, inv_inv)
+      || !bspline_map_point (post_inv, x, y, &a, &b)
+      || !bspline_projection_to_direction (&proj->in, a, b, e, NULL))
+    return 0;
+  /* a point the input projection does not show its direction at (outside
+   * a fisheye's field, EAC's pads: the direction's own point is elsewhere)
+   * has no output point */
+  if (!bspline_projection_from_direction (&proj->in, e, &a2, &b2, NULL)
+      || !(fabs (a2 - a) + fabs (b2 - b) <= 1e-9))
+    return 0;
+  for (i = 0; i < 3; i++)
+    d[i] = R[i] * e[0] + R[3 + i] * e[1] + R[6 + i] * e[2];
+  if (!bspline_projection_from_direction (&proj->out, d, &a, &b, NULL))
+    return 0;
+  return bspline_map_point (inv_inv, a, b, u, v);
+}
+
 int
 bspline_geometry_unmap_point (const bspline_geometry_points * points,
     double x, double y, double *u, double *v)
@@ -595,11 +681,16 @@ bspline_geometry_unmap_point (const bspline_geometry_points * points,
 
   if (!(isfinite (x) && isfinite (y)))
     return 0;
-  W = s[6] * x + s[7] * y + s[8];
-  if (W == 0.0)
-    return 0;
-  pu = (s[0] * x + s[1] * y + s[2]) / W;
-  pv = (s[3] * x + s[4] * y + s[5]) / W;
+  if (points->lens.model == BSPLINE_LENS_PROJECTION) {
+    if (!geometry_projection_unmap (points, x, y, &pu, &pv))
+      return 0;
+  } else {
+    W = s[6] * x + s[7] * y + s[8];
+    if (W == 0.0)
+      return 0;
+    pu = (s[0] * x + s[1] * y + s[2]) / W;
+    pv = (s[3] * x + s[4] * y + s[5]) / W;
+  }
   if (!geometry_map_point_jacobian (points, pu, pv, &fx, &fy, J))
     return 0;
   fx -= x;

@@ -43,6 +43,11 @@
  * one map sample; the output pixel's inverse image under steps 3, 2 and 1
  * is looked up in it.
  *
+ * In the same place again, a projection stage (bspline-projection.h) maps
+ * the output, as a view of the sphere (its normalised position over the
+ * scaling rectangle of step 2), to the input frame through the sphere;
+ * step 3 then applies to the output as it does without it.
+ *
  * Planes with subsampled chroma have their own pixel grid.  A plane pixel
  * coordinate c maps to the luma pixel coordinate s * c + o on each axis,
  * with s the subsampling factor and o the siting offset below; a plane's
@@ -53,6 +58,7 @@
 
 #include "bspline.h"
 #include "bspline-orient.h"
+#include "bspline-projection-setup.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +93,11 @@ typedef struct
   /* lens_model BSPLINE_LENS_STMAP: the map (borrowed; the plan takes its
    * own reference), NULL where the element has not loaded it yet */
   const struct bspline_stmap *stmap;
+  /* a projection stage (bspline-projection-setup.h) in the lens's place,
+   * on the frame as received: its output spans the caps' scaling
+   * rectangle; it takes no lens, STMap or reorientation beside it */
+  int projection_set;
+  bspline_projection_params projection;
 } bspline_geometry;
 
 /* How the samples of one plane sit on the luma grid: plane pixel coordinate

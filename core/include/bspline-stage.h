@@ -51,6 +51,7 @@
 #define BSPLINE_STAGE_H
 
 #include "bspline-math.h"
+#include "bspline-projection.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +63,10 @@ typedef enum
   BSPLINE_LENS_BROWN = 1,
   BSPLINE_LENS_FISHEYE = 2,
   /* not a lens: an STMap (bspline-stmap.h), the same stage slot */
-  BSPLINE_LENS_STMAP = 3
+  BSPLINE_LENS_STMAP = 3,
+  /* not a lens: a projection through the sphere (bspline-projection.h),
+   * the same stage slot; n is the output's normalised (a, b) */
+  BSPLINE_LENS_PROJECTION = 4
 } bspline_lens_model;
 
 #define BSPLINE_LENS_MAX_COEFFS 12
@@ -95,6 +99,9 @@ typedef struct
   const double *map;
   int map_w, map_h;
   struct bspline_stmap *stmap;  /* the object that owns map (host side) */
+  /* BSPLINE_LENS_PROJECTION: the stage (its result is the input's
+   * normalised (a', b'), which post takes on) */
+  bspline_projection projection;
 } bspline_lens;
 
 /* Rows and columns of point-symmetric extension around an STMap's
@@ -447,6 +454,10 @@ bspline_lens_map (const bspline_lens * lens, double nx, double ny, double *x,
   if (lens->model == BSPLINE_LENS_STMAP) {
     if (!bspline_stmap_map (lens->map, lens->map_w, lens->map_h, nx, ny,
             &mx, &my, J ? L : NULL))
+      return 0;
+  } else if (lens->model == BSPLINE_LENS_PROJECTION) {
+    if (!bspline_projection_map (&lens->projection, nx, ny, &mx, &my,
+            J ? L : NULL))
       return 0;
   } else if (lens->solve) {
     if (!bspline_lens_solve (lens, nx, ny, &mx, &my))

@@ -10,6 +10,7 @@
 
 #include "bspline.h"
 #include "bspline-stage.h"
+#include "bspline-projection-setup.h"
 #include "lens.h"
 
 #define LENS_PI 3.14159265358979323846
@@ -36,6 +37,8 @@ bspline_lens_model_name (int model)
       return "fisheye";
     case BSPLINE_LENS_STMAP:
       return "stmap";
+    case BSPLINE_LENS_PROJECTION:
+      return "projection";
     default:
       return "none";
   }
@@ -170,6 +173,24 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9],
     if (!lens->map || lens->map_w < 1 || lens->map_h < 1) {
       if (msg)
         snprintf (msg, msg_len, "the STMap stage has no map");
+      return BSPLINE_ERROR_INVALID_ARGUMENT;
+    }
+    lens->solve = 0;
+    lens->fold = lens->fold_r = INFINITY;
+    return BSPLINE_OK;
+  }
+  if (lens->model == BSPLINE_LENS_PROJECTION) {
+    /* no fold either: directions a projection does not see are the fill
+     * (bspline_projection_map); the types are checked, the ranges were
+     * when the stage was set up (bspline_projection_setup) */
+    const bspline_projection *p = &lens->projection;
+    if (!bspline_projection_type_name (p->in.type)
+        || !bspline_projection_type_name (p->out.type)
+        || !(p->in.width >= 1.0 && p->in.height >= 1.0
+            && p->out.width >= 1.0 && p->out.height >= 1.0)) {
+      if (msg)
+        snprintf (msg, msg_len, "the projection stage is not set up "
+            "(types %d and %d)", p->in.type, p->out.type);
       return BSPLINE_ERROR_INVALID_ARGUMENT;
     }
     lens->solve = 0;

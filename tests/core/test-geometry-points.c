@@ -3,7 +3,8 @@
  * (core/geometry/geometry.c) on random geometries: sizes, reorientations,
  * borders, rotations, zooms, translations, perspective matrices, and lens
  * stages (brown and fisheye, undistorting and distorting, the camera scaled
- * with the frame) and STMap stages (smooth random maps).
+ * with the frame), STMap stages (smooth random maps) and projection stages
+ * (random projections and views; unmap in closed form).
  *
  * - map_point is the sampler's map: it equals bspline_plan_map_point of
  *   the luma plane's plan (bspline_plan_new_lens with the luma grid's
@@ -69,10 +70,11 @@ random_geometry (test_rng * rng, bspline_geometry * g, bspline_stmap ** map)
 {
   int sw = test_rng_int (rng, 16, 400), sh = test_rng_int (rng, 16, 400);
   int dw = test_rng_int (rng, 16, 400), dh = test_rng_int (rng, 16, 400);
-  int stage = test_rng_int (rng, 0, 3), k;
+  int stage = test_rng_int (rng, 0, 4), k;
 
   bspline_geometry_init (g, sw, sh, dw, dh);
-  g->orientation = (bspline_orientation) test_rng_int (rng, 0, 7);
+  g->orientation = stage == 4 ? BSPLINE_ORIENT_IDENTITY :
+      (bspline_orientation) test_rng_int (rng, 0, 7);
   if (test_rng_uniform (rng) < 0.3) {
     g->rect_x = test_rng_range (rng, 0.0, dw / 4.0);
     g->rect_y = test_rng_range (rng, 0.0, dh / 4.0);
@@ -123,6 +125,20 @@ random_geometry (test_rng * rng, bspline_geometry * g, bspline_stmap ** map)
     *map = random_stmap (rng, sw, sh);
     g->lens_model = BSPLINE_LENS_STMAP;
     g->stmap = *map;
+  } else if (stage == 4) {
+    /* a projection stage: any input, an output that shows each
+     * direction once (not eac's pads nor dfisheye's overlap), the
+     * projections' default fields of view, a random view */
+    g->projection_set = 1;
+    bspline_projection_params_init (&g->projection);
+    g->projection.in = test_rng_int (rng, 0, BSPLINE_PROJECTION_COUNT - 1);
+    do
+      g->projection.out = test_rng_int (rng, 0, BSPLINE_PROJECTION_COUNT - 1);
+    while (g->projection.out == BSPLINE_PROJECTION_EAC
+        || g->projection.out == BSPLINE_PROJECTION_DUAL_FISHEYE);
+    g->projection.yaw = test_rng_range (rng, -180.0, 180.0);
+    g->projection.pitch = test_rng_range (rng, -90.0, 90.0);
+    g->projection.roll = test_rng_range (rng, -180.0, 180.0);
   }
 }
 
@@ -204,6 +220,16 @@ main (void)
       }
       if (!found || x < 0.0 || y < 0.0 || x > g.src_width || y > g.src_height)
         continue;
+      if (g.projection_set) {
+        /* outside its own frame an output projection may show a
+         * direction again (an equirect's longitudes past 180 degrees,
+         * revealed by a zoom below 1): only points of its frame, whose
+         * direction it shows once, go round */
+        double a, b;
+        if (!bspline_map_point (points.inverse, u, v, &a, &b)
+            || !(fabs (a) <= 1.0 && fabs (b) <= 1.0))
+          continue;
+      }
       n_shown++;
       if (!bspline_geometry_unmap_point (&points, x, y, &u2, &v2))
         continue;
@@ -223,7 +249,8 @@ main (void)
       double u, v, x2, y2, d;
 
       if (!bspline_geometry_unmap_point (&points, x, y, &u, &v)) {
-        TEST_CHECK (g.lens_model != BSPLINE_LENS_NONE || g.use_matrix,
+        TEST_CHECK (g.lens_model != BSPLINE_LENS_NONE || g.use_matrix
+            || g.projection_set,
             "geometry %d: an affine geometry without a stage cannot unmap "
             "(%.9g, %.9g)", gi, x, y);
         continue;
@@ -236,7 +263,7 @@ main (void)
       TEST_CHECK (d <= 1e-6, "geometry %d (stage %d, distort %d): input "
           "(%.9g, %.9g) -> output (%.9g, %.9g) -> input (%.9g, %.9g), %.3g "
           "px off", gi, g.lens_model, g.lens_distort, x, y, u, v, x2, y2, d);
-      if (g.lens_model == BSPLINE_LENS_NONE) {
+      if (g.lens_model == BSPLINE_LENS_NONE && !g.projection_set) {
         double fu, fv;
         forward_point (&g, x, y, &fu, &fv);
         d = hypot (fu - u, fv - v);

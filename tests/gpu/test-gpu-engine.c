@@ -732,6 +732,102 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* Projection stages (issue 42): every input projection against a random
+ * output one (all 15 of each over the run), a random view and fields of
+ * view inside each projection's range, every order and boundary,
+ * antialiased (the stage's Jacobian per pixel) or not, through the
+ * geometry as the element builds it: the GPU against the CPU double
+ * reference, as for the lens stages. */
+static double
+projection_random_fov (test_rng * rng, int type)
+{
+  switch (type) {
+    case BSPLINE_PROJECTION_FLAT:
+    case BSPLINE_PROJECTION_CYLINDRICAL:
+      return test_rng_range (rng, 40.0, 150.0);
+    case BSPLINE_PROJECTION_ORTHOGRAPHIC:
+      return test_rng_range (rng, 60.0, 180.0);
+    case BSPLINE_PROJECTION_PANNINI:
+      return test_rng_range (rng, 0.1, 2.0);
+    case BSPLINE_PROJECTION_EQUIRECT:
+      return test_rng_range (rng, 120.0, 180.0);
+    default:
+      return test_rng_range (rng, 120.0, 300.0);
+  }
+}
+
+static void
+test_projection (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  plan_worst worst = { 0 };
+  int order, boundary, variant;
+
+  for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
+    for (boundary = 0; boundary < 5; boundary++)
+      for (variant = 0; variant < 4; variant++) {
+        int w = test_rng_int (rng, 24, 260), h = test_rng_int (rng, 24, 200);
+        int dw = test_rng_int (rng, 24, 200), dh = test_rng_int (rng, 24, 160);
+        int channels = test_rng_int (rng, 1, 4), c;
+        int in =
+            (order * 20 + boundary * 4 + variant) % BSPLINE_PROJECTION_COUNT;
+        int out = test_rng_int (rng, 0, BSPLINE_PROJECTION_COUNT - 1);
+        bspline_geometry g;
+        bspline_image src;
+        bspline_params p;
+        double range[2];
+        char what[200];
+
+        bspline_geometry_init (&g, w, h, dw, dh);
+        g.projection_set = 1;
+        bspline_projection_params_init (&g.projection);
+        g.projection.in = in;
+        g.projection.out = out;
+        g.projection.yaw = test_rng_range (rng, -180.0, 180.0);
+        g.projection.pitch = test_rng_range (rng, -90.0, 90.0);
+        g.projection.roll = test_rng_range (rng, -180.0, 180.0);
+        g.projection.h_fov = projection_random_fov (rng, out);
+        g.projection.v_fov = out == BSPLINE_PROJECTION_EQUIRECT ?
+            test_rng_range (rng, 90.0, 180.0) :
+            out == BSPLINE_PROJECTION_FLAT
+            || out == BSPLINE_PROJECTION_CYLINDRICAL ?
+            test_rng_range (rng, 40.0, 150.0) : projection_random_fov (rng,
+            out == BSPLINE_PROJECTION_PANNINI ? BSPLINE_PROJECTION_FISHEYE :
+            out);
+        g.projection.ih_fov = projection_random_fov (rng, in);
+        g.projection.iv_fov = in == BSPLINE_PROJECTION_EQUIRECT ?
+            test_rng_range (rng, 90.0, 180.0) :
+            in == BSPLINE_PROJECTION_FLAT
+            || in == BSPLINE_PROJECTION_CYLINDRICAL ?
+            test_rng_range (rng, 40.0, 150.0) : projection_random_fov (rng,
+            in == BSPLINE_PROJECTION_PANNINI ? BSPLINE_PROJECTION_FISHEYE : in);
+        bspline_params_init (&p);
+        p.order = order;
+        p.boundary = (bspline_boundary) boundary;
+        p.antialias = variant & 1 ? BSPLINE_ANTIALIAS_NONE :
+            BSPLINE_ANTIALIAS_LEAST_SQUARES;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        snprintf (what, sizeof (what), "projection: order %d %s %s -> %s "
+            "ypr %.2f %.2f %.2f %dx%dx%d -> %dx%d", order,
+            test_boundary_name (boundary),
+            bspline_projection_type_name (in),
+            bspline_projection_type_name (out), g.projection.yaw,
+            g.projection.pitch, g.projection.roll, w, h, channels, dw, dh);
+        compare_stage (cuda, cpu, &g, p, &src, range, NULL, what, &worst);
+        test_image_free (&src);
+      }
+  TEST_CHECK (worst.runs >= 230, "projection: only %d of 240 frames ran",
+      worst.runs);
+  printf ("projection stages: %d frames (every input projection, random "
+      "outputs, views and fields of view, orders 0-11, every boundary, "
+      "antialiased or not): GPU double within %.3g of the range, GPU float "
+      "at most %.2f of its tolerance, U8 within %d code value(s)\n",
+      worst.runs, worst.d, worst.f, worst.u8);
+}
+
 /* The STMap stage: smooth random maps (a wave of up to 6 % of the frame
  * about the identity, some reaching outside the input frame) of the
  * frame's size, a quarter of it and twice it, alone or under a rotation
@@ -1001,7 +1097,7 @@ fast_bound (const bspline_plan * plan, const bspline_image * src,
   coef.height = src->height;
   coef.pad = pad;
   coef.channels = C;
-  coef.row_len = (ptrdiff_t) wc * C;
+  coef.row_len = (ptrdiff_t) wc *C;
   c = calloc ((size_t) wc * hc * C, sizeof (double));
   coef.data = c;
   if (!pool || !scratch || !c) {
@@ -1526,10 +1622,11 @@ main (void)
     test_lens (cuda, cpu, &rng);
     test_stmap (cuda, cpu, &rng);
     test_chain (cuda, cpu, &rng);
+    test_projection (cuda, cpu, &rng);
     bspline_cuda_free (cuda);
     bspline_cpu_free (cpu);
-    return test_end ("lens and STMap stages and their chains only "
-        "(BSPLINE_TEST_ONLY=lens)");
+    return test_end ("lens, STMap and projection stages and their chains "
+        "only (BSPLINE_TEST_ONLY=lens)");
   }
   /* BSPLINE_TEST_ONLY=fast: precision=fast alone, the same way */
   if (getenv ("BSPLINE_TEST_ONLY")
@@ -1697,6 +1794,7 @@ main (void)
   test_lens (cuda, cpu, &rng);
   test_stmap (cuda, cpu, &rng);
   test_chain (cuda, cpu, &rng);
+  test_projection (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "

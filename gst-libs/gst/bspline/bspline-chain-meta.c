@@ -314,6 +314,7 @@ gst_bspline_chain_meta_add_stage (GstBSplineChainMeta * meta,
     case BSPLINE_LENS_NONE:
     case BSPLINE_LENS_BROWN:
     case BSPLINE_LENS_FISHEYE:
+    case BSPLINE_LENS_PROJECTION:
       break;
     case BSPLINE_LENS_STMAP:
       if (stage->lens.stmap == NULL || stage->lens.map == NULL)
