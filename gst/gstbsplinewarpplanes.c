@@ -228,6 +228,13 @@ gst_bspline_warp_planes_update (GstBSplineWarp * self,
     gdouble inverse[9];
     gboolean shifted;
 
+    if (dst->height == 0) {
+      bspline_plan_free (plane->plan);
+      memset (plane, 0, sizeof (*plane));
+      plane->empty = TRUE;
+      plane->valid = TRUE;
+      continue;
+    }
     status = gst_bspline_warp_plane_chain (geometry, in, out, p, chain,
         n_chain, inverse, lenses, &n_lenses, &shifted, msg, sizeof (msg));
     if (status != BSPLINE_OK)
@@ -410,6 +417,7 @@ gst_bspline_warp_planes_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
             &filter->in_info, self->planes.chroma_site, *fields, c, in_w, in_h,
             interleave, msg, sizeof (msg)))
       goto bad_layout;
+    gst_bspline_layout_source_fields (&self->planes.in_layout[*fields]);
     GST_DEBUG_OBJECT (self, "%s: %s, %u planes (fields %d), crop %dx%d at "
         "(%d, %d) of %dx%d", GST_VIDEO_INFO_NAME (&filter->in_info),
         self->planes.in_layout[*fields].staged ? "unpacked" : "in place",
@@ -452,6 +460,8 @@ gst_bspline_warp_planes_run_on_cpu (GstBSplineWarp * self,
   bspline_status status;
   gchar msg[256] = "";
 
+  if (plane->empty)
+    return GST_FLOW_OK;
   if (plane->exact) {
     status = bspline_orient_plane (geometry->orientation, src, dst, msg,
         sizeof (msg));
