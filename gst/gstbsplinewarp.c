@@ -574,8 +574,9 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
 
-  gst_bspline_warp_snapshot (self, &self->frame);
   GST_OBJECT_LOCK (self);
+  self->frame = self->settings;
+  gst_bspline_warp_stmap_snapshot (&self->stmap);
   self->shown = self->frame;
   self->shown_valid = TRUE;
   GST_OBJECT_UNLOCK (self);

@@ -305,15 +305,13 @@ bad_plan:
     else if (geometry->lens_model == BSPLINE_LENS_STMAP
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
-      gchar *path = gst_bspline_warp_stmap_dup_location (&self->stmap,
-          GST_ELEMENT (self));
+      const gchar *path = self->stmap.frame_location;
 
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
           ("stmap-location=%s cannot be used: %s.", path, msg),
           ("%dx%d -> %dx%d", GST_VIDEO_INFO_WIDTH (in_info),
               GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
               GST_VIDEO_INFO_HEIGHT (out_info)));
-      g_free (path);
     } else if (geometry->lens_model != BSPLINE_LENS_NONE
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {

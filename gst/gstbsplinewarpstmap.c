@@ -31,42 +31,38 @@ gst_bspline_warp_stmap_set_location (GstBSplineWarpStmap * stmap,
   return stmap->location != NULL;
 }
 
-gchar *
-gst_bspline_warp_stmap_dup_location (GstBSplineWarpStmap * stmap,
-    GstElement * element)
+void
+gst_bspline_warp_stmap_snapshot (GstBSplineWarpStmap * stmap)
 {
-  gchar *path;
-
-  GST_OBJECT_LOCK (element);
-  path = g_strdup (stmap->location);
-  GST_OBJECT_UNLOCK (element);
-  return path;
+  if (g_strcmp0 (stmap->frame_location, stmap->location) == 0)
+    return;
+  g_free (stmap->frame_location);
+  stmap->frame_location = g_strdup (stmap->location);
 }
 
-/* Reads the map that stmap-location names for the frame's settings; an
- * element error naming the property and the file where it cannot. */
 static gboolean
 gst_bspline_warp_stmap_load (GstBSplineWarpStmap * stmap,
     GstElement * element, guint serial)
 {
+  const gchar *path = stmap->frame_location;
   bspline_stmap *map = NULL;
-  gchar *path, msg[512] = "";
+  gchar msg[512] = "";
   bspline_status status;
 
-  path = gst_bspline_warp_stmap_dup_location (stmap, element);
+  /* the frame's own path (its settings snapshot's), not the property's:
+   * the property may have changed since (the old map or the new one for
+   * this frame, never an error) */
   if (path) {
     status = bspline_stmap_load (path, &map, msg, sizeof (msg));
     if (status != BSPLINE_OK) {
       GST_ELEMENT_ERROR (element, RESOURCE, READ,
           ("stmap-location=%s cannot be used: %s.", path, msg),
           ("%s", bspline_status_string (status)));
-      g_free (path);
       return FALSE;
     }
     GST_INFO_OBJECT (element, "STMap %s: %dx%d samples", path,
         bspline_stmap_width (map), bspline_stmap_height (map));
   }
-  g_free (path);
   /* the planes' plans hold their own references to the old map */
   bspline_stmap_unref (stmap->map);
   stmap->map = map;
@@ -104,4 +100,6 @@ gst_bspline_warp_stmap_finalize (GstBSplineWarpStmap * stmap)
   stmap->shown = NULL;
   g_free (stmap->location);
   stmap->location = NULL;
+  g_free (stmap->frame_location);
+  stmap->frame_location = NULL;
 }

@@ -33,7 +33,9 @@ typedef struct
   gchar *location;              /* stmap-location, NULL: none */
   bspline_stmap *shown;         /* the map of the last frame, for navigation */
   /* streaming thread only */
-  bspline_stmap *map;           /* loaded from location, or NULL */
+  gchar *frame_location;        /* location when the frame's settings
+                                 * were snapshot (the path it loads) */
+  bspline_stmap *map;           /* loaded from frame_location, or NULL */
   gboolean loaded;              /* since start, for ... */
   guint serial;                 /* ... the settings' serial */
 } GstBSplineWarpStmap;
@@ -44,8 +46,9 @@ gboolean gst_bspline_warp_stmap_set_location (GstBSplineWarpStmap * stmap,
     const gchar * location);
 
 /* A copy of stmap-location, taken under the element's object lock. */
-gchar *gst_bspline_warp_stmap_dup_location (GstBSplineWarpStmap * stmap,
-    GstElement * element);
+/* With the element's object lock held, where the frame's settings are
+ * snapshot: the frame's path is the location now. */
+void gst_bspline_warp_stmap_snapshot (GstBSplineWarpStmap * stmap);
 
 /* Reads the file where it was not read since start or since the setting
  * of serial (outside the object lock: a file); FALSE after an element

@@ -300,6 +300,147 @@ GST_START_TEST (test_stmap_every_format)
 
 GST_END_TEST;
 
+/* Issue 43, defect 1: stmap-location changed or unset while a frame runs.
+ * Each frame uses the path of its settings snapshot (taken in
+ * before_transform), so the frame gets the old map, the next one the new
+ * map, and no frame fails; before, the loader read the live property
+ * ("the STMap stage has no map loaded" when it was unset in between).
+ * The change lands in that window deterministically: the input buffer
+ * carries a meta of this test's whose transform function (called by
+ * GstBaseTransform from prepare_output_buffer, after before_transform)
+ * sets the property. */
+typedef struct
+{
+  GstMeta meta;
+} TestLocationMeta;
+
+static GstElement *test_location_element;
+static const gchar *test_location_next;
+
+static gboolean
+test_location_meta_init (G_GNUC_UNUSED GstMeta * meta,
+    G_GNUC_UNUSED gpointer params, G_GNUC_UNUSED GstBuffer * buffer)
+{
+  return TRUE;
+}
+
+static gboolean
+test_location_meta_transform (G_GNUC_UNUSED GstBuffer * dest,
+    G_GNUC_UNUSED GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer,
+    G_GNUC_UNUSED GQuark type, G_GNUC_UNUSED gpointer data)
+{
+  g_object_set (test_location_element, "stmap-location", test_location_next,
+      NULL);
+  return TRUE;
+}
+
+static const GstMetaInfo *
+test_location_meta_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter (&info)) {
+    static const gchar *tags[] = { NULL };
+    GType api = gst_meta_api_type_register ("TestLocationMetaAPI", tags);
+    const GstMetaInfo *mi = gst_meta_register (api, "TestLocationMeta",
+        sizeof (TestLocationMeta), test_location_meta_init, NULL,
+        test_location_meta_transform);
+
+    g_once_init_leave (&info, mi);
+  }
+  return info;
+}
+
+static gboolean
+buffers_equal (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo map;
+  gboolean equal;
+
+  fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+  equal = gst_buffer_get_size (a) == map.size
+      && gst_buffer_memcmp (a, 0, map.data, map.size) == 0;
+  gst_buffer_unmap (b, &map);
+  return equal;
+}
+
+/* The frame through a fresh element with stmap-location=path (NULL: none). */
+static GstBuffer *
+frame_with_map (const gchar * caps, const gchar * path, GstBuffer * in)
+{
+  GstHarness *h = harness_new (caps, caps);
+  GstBuffer *out;
+
+  g_object_set (h->element, "stmap-location", path, NULL);
+  out = push_pull (h, in);
+  gst_harness_teardown (h);
+  return out;
+}
+
+GST_START_TEST (test_stmap_location_while_playing)
+{
+  gchar *a = write_wave_stmap (W, H, 0.02, 1.0);
+  gchar *b = write_wave_stmap (W, H, 0.03, 2.0);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=30/1", W, H);
+  const gchar *next[] = { NULL, b };
+  GRand *rand = seeded_rand ();
+  GstVideoInfo info;
+  guint k;
+
+  info_from_string (&info, caps);
+  for (k = 0; k < G_N_ELEMENTS (next); k++) {
+    GstHarness *h = harness_new (caps, caps);
+    GstBuffer *in = random_frame (&info, rand), *out, *old, *new;
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+
+    gst_element_set_bus (h->element, bus);
+    g_object_set (h->element, "stmap-location", a, NULL);
+    test_location_element = h->element;
+    test_location_next = next[k];
+    gst_buffer_add_meta (in, test_location_meta_info (), NULL);
+    /* the frame during which the property changes: map a */
+    out = push_pull (h, in);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("stmap-location set to %s during a frame: %s", next[k],
+          err->message);
+    }
+    fail_unless (out != NULL);
+    gst_buffer_remove_meta (in, gst_buffer_get_meta (in,
+            test_location_meta_info ()->api));
+    old = frame_with_map (caps, a, in);
+    fail_unless (buffers_equal (out, old), "the frame during the change is "
+        "not the old map's");
+    gst_buffer_unref (out);
+    /* the next frame: the new map, or none */
+    out = push_pull (h, in);
+    new = frame_with_map (caps, next[k], in);
+    fail_unless (out != NULL && new != NULL);
+    fail_unless (buffers_equal (out, new), "the next frame is not %s's",
+        next[k] ? "the new map" : "no map");
+    gst_buffer_unref (out);
+    gst_buffer_unref (old);
+    gst_buffer_unref (new);
+    gst_buffer_unref (in);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+  g_unlink (a);
+  g_unlink (b);
+  g_free (a);
+  g_free (b);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* Undistorting and distorting by the same camera compose to the
  * identity: two lens stages (and an STMap of the identity between them)
  * in one resampling give the frame back.  Composed the wrong way round
@@ -672,6 +813,7 @@ chain_suite (void)
   tcase_add_test (tc, test_homographies_every_format);
   tcase_add_test (tc, test_lens_every_format);
   tcase_add_test (tc, test_stmap_every_format);
+  tcase_add_test (tc, test_stmap_location_while_playing);
   tcase_add_test (tc, test_two_lens_stages);
   tcase_add_test (tc, test_defer_appends_a_stage);
   tcase_add_test (tc, test_defer_refused);
