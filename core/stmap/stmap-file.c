@@ -227,7 +227,13 @@ bspline_stmap_read (const char *path, int *width, int *height, double **st,
   }
   r.size = (uint64_t) info.st_size;
   if (r.size == 0) {
-    status = stmap_fail (&r, BSPLINE_ERROR_INVALID_ARGUMENT,
+    /* /proc and /sys files say 0 bytes and still have contents */
+    do
+      n = pread (r.fd, magic, 1, 0);
+    while (n < 0 && errno == EINTR);
+    status = stmap_fail (&r, BSPLINE_ERROR_INVALID_ARGUMENT, n > 0 ?
+        "a file that reports no size but has contents (as files under "
+        "/proc and /sys do), not an STMap file (OpenEXR, PNG or TIFF)" :
         "the STMap file is empty");
     goto done;
   }

@@ -376,6 +376,10 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
                      INVALID_ARGUMENT, "directory"))
     refusals.append(("empty file", write("empty.exr", b""),
                      INVALID_ARGUMENT, "empty"))
+    # issue 43: not "empty"
+    refusals.append(("a /proc file (no size, has contents)",
+                     "/proc/self/status", INVALID_ARGUMENT,
+                     "reports no size but has contents"))
     refusals.append(("text file", write("text.exr", b"s t\n0.5 0.5\n"),
                      INVALID_ARGUMENT, "not an OpenEXR, PNG or TIFF"))
     refusals.append(("3-byte file", write("short.png", b"\x89PN"),
@@ -415,8 +419,13 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
             refusals.append((name, path, INVALID_ARGUMENT, words))
         path = os.path.join(tmp, "logluv.tiff")
         cv2.imwrite(path, rng.uniform(0, 1, (23, 37, 3)).astype(np.float32))
+        # issue 43: saying how to write it instead
         refusals.append(("OpenCV's default float RGB TIFF (LogLuv)", path,
-                         INVALID_ARGUMENT, "LogLuv"))
+                         INVALID_ARGUMENT, "LogLuv is a lossy colour "
+                         "encoding, what OpenCV's imwrite gives a 3-channel "
+                         "float TIFF by default: write the map with "
+                         "cv2.imwrite (path, map, "
+                         "[cv2.IMWRITE_TIFF_COMPRESSION, 1])"))
         path = os.path.join(tmp, "grey.exr")
         cv2.imwrite(path, img16.astype(np.float32))
         refusals.append(("EXR of one channel (Y)", path, INVALID_ARGUMENT,
