@@ -39,6 +39,25 @@ struct bspline_stmap
  * line buffers): 2^26 samples, a 8192 x 8192 map, 1 GiB. */
 #define STMAP_MAX_SAMPLES ((size_t) 1 << 26)
 
+/* How far outside the frame a map value may point, in frames: values
+ * beyond [-STMAP_REACH, 1 + STMAP_REACH] are clamped to it before the
+ * prefilter. */
+#define STMAP_REACH 1.0
+
+/* A map value clamped to the map's reach.  The interpolating spline
+ * reproduces every sample exactly, but in floating point a sample of 1e30
+ * leaves errors of about 1e30 x 2^-52 x 0.268^k at the samples k away
+ * (the prefilter's pole): a cross of wrong positions over the whole map.
+ * Clamped, an outlier is a point a frame outside, whose error at the
+ * other samples is rounding, and which the input's boundary treats like
+ * any point that far out. */
+static double
+stmap_clamp (double v)
+{
+  return v < -STMAP_REACH ? -STMAP_REACH : v > 1.0 + STMAP_REACH ?
+      1.0 + STMAP_REACH : v;
+}
+
 /* The cubic prefilter of one period e[0..period-1] of a periodic line, in
  * place ([U99] eqs. 6-7 with the periodic initial values: the causal
  * c+(0) = sum_k z^k e(-k) over all k, the anti-causal c-(P-1) =
@@ -186,8 +205,8 @@ bspline_stmap_new (const double *st, int width, int height,
     for (x = 0; x < width; x++) {
       const double *v = st + 2 * ((size_t) y * width + x);
       double *o = origin + 2 * ((size_t) y * map->stride + x);
-      o[0] = v[0];
-      o[1] = 1.0 - v[1];
+      o[0] = stmap_clamp (v[0]);
+      o[1] = 1.0 - stmap_clamp (v[1]);
     }
   for (c = 0; c < 2; c++) {
     for (y = 0; y < height; y++)

@@ -33,10 +33,14 @@ s = (x + 0.5) / W, t = 1 - (y + 0.5) / H.
    B-spline): at least 97 % of the values within 1 of the lens stage.
 5. Antialiasing from the map's Jacobian: a map that shrinks the frame 4
    times leaves at most half of antialias=none's noise variance.
-6. Property changes while PLAYING (Python GStreamer, appsrc ! bsplinewarp !
+6. One large finite value (1e30 in a 64x48 identity map): without
+   antialiasing as many pixels change as with cv2.remap on the same map
+   (one); with it, at most 49, within 10 pixels of the outlier (issue 43;
+   values are clamped to a frame beyond the edges, docs/stmap.md).
+7. Property changes while PLAYING (Python GStreamer, appsrc ! bsplinewarp !
    appsink): frames 0-1 without a map are the input, 2-3 with one map,
    4-5 with another, 6 with none again; every frame arrives.
-7. Bad input: a missing file, a truncated one, an 8-bit PNG, NaN in an
+8. Bad input: a missing file, a truncated one, an 8-bit PNG, NaN in an
    OpenEXR map, a map of another aspect ratio, lens-model and
    stmap-location together: gst-launch fails with an error that names
    stmap-location (or both properties) and the reason, never a crash.
@@ -254,6 +258,46 @@ def check_antialias(L, cv2, np, seed, tmp, failures):
         failures.append(line)
 
 
+def check_outlier(L, cv2, np, seed, tmp, failures):
+    """One large finite value (s = 1e30 at one sample of a 64x48 identity
+    map) changes the output near that sample only, as cv2.remap changes
+    one pixel (issue 43, defect 4; main changed about 1700 of 3072)."""
+    w, h, ox, oy = 64, 48, 20, 30
+    rng = np.random.default_rng([seed, 43])
+    img = np.full((h, w, 4), 255, np.uint8)
+    img[..., :3] = rng.integers(0, 256, (h, w, 3))
+    x = (np.arange(w) + 0.5) / w
+    y = (np.arange(h) + 0.5) / h
+    s, Y = np.meshgrid(x, y)
+    t = 1.0 - Y
+    write_stmap(cv2, np, os.path.join(tmp, "identity.exr"), s, t, "exr")
+    s_out = s.copy()
+    s_out[oy, ox] = 1e30
+    write_stmap(cv2, np, os.path.join(tmp, "outlier.exr"), s_out, t, "exr")
+    pos = np.stack([s_out * w - 0.5, Y * h - 0.5], -1).astype(np.float32)
+    same = np.stack([s * w - 0.5, Y * h - 0.5], -1).astype(np.float32)
+    remap = [cv2.remap(img, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REFLECT) for p in (same, pos)]
+    n_remap = int((remap[0] != remap[1]).any(-1).sum())
+    # with antialiasing the map's steep Jacobian next to the outlier widens
+    # the kernel there: changes within 10 pixels of it, at most 49
+    for extra, most, reach in (("antialias=none", n_remap, 0),
+                               ("", 49, 10)):
+        out = [L.run_element(np, img, "bsplinewarp stmap-location=%s %s" % (
+            os.path.join(tmp, name), extra), w, h, tmp)
+            for name in ("identity.exr", "outlier.exr")]
+        ys, xs = np.nonzero((out[0] != out[1]).any(-1))
+        far = max([0] + [max(abs(a - ox), abs(b - oy))
+                         for a, b in zip(xs, ys)])
+        line = ("an STMap outlier (1e30 at (%d, %d) of 64x48) %s: %d "
+                "pixels changed, the farthest %d from it (cv2.remap: %d "
+                "changed)" % (ox, oy, extra or "antialias default", len(xs),
+                              far, n_remap))
+        print(line)
+        if len(xs) > most or far > reach:
+            failures.append(line)
+
+
 def check_playing(L, cv2, np, tmp, failures):
     """stmap-location changed between buffers of a running pipeline."""
     try:
@@ -391,6 +435,7 @@ def main():
         check_lens_equivalence(L, cv2, np, cal, tmp, failures)
         check_remap(L, cv2, np, cal, tmp, failures)
         check_antialias(L, cv2, np, seed, tmp, failures)
+        check_outlier(L, cv2, np, seed, tmp, failures)
         check_playing(L, cv2, np, tmp, failures)
         check_bad_input(L, cv2, np, tmp, failures)
     L.finish(failures, seed, "test_stmap")
