@@ -414,8 +414,8 @@ GST_START_TEST (test_stmap_location_while_playing)
     gst_buffer_remove_meta (in, gst_buffer_get_meta (in,
             test_location_meta_info ()->api));
     old = frame_with_map (caps, a, in);
-    fail_unless (frames_equal (&info, out, old), "the frame during the change is "
-        "not the old map's");
+    fail_unless (frames_equal (&info, out, old),
+        "the frame during the change is not the old map's");
     gst_buffer_unref (out);
     /* the next frame: the new map, or none */
     out = push_pull (h, in);
