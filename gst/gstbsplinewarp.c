@@ -674,7 +674,8 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
   if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
     goto stage_conflict;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
-          self->frame.stmap_serial))
+          self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
     return GST_FLOW_ERROR;
   ret = gst_bspline_warp_planes_layouts (self, inbuf, fields);
   if (ret != GST_FLOW_OK)
@@ -843,7 +844,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
   if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
     return FALSE;
   if (self->frame.stmap_set && !gst_bspline_warp_stmap_ensure (&self->stmap,
-          GST_ELEMENT (self), self->frame.stmap_serial)) {
+          GST_ELEMENT (self), self->frame.stmap_serial,
+          GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info))) {
     *ret = GST_FLOW_ERROR;
     return TRUE;
   }
@@ -987,7 +990,8 @@ gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       &self->frame, &geometry);
   if (geometry.lens_model == BSPLINE_LENS_STMAP) {
     if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
-            self->frame.stmap_serial))
+            self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
       return FALSE;
     geometry.stmap = self->stmap.map;
   }

@@ -42,7 +42,7 @@ gst_bspline_warp_stmap_snapshot (GstBSplineWarpStmap * stmap)
 
 static gboolean
 gst_bspline_warp_stmap_load (GstBSplineWarpStmap * stmap,
-    GstElement * element, guint serial)
+    GstElement * element, guint serial, gint frame_width, gint frame_height)
 {
   const gchar *path = stmap->frame_location;
   bspline_stmap *map = NULL;
@@ -53,7 +53,9 @@ gst_bspline_warp_stmap_load (GstBSplineWarpStmap * stmap,
    * the property may have changed since (the old map or the new one for
    * this frame, never an error) */
   if (path) {
-    status = bspline_stmap_load (path, &map, msg, sizeof (msg));
+    /* a map of another aspect ratio is refused from the file's header */
+    status = bspline_stmap_load_for_frame (path, frame_width, frame_height,
+        &map, msg, sizeof (msg));
     if (status != BSPLINE_OK) {
       GST_ELEMENT_ERROR (element, RESOURCE, READ,
           ("stmap-location=%s cannot be used: %s.", path, msg),
@@ -77,11 +79,12 @@ gst_bspline_warp_stmap_load (GstBSplineWarpStmap * stmap,
 
 gboolean
 gst_bspline_warp_stmap_ensure (GstBSplineWarpStmap * stmap,
-    GstElement * element, guint serial)
+    GstElement * element, guint serial, gint frame_width, gint frame_height)
 {
   if (stmap->loaded && serial == stmap->serial)
     return TRUE;
-  return gst_bspline_warp_stmap_load (stmap, element, serial);
+  return gst_bspline_warp_stmap_load (stmap, element, serial, frame_width,
+      frame_height);
 }
 
 void

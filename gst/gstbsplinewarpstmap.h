@@ -53,8 +53,12 @@ void gst_bspline_warp_stmap_snapshot (GstBSplineWarpStmap * stmap);
 /* Reads the file where it was not read since start or since the setting
  * of serial (outside the object lock: a file); FALSE after an element
  * error naming the property and the file. */
+/* The map of the frame's settings (serial, the path snapshot with them)
+ * loaded where it is not, for input frames of frame_width x
+ * frame_height: a map of another aspect ratio is refused before it is
+ * decoded.  FALSE after an element error. */
 gboolean gst_bspline_warp_stmap_ensure (GstBSplineWarpStmap * stmap,
-    GstElement * element, guint serial);
+    GstElement * element, guint serial, gint frame_width, gint frame_height);
 
 /* Forgets the map read (stop: the file may change before the next start). */
 void gst_bspline_warp_stmap_clear (GstBSplineWarpStmap * stmap);

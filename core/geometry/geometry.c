@@ -340,10 +340,7 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
   }
   mw = bspline_stmap_width (map);
   mh = bspline_stmap_height (map);
-  /* the map's samples divide the frame evenly: a map made for the frame
-   * (any size, rounded to whole samples) has its aspect within one sample */
-  if (!(fabs (mw - (double) mh * w / h) <= 1.0
-          || fabs (mh - (double) mw * h / w) <= 1.0)) {
+  if (!bspline_stmap_fits_frame (mw, mh, w, h)) {
     if (msg)
       snprintf (msg, msg_len, "the STMap's %dx%d samples have another "
           "aspect ratio than the %dx%d input frame it lies over (%.6g "

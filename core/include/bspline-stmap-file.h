@@ -47,6 +47,16 @@ extern "C"
   bspline_status bspline_stmap_read (const char *path, int *width,
       int *height, double **st, char *msg, size_t msg_len);
 
+/* bspline_stmap_read of a map for a frame of frame_width x frame_height
+ * pixels: a file whose declared size has another aspect ratio
+ * (bspline_stmap_fits_frame, bspline-stmap.h) is refused from its header,
+ * before any sample is decoded or the samples' memory allocated, with
+ * BSPLINE_ERROR_INVALID_ARGUMENT.  A frame size of 0 takes any map. */
+  BSPLINE_API
+  bspline_status bspline_stmap_read_for_frame (const char *path,
+      int frame_width, int frame_height, int *width, int *height,
+      double **st, char *msg, size_t msg_len);
+
 #ifdef __cplusplus
 }
 #endif

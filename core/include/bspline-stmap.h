@@ -50,6 +50,22 @@ BSPLINE_API
 bspline_status bspline_stmap_load (const char *path, bspline_stmap ** out,
     char *msg, size_t msg_len);
 
+/* bspline_stmap_load of a map for a frame of frame_width x frame_height
+ * pixels: bspline_stmap_read_for_frame, which refuses a map of another
+ * aspect ratio before decoding it, then bspline_stmap_new. */
+BSPLINE_API
+bspline_status bspline_stmap_load_for_frame (const char *path,
+    int frame_width, int frame_height, bspline_stmap ** out, char *msg,
+    size_t msg_len);
+
+/* Whether a map of map_width x map_height samples lies over a frame of
+ * width x height pixels: its samples divide the frame evenly, so a map
+ * made for the frame (any size, rounded to whole samples) has the frame's
+ * aspect ratio within one sample on either axis. */
+BSPLINE_API
+int bspline_stmap_fits_frame (int map_width, int map_height, int width,
+    int height);
+
 BSPLINE_API
 bspline_stmap *bspline_stmap_ref (bspline_stmap * map);
 BSPLINE_API

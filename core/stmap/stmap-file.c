@@ -40,6 +40,7 @@
 #include <tiffio.h>
 
 #include "stmap-reader.h"
+#include "bspline-stmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,6 +129,15 @@ stmap_alloc (stmap_reader * r, int64_t width, int64_t height)
     return stmap_fail (r, BSPLINE_ERROR_INVALID_ARGUMENT,
         "declares a size of %lld x %lld: each side must be 1 to %d",
         (long long) width, (long long) height, BSPLINE_MAX_SIDE);
+  /* a map for another frame is refused before its samples are decoded */
+  if (r->frame_width > 0 && !bspline_stmap_fits_frame ((int) width,
+          (int) height, r->frame_width, r->frame_height))
+    return stmap_fail (r, BSPLINE_ERROR_INVALID_ARGUMENT,
+        "declares %lldx%lld samples, another aspect ratio than the %dx%d "
+        "input frame it lies over (%.6g against %.6g); read before any "
+        "sample was decoded", (long long) width, (long long) height,
+        r->frame_width, r->frame_height, (double) width / height,
+        (double) r->frame_width / r->frame_height);
   /* at most 16 x 2^24 x 2^24: no overflow in 64 bits */
   bytes = 2 * sizeof (double) * width * height;
   if (bytes > STMAP_MAX_BYTES)
@@ -180,6 +190,15 @@ bspline_status
 bspline_stmap_read (const char *path, int *width, int *height, double **st,
     char *msg, size_t msg_len)
 {
+  return bspline_stmap_read_for_frame (path, 0, 0, width, height, st, msg,
+      msg_len);
+}
+
+bspline_status
+bspline_stmap_read_for_frame (const char *path, int frame_width,
+    int frame_height, int *width, int *height, double **st, char *msg,
+    size_t msg_len)
+{
   static const unsigned char exr_magic[4] = { 0x76, 0x2f, 0x31, 0x01 };
   static const unsigned char png_magic[8] = {
     0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
@@ -194,6 +213,10 @@ bspline_stmap_read (const char *path, int *width, int *height, double **st,
   memset (&r, 0, sizeof (r));
   r.path = path ? path : "(null)";
   r.fd = -1;
+  if (frame_width > 0 && frame_height > 0) {
+    r.frame_width = frame_width;
+    r.frame_height = frame_height;
+  }
   r.msg = msg;
   r.msg_len = msg_len;
   if (msg && msg_len > 0)

@@ -30,6 +30,8 @@ typedef struct
   char lib_msg[256];
   int width, height;
   double *st;
+  /* the frame the map is for, checked before decoding; 0: any */
+  int frame_width, frame_height;
 } stmap_reader;
 
 /* strerror is not thread-safe; this is POSIX's strerror_r (the XSI one:

@@ -226,9 +226,24 @@ bspline_stmap_new (const double *st, int width, int height,
   return BSPLINE_OK;
 }
 
+int
+bspline_stmap_fits_frame (int map_width, int map_height, int width, int height)
+{
+  return width > 0 && height > 0 && map_width > 0 && map_height > 0
+      && (fabs (map_width - (double) map_height * width / height) <= 1.0
+      || fabs (map_height - (double) map_width * height / width) <= 1.0);
+}
+
 bspline_status
 bspline_stmap_load (const char *path, bspline_stmap ** out, char *msg,
     size_t msg_len)
+{
+  return bspline_stmap_load_for_frame (path, 0, 0, out, msg, msg_len);
+}
+
+bspline_status
+bspline_stmap_load_for_frame (const char *path, int frame_width,
+    int frame_height, bspline_stmap ** out, char *msg, size_t msg_len)
 {
   double *st = NULL;
   int width = 0, height = 0;
@@ -236,7 +251,8 @@ bspline_stmap_load (const char *path, bspline_stmap ** out, char *msg,
 
   if (out)
     *out = NULL;
-  status = bspline_stmap_read (path, &width, &height, &st, msg, msg_len);
+  status = bspline_stmap_read_for_frame (path, frame_width, frame_height,
+      &width, &height, &st, msg, msg_len);
   if (status != BSPLINE_OK)
     return status;
   status = bspline_stmap_new (st, width, height, out, msg, msg_len);

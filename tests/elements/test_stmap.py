@@ -44,6 +44,9 @@ s = (x + 0.5) / W, t = 1 - (y + 0.5) / H.
    OpenEXR map, a map of another aspect ratio, lens-model and
    stmap-location together: gst-launch fails with an error that names
    stmap-location (or both properties) and the reason, never a crash.
+9. A map of another aspect ratio (4096x4096 in a small PNG over a
+   64x48 frame) refused from the file's header, before any sample is
+   decoded, gst-launch's peak memory under 256 MiB.
 
 The script re-executes itself under $BSPLINE_CV_PYTHON or <repo>/.venv's
 python and exits 77 (skipped) without OpenCV 4.10.  The plugin is the one
@@ -51,9 +54,12 @@ of GST_PLUGIN_PATH.
 """
 import importlib.util
 import os
+import struct
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 SKIP = 77
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -418,6 +424,58 @@ def check_bad_input(L, cv2, np, tmp, failures):
                                                                 out[-600:]))
 
 
+def constant_png16(path, w, h, value=30000):
+    """A 16-bit RGB PNG of one value, written row by row (a few hundred
+    kilobytes on disk for millions of samples, as the hostile round's
+    maps were)."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+    row = b"\0" + struct.pack(">H", value) * (3 * w)
+    z = zlib.compressobj(9)
+    idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" +
+                chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 2, 0, 0, 0))
+                + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def check_declared_size(L, np, tmp, failures):
+    """A map of another aspect ratio than the frame, 4096x4096 samples of
+    one value in a small PNG, is refused from its header, before any
+    sample is decoded: the error says so, and gst-launch's peak memory
+    stays under 256 MiB (main decoded it first: about 600 MB)."""
+    w, h = 64, 48
+    path = os.path.join(tmp, "square.png")
+    constant_png16(path, 4096, 4096)
+    fin = os.path.join(tmp, "grey.rgba")
+    np.full((h, w, 4), 128, np.uint8).tofile(fin)
+    launch = ["gst-launch-1.0", "-q", "filesrc", "location=" + fin,
+              "blocksize=%d" % (w * h * 4), "!", "rawvideoparse",
+              "format=rgba", "width=%d" % w, "height=%d" % h,
+              "framerate=1/1", "!", "bsplinewarp", "stmap-location=" + path,
+              "!", "fakesink"]
+    # the peak of gst-launch alone: a child of a fresh interpreter
+    probe = ("import resource, subprocess, sys\n"
+             "r = subprocess.run(sys.argv[1:], capture_output=True, "
+             "text=True, timeout=120)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stdout.write(r.stdout + r.stderr)\n")
+    r = subprocess.run([sys.executable, "-c", probe] + launch,
+                       capture_output=True, text=True, env=L.gst_env(tmp))
+    peak_kb = int(r.stdout.split("\n", 1)[0])
+    said = r.stdout.split("\n", 1)[1]
+    ok = ("4096x4096" in said and "before any sample was decoded" in said
+          and peak_kb < 256 * 1024)
+    line = ("a 4096x4096 STMap (%d bytes) over a 64x48 frame: peak %.1f MiB, "
+            "%s" % (os.path.getsize(path), peak_kb / 1024.0,
+                    "refused from its header" if ok else "UNEXPECTED: " +
+                    said[-400:]))
+    print(line)
+    if not ok:
+        failures.append(line)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -438,6 +496,7 @@ def main():
         check_outlier(L, cv2, np, seed, tmp, failures)
         check_playing(L, cv2, np, tmp, failures)
         check_bad_input(L, cv2, np, tmp, failures)
+        check_declared_size(L, np, tmp, failures)
     L.finish(failures, seed, "test_stmap")
 
 
