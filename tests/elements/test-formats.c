@@ -525,16 +525,23 @@ GST_START_TEST (test_interlaced_heights)
   static const gint heights[][3] = { {13, 7, TRUE}, {10, 6, TRUE},
   {5, 2, FALSE}, {1, 3, FALSE}, {2, 1, FALSE}
   };
+  const gchar *one_row[] = INTERLACED_FORMATS;
   GPtrArray *names = every_format ();
   GRand *rand = seeded_rand ();
   guint i, k;
 
   for (i = 0; i < names->len; i++) {
     const gchar *f = g_ptr_array_index (names, i);
+    /* frames of one row (the last two cases): the formats of
+     * test_interlaced only, to keep the test short */
+    guint n_heights = G_N_ELEMENTS (heights) - 2;
 
     if (!format_compared_by_component (gst_video_format_from_string (f)))
       continue;
-    for (k = 0; k < G_N_ELEMENTS (heights); k++) {
+    for (k = 0; k < G_N_ELEMENTS (one_row); k++)
+      if (g_str_equal (f, one_row[k]))
+        n_heights = G_N_ELEMENTS (heights);
+    for (k = 0; k < n_heights; k++) {
       interlaced_height_case (f, "interleaved", heights[k][0], heights[k][1],
           heights[k][2], rand);
       interlaced_height_case (f, "mixed", heights[k][0], heights[k][1],
