@@ -275,9 +275,11 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           "convention), of any size with the input's aspect ratio; it "
           "remaps the input before the scaling and the geometry properties "
           "act, in the same resampling, interpolated by a cubic B-spline "
-          "between its samples (docs/stmap.md); read when the next frame "
-          "runs after it changes; not with lens-model (default none)",
-          NULL, flags));
+          "between its samples (docs/stmap.md); at most 2^22 samples; read "
+          "by the first frame, and a later change on a thread of its own "
+          "while frames keep the map in use (the element message "
+          "'bsplinewarp-stmap' says when a map goes into use); not with "
+          "lens-model (default none)", NULL, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "B-spline video warp", "Filter/Effect/Video/Scaler",
@@ -577,6 +579,14 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   self->frame = self->settings;
   gst_bspline_warp_stmap_snapshot (&self->stmap);
+  GST_OBJECT_UNLOCK (self);
+  /* the map in use (a new one is read on another thread meanwhile) */
+  if (filter->negotiated)
+    gst_bspline_warp_stmap_update (&self->stmap, GST_ELEMENT (self),
+        self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+        GST_VIDEO_INFO_HEIGHT (&filter->in_info), GST_BUFFER_PTS (buffer),
+        &self->frame.stmap_set);
+  GST_OBJECT_LOCK (self);
   self->shown = self->frame;
   self->shown_valid = TRUE;
   GST_OBJECT_UNLOCK (self);

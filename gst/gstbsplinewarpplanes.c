@@ -305,7 +305,8 @@ bad_plan:
     else if (geometry->lens_model == BSPLINE_LENS_STMAP
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
-      const gchar *path = self->stmap.frame_location;
+      /* the map in use (the old one while a new one is read) */
+      const gchar *path = self->stmap.map_location;
 
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
           ("stmap-location=%s cannot be used: %s.", path, msg),

@@ -41,8 +41,9 @@ extern "C"
  * is BSPLINE_ERROR_INVALID_ARGUMENT (a missing, unreadable, truncated or
  * corrupt file, a format or layout that is not an STMap, a side of 0 or
  * more than BSPLINE_MAX_SIDE, a NaN or infinite value) or
- * BSPLINE_ERROR_NO_MEMORY (an allocation failed, or the map would take
- * more than 1 GiB as doubles). */
+ * BSPLINE_ERROR_NO_MEMORY (an allocation failed, or the map declares
+ * more than BSPLINE_STMAP_MAX_SAMPLES samples, bspline-stmap.h: refused
+ * before any sample is decoded). */
   BSPLINE_API
   bspline_status bspline_stmap_read (const char *path, int *width,
       int *height, double **st, char *msg, size_t msg_len);

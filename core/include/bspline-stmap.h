@@ -38,6 +38,14 @@ extern "C" {
 
 typedef struct bspline_stmap bspline_stmap;
 
+/* The most samples a map may have: 2^22 (2048 x 2048, 2560 x 1600).  A
+ * map is read as doubles (16 bytes a sample) and made into coefficients
+ * (16 more): 128 MiB at this size, and 192 MiB while bsplinewarp still
+ * holds the coefficients of the map it replaces (docs/stmap.md, Memory).
+ * Larger files are refused from the size they declare, before any sample
+ * is decoded. */
+#define BSPLINE_STMAP_MAX_SAMPLES (1 << 22)
+
 /* A map from (s, t) samples as stored (2 * width * height doubles, s then
  * t per sample, rows from the top: bspline_stmap_read's layout).  Fails
  * on sizes out of range and on non-finite values (naming the sample). */

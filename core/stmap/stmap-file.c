@@ -17,8 +17,8 @@
  * elements may read maps at once.
  *
  * Anything the file says is checked before it is used as a size or an
- * index: the sides against BSPLINE_MAX_SIDE, the doubles returned against
- * STMAP_MAX_BYTES, and each decoded block (EXR chunk, TIFF tile) against
+ * index: the sides against BSPLINE_MAX_SIDE, the samples against
+ * BSPLINE_STMAP_MAX_SAMPLES, the buffers against STMAP_MAX_BYTES, and each decoded block (EXR chunk, TIFF tile) against
  * the frame before it is decoded into buffers sized for it.
  */
 #include <errno.h>
@@ -138,13 +138,23 @@ stmap_alloc (stmap_reader * r, int64_t width, int64_t height)
         "sample was decoded", (long long) width, (long long) height,
         r->frame_width, r->frame_height, (double) width / height,
         (double) r->frame_width / r->frame_height);
-  /* at most 16 x 2^24 x 2^24: no overflow in 64 bits */
-  bytes = 2 * sizeof (double) * width * height;
-  if (bytes > STMAP_MAX_BYTES)
+  /* a map of more samples is refused before its memory is allocated:
+   * the suggested size keeps its aspect ratio */
+  if (width * height > BSPLINE_STMAP_MAX_SAMPLES) {
+    double scale = sqrt ((double) BSPLINE_STMAP_MAX_SAMPLES /
+        ((double) width * height));
     return stmap_fail (r, BSPLINE_ERROR_NO_MEMORY,
-        "a %lld x %lld map takes %llu bytes as doubles, more than the "
-        "limit of %llu (1 GiB)", (long long) width, (long long) height,
-        (unsigned long long) bytes, (unsigned long long) STMAP_MAX_BYTES);
+        "declares %lldx%lld samples (%lld), more than the %d (2^22) an "
+        "STMap may have, so that reading it takes at most 192 MiB; resize "
+        "the map (it is interpolated between its samples: a smooth map "
+        "loses nothing), e.g. to %dx%d with cv2.resize (map, (%d, %d), "
+        "interpolation=cv2.INTER_AREA) on its float values; read before "
+        "any sample was decoded", (long long) width, (long long) height,
+        (long long) (width * height), BSPLINE_STMAP_MAX_SAMPLES,
+        (int) fmax (1.0, width * scale), (int) fmax (1.0, height * scale),
+        (int) fmax (1.0, width * scale), (int) fmax (1.0, height * scale));
+  }
+  bytes = 2 * sizeof (double) * width * height;
   r->st = malloc ((size_t) bytes);
   if (!r->st)
     return stmap_fail (r, BSPLINE_ERROR_NO_MEMORY,

@@ -9,15 +9,16 @@
 #define BSPLINE_STMAP_READER_H
 
 #include "bspline-stmap-file.h"
+#include "bspline-stmap.h"
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The most the returned doubles may take: 1 GiB, an 8192 x 8192 map.
- * The largest intermediate buffer (a TIFF tile, a whole 16-bit PNG) is
- * held to it too. */
-#define STMAP_MAX_BYTES ((uint64_t) 1 << 30)
+/* The largest intermediate buffer (a TIFF row or tile): 64 MiB, the
+ * doubles of the largest map (BSPLINE_STMAP_MAX_SAMPLES, bspline-stmap.h),
+ * a whole float RGBA map in one strip. */
+#define STMAP_MAX_BYTES ((uint64_t) 16 * BSPLINE_STMAP_MAX_SAMPLES)
 
 typedef struct
 {

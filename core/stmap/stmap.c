@@ -35,10 +35,6 @@ struct bspline_stmap
   double *coefficients;         /* (x, y) pairs, padded */
 };
 
-/* Maps larger than this many samples are refused (16 bytes each, plus the
- * line buffers): 2^26 samples, a 8192 x 8192 map, 1 GiB. */
-#define STMAP_MAX_SAMPLES ((size_t) 1 << 26)
-
 /* How far outside the frame a map value may point, in frames: values
  * beyond [-STMAP_REACH, 1 + STMAP_REACH] are clamped to it before the
  * prefilter. */
@@ -163,9 +159,9 @@ bspline_stmap_new (const double *st, int width, int height,
   *out = NULL;
   if (!st || width < 1 || height < 1 || width > BSPLINE_MAX_SIDE
       || height > BSPLINE_MAX_SIDE
-      || (size_t) width * (size_t) height > STMAP_MAX_SAMPLES) {
+      || (size_t) width * (size_t) height > BSPLINE_STMAP_MAX_SAMPLES) {
     bspline_set_error (msg, msg_len, "an STMap of %dx%d samples is out of "
-        "range (1 to %zu samples)", width, height, STMAP_MAX_SAMPLES);
+        "range (1 to %d samples)", width, height, BSPLINE_STMAP_MAX_SAMPLES);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   samples = (size_t) width * height;

@@ -26,8 +26,8 @@ Checked:
    directory, an empty file, a text file, a JPEG, 8-bit PNG and TIFF,
    palette and grey PNG, grey TIFF, OpenCV's LogLuv float TIFF, an EXR
    without R and G, a data window unlike the display window, sides of 0
-   and beyond BSPLINE_MAX_SIDE, a map over 1 GiB, NaN and infinities in
-   EXR data (the message names the sample);
+   and beyond BSPLINE_MAX_SIDE, a map over 2^22 samples, NaN and infinities
+   in EXR data (the message names the sample);
  - every valid file truncated at about 30 offsets (0, 1, the boundaries
    of its header's structures, len - 1 and random ones): an error with a
    message;
@@ -389,15 +389,17 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
     refusals.append(("PNG width 2^24 + 1", write(
         "wide.png", png_header_only(MAX_SIDE + 1, 1)), INVALID_ARGUMENT,
         "each side must be 1 to 16777216"))
-    refusals.append(("PNG 9000x9000 (1.2 GiB as doubles)", write(
-        "big.png", png_header_only(9000, 9000)), NO_MEMORY, "1296000000"))
+    refusals.append(("PNG 9000x9000 (over 2^22 samples)", write(
+        "big.png", png_header_only(9000, 9000)), NO_MEMORY,
+        "more than the 4194304 (2^22) an STMap may have"))
     refusals.append(("TIFF width 0", write(
         "w0.tiff", tiff_header_only(0, 5)), INVALID_ARGUMENT, ""))
     refusals.append(("TIFF height 2^24 + 1", write(
         "tall.tiff", tiff_header_only(1, MAX_SIDE + 1)), INVALID_ARGUMENT,
         "each side must be 1 to 16777216"))
-    refusals.append(("TIFF 9000x9000 (1.2 GiB as doubles)", write(
-        "big.tiff", tiff_header_only(9000, 9000)), NO_MEMORY, "1296000000"))
+    refusals.append(("TIFF 9000x9000 (over 2^22 samples)", write(
+        "big.tiff", tiff_header_only(9000, 9000)), NO_MEMORY,
+        "more than the 4194304 (2^22) an STMap may have"))
     refusals.append(("8-bit RGB PNG header", write(
         "png8.png", png_header_only(4, 4, depth=8)), INVALID_ARGUMENT,
         "too coarse"))
@@ -440,8 +442,9 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
         huge = exr_set_window(exr_set_window(base, b"dataWindow",
                                              (0, 0, 8999, 8999)),
                               b"displayWindow", (0, 0, 8999, 8999))
-        refusals.append(("EXR 9000x9000 (1.2 GiB as doubles)",
-                         write("huge.exr", huge), NO_MEMORY, "1296000000"))
+        refusals.append(("EXR 9000x9000 (over 2^22 samples)",
+                         write("huge.exr", huge), NO_MEMORY,
+                         "more than the 4194304 (2^22) an STMap may have"))
 
         for name, half, x, y, value in [
                 ("NaN in a float EXR", False, 5, 17, float("nan")),

@@ -302,13 +302,16 @@ GST_END_TEST;
 
 /* Issue 43, defect 1: stmap-location changed or unset while a frame runs.
  * Each frame uses the path of its settings snapshot (taken in
- * before_transform), so the frame gets the old map, the next one the new
- * map, and no frame fails; before, the loader read the live property
- * ("the STMap stage has no map loaded" when it was unset in between).
- * The change lands in that window deterministically: the input buffer
- * carries a meta of this test's whose transform function (called by
- * GstBaseTransform from prepare_output_buffer, after before_transform)
- * sets the property. */
+ * before_transform), so the frame during the change gets the old map and
+ * no frame fails; before, the loader read the live property ("the STMap
+ * stage has no map loaded" when it was unset in between).  The change
+ * lands in that window deterministically: the input buffer carries a meta
+ * of this test's whose transform function (called by GstBaseTransform
+ * from prepare_output_buffer, after before_transform) sets the property.
+ * After it, the removal takes effect at the next frame; a new map is read
+ * on another thread (issue 43, defect 2), the frames keep the old map
+ * until the element message says the new one is in use, and from that
+ * frame on they have the new one. */
 typedef struct
 {
   GstMeta meta;
@@ -377,6 +380,35 @@ frame_with_map (const gchar * caps, const gchar * path, GstBuffer * in)
   return out;
 }
 
+/* The location of the element message saying a map went into use while
+ * the last frame ran: TRUE where there is one (*location NULL: none).
+ * Fails on an error message. */
+static gboolean
+pop_map_in_use (GstBus * bus, gchar ** location)
+{
+  GstMessage *msg;
+  gboolean found = FALSE;
+
+  while ((msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("an error while stmap-location changes: %s", err->message);
+    }
+    if (gst_structure_has_name (st, "bsplinewarp-stmap")) {
+      fail_if (found, "two maps went into use during one frame");
+      *location = g_strdup (gst_structure_get_string (st, "location"));
+      found = TRUE;
+    }
+    gst_message_unref (msg);
+  }
+  return found;
+}
+
 GST_START_TEST (test_stmap_location_while_playing)
 {
   gchar *a = write_wave_stmap (W, H, 0.02, 1.0);
@@ -386,14 +418,15 @@ GST_START_TEST (test_stmap_location_while_playing)
   const gchar *next[] = { NULL, b };
   GRand *rand = seeded_rand ();
   GstVideoInfo info;
-  guint k;
+  guint k, n;
 
   info_from_string (&info, caps);
   for (k = 0; k < G_N_ELEMENTS (next); k++) {
     GstHarness *h = harness_new (caps, caps);
     GstBuffer *in = random_frame (&info, rand), *out, *old, *new;
     GstBus *bus = gst_bus_new ();
-    GstMessage *msg;
+    gchar *used = NULL;
+    gboolean swapped = FALSE;
 
     gst_element_set_bus (h->element, bus);
     g_object_set (h->element, "stmap-location", a, NULL);
@@ -402,28 +435,42 @@ GST_START_TEST (test_stmap_location_while_playing)
     gst_buffer_add_meta (in, test_location_meta_info (), NULL);
     /* the frame during which the property changes: map a */
     out = push_pull (h, in);
-    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    if (msg) {
-      GError *err = NULL;
-
-      gst_message_parse_error (msg, &err, NULL);
-      fail ("stmap-location set to %s during a frame: %s", next[k],
-          err->message);
-    }
     fail_unless (out != NULL);
+    fail_unless (pop_map_in_use (bus, &used) && g_strcmp0 (used, a) == 0,
+        "no message that the first map is in use");
+    g_clear_pointer (&used, g_free);
     gst_buffer_remove_meta (in, gst_buffer_get_meta (in,
             test_location_meta_info ()->api));
     old = frame_with_map (caps, a, in);
+    new = frame_with_map (caps, next[k], in);
+    fail_unless (old != NULL && new != NULL);
     fail_unless (frames_equal (&info, out, old),
         "the frame during the change is not the old map's");
     gst_buffer_unref (out);
-    /* the next frame: the new map, or none */
+    /* the next frames: the old map until the message says the new one (or
+     * none) is in use, from that frame on the new one */
+    for (n = 0; n < 1000 && !swapped; n++) {
+      out = push_pull (h, in);
+      fail_unless (out != NULL);
+      swapped = pop_map_in_use (bus, &used);
+      if (swapped)
+        fail_unless (g_strcmp0 (used, next[k]) == 0,
+            "the map in use is %s, not %s", used, next[k]);
+      fail_unless (frames_equal (&info, out, swapped ? new : old),
+          "frame %u after the change is not %s's", n + 1, swapped ?
+          "the new map" : "the old map");
+      /* the removal needs no file: at once */
+      fail_unless (swapped || next[k] != NULL, "no map not in use at once");
+      gst_buffer_unref (out);
+      if (!swapped)
+        g_usleep (5000);
+    }
+    fail_unless (swapped, "the new map not in use after %u frames", n);
     out = push_pull (h, in);
-    new = frame_with_map (caps, next[k], in);
-    fail_unless (out != NULL && new != NULL);
-    fail_unless (frames_equal (&info, out, new), "the next frame is not %s's",
-        next[k] ? "the new map" : "no map");
+    fail_unless (frames_equal (&info, out, new));
+    fail_if (pop_map_in_use (bus, &used));
     gst_buffer_unref (out);
+    g_free (used);
     gst_buffer_unref (old);
     gst_buffer_unref (new);
     gst_buffer_unref (in);
