@@ -92,12 +92,54 @@ gst_bspline_layout_format_is_supported (GstVideoFormat format)
       && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) <= 4;
 }
 
+gint
+gst_bspline_layout_field_rows (gint height, gint sub_y, gint field)
+{
+  gint luma = (height - field + 1) / 2;
+
+  return (luma + sub_y - 1) / sub_y;
+}
+
+/* The rows of a plane subsampled sub_y times in a frame of height rows:
+ * with both fields in it, each field's own (video-format.c GET_UV_420:
+ * field f has the plane's rows 2 k + f), so at a height that is not a
+ * multiple of 2 sub_y the plane has a row more than the progressive
+ * frame's (video-info.c rounds I420's interlaced chroma height up to
+ * even for it). */
+static gint
+gst_bspline_layout_plane_rows (gint height, gint sub_y, gboolean both)
+{
+  if (!both)
+    return (height + sub_y - 1) / sub_y;
+  return gst_bspline_layout_field_rows (height, sub_y, 0)
+      + gst_bspline_layout_field_rows (height, sub_y, 1);
+}
+
+/* The rows plane holds in GStreamer's own layout of an interlaced frame
+ * of format (video-info.c): 1.22 rounds the interlaced chroma height up
+ * to even for I420 and NV12, not for P010, P012 and P016, whose bottom
+ * field then has a chroma row fewer than its luma rows subsample to
+ * (video-format.c GET_UV_420 would put it past the plane). */
+static gint
+gst_bspline_layout_allocated_rows (const GstVideoInfo * packed, guint plane)
+{
+  gsize end = plane + 1 < GST_VIDEO_INFO_N_PLANES (packed) ?
+      GST_VIDEO_INFO_PLANE_OFFSET (packed, plane + 1) :
+      GST_VIDEO_INFO_SIZE (packed);
+  gint stride = GST_VIDEO_INFO_PLANE_STRIDE (packed, plane);
+
+  if (stride <= 0 || end <= GST_VIDEO_INFO_PLANE_OFFSET (packed, plane))
+    return G_MAXINT;
+  return (gint) ((end - GST_VIDEO_INFO_PLANE_OFFSET (packed, plane)) /
+      (gsize) stride);
+}
+
 /* The staged planes of a format: one 4-channel plane (A first, as
  * unpacked) when no component is subsampled, one channel of gray, else
  * luma, chroma (both components, on their grid) and alpha apart. */
 static void
 gst_bspline_layout_stage (GstBSplineLayout * layout,
-    const GstVideoInfo * full, GstVideoChromaSite site)
+    const GstVideoInfo * full, GstVideoChromaSite site, gboolean both)
 {
   const GstVideoFormatInfo *finfo = full->finfo;
   const GstVideoFormatInfo *ufinfo =
@@ -164,11 +206,12 @@ gst_bspline_layout_stage (GstBSplineLayout * layout,
     layout->base_channel[0][0] = 1;
     image.channels = 2;
     image.width = GST_VIDEO_INFO_COMP_WIDTH (full, 1);
-    image.height = GST_VIDEO_INFO_COMP_HEIGHT (full, 1);
+    gst_bspline_frame_component_grid (full, site, 1, &layout->base_grid[1]);
+    image.height = gst_bspline_layout_plane_rows (h,
+        layout->base_grid[1].sub_y, both);
     layout->base[1] = image;
     layout->base_channel[1][0] = 2;
     layout->base_channel[1][1] = 3;
-    gst_bspline_frame_component_grid (full, site, 1, &layout->base_grid[1]);
     layout->n_base = 2;
     if (GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo)) {
       image.channels = 1;
@@ -245,22 +288,50 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
   layout->staged = !gst_bspline_layout_format_is_native (GST_VIDEO_INFO_FORMAT
       (info)) || (interleave
       && gst_bspline_layout_format_is_planar (info->finfo));
+  layout->short_plane = -1;
   if (layout->staged) {
-    gst_bspline_layout_stage (layout, &full, site);
+    gst_bspline_layout_stage (layout, &full, site,
+        fields == GST_BSPLINE_FIELDS_BOTH);
+    /* (tiles: the stride counts tiles, and the tile holds the rows) */
+    if (fields == GST_BSPLINE_FIELDS_BOTH && layout->n_base > 1
+        && !GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)) {
+      const GstVideoFormatInfo *finfo = info->finfo;
+      GstVideoInfo packed;
+      gint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, 1), rows;
+
+      gst_video_info_set_interlaced_format (&packed,
+          GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INTERLACE_MODE_INTERLEAVED,
+          buffer_width, buffer_height);
+      rows = gst_bspline_layout_allocated_rows (&packed, plane);
+      if (rows < layout->base[1].height) {
+        layout->short_plane = plane;
+        layout->short_rows = rows;
+      }
+    }
   } else {
+    GstVideoInfo packed;
+
+    gst_video_info_set_interlaced_format (&packed,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INTERLACE_MODE_INTERLEAVED,
+        buffer_width, buffer_height);
     layout->n_base = GST_VIDEO_INFO_N_PLANES (info);
     for (b = 0; b < layout->n_base; b++) {
       gst_bspline_frame_plane_image (&full, NULL, b, &layout->base[b]);
       gst_bspline_frame_plane_grid (info, site, b, &layout->base_grid[b]);
+      if (fields == GST_BSPLINE_FIELDS_BOTH)
+        layout->base[b].height = MIN (gst_bspline_layout_plane_rows
+            (buffer_height, layout->base_grid[b].sub_y, TRUE),
+            gst_bspline_layout_allocated_rows (&packed, b));
     }
   }
   for (b = 0; b < layout->n_base; b++)
     max_sub_y = MAX (max_sub_y, layout->base_grid[b].sub_y);
 
-  /* the fields must share the rows of every plane: an even height, and
-   * whole chroma rows in each; a crop keeps the fields and chroma rows */
-  if (fields == GST_BSPLINE_FIELDS_BOTH && height % (2 * max_sub_y) != 0)
-    goto bad_height;
+  /* fields of unequal rows (an odd height, or chroma rows the fields do
+   * not share) are videoscale's: the top field has ceil (height / 2) rows
+   * (video-scaler.c gst_video_scaler_new, GST_VIDEO_SCALER_FLAG_INTERLACED)
+   * and each field's chroma rows subsample its own; a crop keeps the
+   * fields and chroma rows */
   if (interlaced && crop->y % (2 * max_sub_y) != 0)
     goto bad_crop_fields;
   if ((fields == GST_BSPLINE_FIELDS_TOP || fields == GST_BSPLINE_FIELDS_BOTTOM)
@@ -302,8 +373,14 @@ gst_bspline_layout_init (GstBSplineLayout * layout, const GstVideoInfo * info,
          * luma 2 sub_y (k + 0.5) + 2 offset_y + f - 0.5 */
         g->sub_y = 2 * grid.sub_y;
         g->offset_y = 2 * grid.offset_y + f - 0.5;
+        /* the bottom field gets the rows GStreamer's layout has */
         if (fields == GST_BSPLINE_FIELDS_BOTH)
-          plane->height = (rows - f + 1) / 2;
+          plane->height = f == 0 ?
+              gst_bspline_layout_field_rows (height, grid.sub_y, 0) :
+              MIN (gst_bspline_layout_field_rows (height, grid.sub_y, 1),
+              (b == 1 && layout->short_plane >= 0 ? layout->short_rows :
+                  base->height) - crop->y / grid.sub_y -
+              gst_bspline_layout_field_rows (height, grid.sub_y, 0));
       }
       n++;
     }
@@ -319,14 +396,6 @@ bad_crop:
         crop->x, crop->y, width, height, buffer_width, buffer_height);
     return FALSE;
   }
-bad_height:
-  {
-    g_snprintf (msg, msg_len, "interlaced %s needs a height that is a "
-        "multiple of %d (the fields' %s rows), not %d",
-        GST_VIDEO_INFO_NAME (info), 2 * max_sub_y,
-        max_sub_y > 1 ? "chroma" : "luma", height);
-    return FALSE;
-  }
 bad_crop_fields:
   {
     g_snprintf (msg, msg_len, "a crop of interlaced %s must start on a "
@@ -334,6 +403,20 @@ bad_crop_fields:
         GST_VIDEO_INFO_NAME (info), 2 * max_sub_y, crop->y);
     return FALSE;
   }
+}
+
+void
+gst_bspline_layout_source_fields (GstBSplineLayout * layout)
+{
+  guint i;
+
+  for (i = 1; i < layout->n_planes; i++)
+    if (layout->plane[i].height == 0 && layout->plane_field[i] == 1
+        && layout->plane_field[i - 1] == 0) {
+      layout->plane[i] = layout->plane[i - 1];
+      layout->grid[i] = layout->grid[i - 1];
+      layout->plane_field[i] = 0;
+    }
 }
 
 /* Room for the base planes in planes->staging; their images in base. */
@@ -413,9 +496,10 @@ gst_bspline_layout_chroma_row (const GstBSplineLayout * layout, gint y,
 {
   gint sub = layout->base_grid[1].sub_y;
 
-  if (sub == 2 && layout->fields == GST_BSPLINE_FIELDS_BOTH) {
-    *first = (y & 2) == 0;
-    return ((y & ~3) >> 1) + (y & 1);
+  if (sub > 1 && layout->fields == GST_BSPLINE_FIELDS_BOTH) {
+    /* GET_UV_420 and GET_UV_410: field y & 1's row (y / 2) / sub */
+    *first = (y / 2) % sub == 0;
+    return y / (2 * sub) * 2 + (y & 1);
   }
   *first = y % sub == 0;
   return y / sub;
@@ -564,12 +648,12 @@ gst_bspline_layout_run_rows (const GstBSplineLayout * layout,
   guint i, n;
 
   /* under a quarter megapixel a band costs more than it saves; the bands
-   * start on multiples of 4 rows, so interlaced 4:2:0 chroma rows
-   * (video-format.c GET_UV_420) stay in one band */
+   * start on multiples of 8 rows, so interlaced 4:2:0 and 4:1:0 chroma
+   * rows (video-format.c GET_UV_420, GET_UV_410) stay in one band */
   n = CLAMP (n_threads, 1, GST_BSPLINE_LAYOUT_MAX_THREADS);
   if ((gint64) rows * layout->buffer_width < 256 * 1024 || workers == NULL)
     n = 1;
-  step = GST_ROUND_UP_4 ((rows + n - 1) / n);
+  step = GST_ROUND_UP_8 ((rows + n - 1) / n);
   g_mutex_init (&job.lock);
   g_cond_init (&job.done);
   job.left = 0;
@@ -643,6 +727,30 @@ gst_bspline_layout_run_rows (const GstBSplineLayout * layout,
     } \
   } G_STMT_END
 
+/* Where layout->short_plane lacks the bottom field's last chroma row: a
+ * row of memory for it, and the frame's planes (data, stride) with that
+ * plane on it (stride 0: every row of the plane is that row); NULL
+ * where no plane is short. */
+static guint8 *
+gst_bspline_layout_spare_row (const GstBSplineLayout * layout,
+    GstVideoFrame * frame, gpointer data[GST_VIDEO_MAX_PLANES],
+    gint stride[GST_VIDEO_MAX_PLANES])
+{
+  guint8 *spare;
+  guint p;
+
+  if (layout->short_plane < 0)
+    return NULL;
+  spare = g_malloc0 ((gsize) ABS (frame->info.stride[layout->short_plane]));
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    data[p] = frame->data[p];
+    stride[p] = frame->info.stride[p];
+  }
+  data[layout->short_plane] = spare;
+  stride[layout->short_plane] = 0;
+  return spare;
+}
+
 static void
 gst_bspline_layout_unpack_rows (GstBSplineLayoutRows * rows)
 {
@@ -654,6 +762,9 @@ gst_bspline_layout_unpack_rows (GstBSplineLayoutRows * rows)
   gint width = layout->buffer_width, sub = layout->base_grid[1].sub_x;
   gboolean direct = layout->n_base == 1 && base[0].channels == 4;
   gpointer line = direct ? NULL : g_malloc ((gsize) width * 4 * 2);
+  gpointer data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint8 *spare = gst_bspline_layout_spare_row (layout, frame, data, stride);
   gint y, x;
 
   for (y = rows->first; y < rows->last; y++) {
@@ -669,16 +780,22 @@ gst_bspline_layout_unpack_rows (GstBSplineLayoutRows * rows)
         gst_bspline_layout_rescale_row (layout, row, width, TRUE);
       continue;
     }
-    finfo->unpack_func (finfo, flags, line, frame->data, frame->info.stride,
-        0, y, width);
     if (layout->n_base > 1)
       chroma_row = gst_bspline_layout_chroma_row (layout, y, &chroma_line);
+    /* the row GStreamer's layout lacks is read from the spare row (its
+     * samples are staged but outside the field's plane) */
+    if (spare && chroma_row >= layout->short_rows)
+      finfo->unpack_func (finfo, flags, line, data, stride, 0, y, width);
+    else
+      finfo->unpack_func (finfo, flags, line, frame->data,
+          frame->info.stride, 0, y, width);
     if (layout->unpack_depth > 8)
       LAYOUT_SCATTER (guint16);
     else
       LAYOUT_SCATTER (guint8);
   }
   g_free (line);
+  g_free (spare);
 }
 
 static void
@@ -695,6 +812,9 @@ gst_bspline_layout_pack_rows (GstBSplineLayoutRows * rows)
   gboolean direct = layout->n_base == 1 && base[0].channels == 4;
   gpointer line = g_malloc ((gsize) width * 4 * 2);
   gboolean requantize = layout->requantize;
+  gpointer data[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint8 *spare = gst_bspline_layout_spare_row (layout, frame, data, stride);
   gint y, x;
 
   for (y = rows->first; y < rows->last; y++) {
@@ -715,11 +835,15 @@ gst_bspline_layout_pack_rows (GstBSplineLayoutRows * rows)
       LAYOUT_GATHER (guint8);
     if (requantize)
       gst_bspline_layout_rescale_row (layout, line, width, FALSE);
-    finfo->pack_func (finfo, flags, (gpointer) src, 0, frame->data,
-        frame->info.stride,
-        GST_VIDEO_INFO_CHROMA_SITE (&layout->info), y, width);
+    /* the row GStreamer's layout lacks is written aside, and dropped */
+    finfo->pack_func (finfo, flags, (gpointer) src, 0,
+        spare && chroma_row >= layout->short_rows ? data : frame->data,
+        spare && chroma_row >= layout->short_rows ? stride :
+        frame->info.stride, GST_VIDEO_INFO_CHROMA_SITE (&layout->info), y,
+        width);
   }
   g_free (line);
+  g_free (spare);
 }
 
 gboolean
@@ -836,17 +960,29 @@ gst_bspline_layout_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
   gboolean native = gst_bspline_layout_format_is_native
       (GST_VIDEO_INFO_FORMAT (info));
   GstVideoMeta *meta = frame->meta;
+  GstVideoInterlaceMode mode = GST_VIDEO_INFO_INTERLACE_MODE (info);
+  gboolean both = mode == GST_VIDEO_INTERLACE_MODE_INTERLEAVED
+      || (mode == GST_VIDEO_INTERLACE_MODE_MIXED
+      && GST_BUFFER_FLAG_IS_SET (frame->buffer,
+          GST_VIDEO_BUFFER_FLAG_INTERLACED));
+  gint height = meta ? (gint) meta->height : GST_VIDEO_INFO_HEIGHT (info);
   GstVideoInfo packed;
   guint p;
 
-  if (meta == NULL)
+  /* without a meta the caps' size was checked, but an interlaced frame's
+   * subsampled planes may have a row more than that (the fields'
+   * subsampling, gst_bspline_layout_plane_rows) */
+  if (meta == NULL && !both)
     return TRUE;
   /* the smallest strides of a frame of the meta's size */
   gst_video_info_set_interlaced_format (&packed, GST_VIDEO_INFO_FORMAT (info),
-      GST_VIDEO_INFO_INTERLACE_MODE (info), meta->width, meta->height);
+      GST_VIDEO_INFO_INTERLACE_MODE (info), meta ? (gint) meta->width :
+      GST_VIDEO_INFO_WIDTH (info), height);
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (frame); p++) {
     guint64 row, rows, start, end;
     gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    /* with a meta each plane is mapped on its own, else the buffer once */
+    guint m = meta ? p : 0;
     guint c;
 
     if (native) {
@@ -857,6 +993,13 @@ gst_bspline_layout_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
       row = (guint64) image.width * image.channels *
           bspline_sample_size (image.type);
       rows = image.height;
+      for (c = 0; both && c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++)
+        if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == p) {
+          rows = MIN (gst_bspline_layout_plane_rows (height,
+                  1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c), TRUE),
+              gst_bspline_layout_allocated_rows (&packed, p));
+          break;
+        }
     } else if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
       /* tiles: the stride says how many; only the usual layout is read */
       if (stride != GST_VIDEO_INFO_PLANE_STRIDE (&packed, p))
@@ -869,21 +1012,25 @@ gst_bspline_layout_frame_fits (const GstVideoInfo * info, GstVideoFrame * frame)
       rows = 0;
       for (c = 0; c < (guint) GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
         if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == p)
-          rows = MAX (rows, (guint64) GST_VIDEO_FRAME_COMP_HEIGHT (frame, c));
+          rows = MAX (rows, (guint64) (both ?
+                  MIN (gst_bspline_layout_plane_rows (height,
+                          1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c), TRUE),
+                      gst_bspline_layout_allocated_rows (&packed, p)) :
+                  GST_VIDEO_FRAME_COMP_HEIGHT (frame, c)));
       if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (finfo) && p == 1)
         rows = 1;
     }
     if (stride < 0 || (guint64) stride < row
         || (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) <
-        (guint8 *) frame->map[p].data)
+        (guint8 *) frame->map[m].data)
       return FALSE;
     start = (guint64) ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) -
-        (guint8 *) frame->map[p].data);
+        (guint8 *) frame->map[m].data);
     end = start + (rows > 0 ? (guint64) stride * (rows - 1) + row : 0);
     if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
       end = start + GST_VIDEO_INFO_SIZE (&packed) - GST_VIDEO_INFO_PLANE_OFFSET
           (&packed, p);
-    if (end > frame->map[p].size)
+    if (end > frame->map[m].size)
       return FALSE;
   }
   return TRUE;

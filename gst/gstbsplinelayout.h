@@ -35,7 +35,11 @@
  * 3. Fields.  An interlaced frame is resampled field by field: the rows of
  *    field f (0 top, 1 bottom) are viewed with twice the stride, on the
  *    grid whose rows sit at frame rows 2 k + f, so no output sample mixes
- *    the two fields.  An alternate-mode buffer holds one field.
+ *    the two fields.  At any height: the top field has a row more where
+ *    the height is odd, and a subsampled plane's rows alternate between
+ *    the fields, each field's subsampling its own rows (video-format.c
+ *    GET_UV_420), so such a plane may have a row more than a progressive
+ *    frame's.  An alternate-mode buffer holds one field.
  *
  * The engines see the result as plain images (core/include/bspline.h)
  * with their grids (core/include/bspline-geometry.h). */
@@ -91,6 +95,13 @@ typedef struct
   guint plane_base[GST_BSPLINE_LAYOUT_MAX_PLANES];
   gint plane_field[GST_BSPLINE_LAYOUT_MAX_PLANES];      /* -1, 0, 1 */
   gint64 plane_offset[GST_BSPLINE_LAYOUT_MAX_PLANES];   /* bytes into base */
+  /* staged interlaced frames: a frame plane (or -1) whose rows in
+   * GStreamer's layout end before the bottom field's last chroma row, and
+   * the rows it has (gstbsplinelayout.c gst_bspline_layout_allocated_rows):
+   * the bottom field has a chroma row fewer, and GStreamer's unpack and
+   * pack functions get a spare row for the one they would read or write
+   * past the plane */
+  gint short_plane, short_rows;
 } GstBSplineLayout;
 
 /* The planes of one frame, with data. */
@@ -121,13 +132,23 @@ gboolean gst_bspline_layout_format_is_supported (GstVideoFormat format);
  * whatever the channels: rotations of GBRA_10LE take 2.7x less, of Y42B
  * 1.7x).  FALSE with msg when the crop or the
  * interlacing cannot be taken (a crop outside the buffer or not of the
- * caps' size, a crop that splits the fields' chroma rows, an interlaced
- * height the fields cannot share). */
+ * caps' size, a crop that splits the fields' chroma rows). */
 gboolean gst_bspline_layout_init (GstBSplineLayout * layout,
     const GstVideoInfo * info, GstVideoChromaSite site,
     GstBSplineFields fields, const GstVideoRectangle * crop,
     gint buffer_width, gint buffer_height, gboolean interleave, gchar * msg,
     gsize msg_len);
+
+/* The rows of field (0 top, 1 bottom) of an interlaced frame of height
+ * rows in a plane subsampled sub_y times vertically: the field has
+ * (height - field + 1) / 2 rows of luma, subsampled on their own. */
+gint gst_bspline_layout_field_rows (gint height, gint sub_y, gint field);
+
+/* An input frame of one row has no bottom field: its planes of the bottom
+ * field become the top field's, on the top field's grid, so an output
+ * bottom field is resampled from the nearest rows there are.  (An output
+ * field of no rows is not resampled: gstbsplinewarpplanes.c.) */
+void gst_bspline_layout_source_fields (GstBSplineLayout * layout);
 
 /* TRUE when layout describes these arguments already. */
 gboolean gst_bspline_layout_matches (const GstBSplineLayout * layout,
@@ -160,7 +181,9 @@ void gst_bspline_layout_frame_clear (GstBSplineLayoutFrame * planes);
  * the memory it maps.  Without a GstVideoMeta, gst_video_frame_map has
  * checked the buffer size against the caps; with one, GStreamer checks
  * only that each plane starts inside the buffer, and the meta (made
- * upstream) may describe strides or offsets whose rows run past the end. */
+ * upstream) may describe strides or offsets whose rows run past the end.
+ * An interlaced frame is checked either way: its subsampled planes may
+ * have a row more than the caps' progressive size. */
 gboolean gst_bspline_layout_frame_fits (const GstVideoInfo * info,
     GstVideoFrame * frame);
 

@@ -323,9 +323,11 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           "convention), of any size with the input's aspect ratio; it "
           "remaps the input before the scaling and the geometry properties "
           "act, in the same resampling, interpolated by a cubic B-spline "
-          "between its samples (docs/stmap.md); read when the next frame "
-          "runs after it changes; not with lens-model (default none)",
-          NULL, flags));
+          "between its samples (docs/stmap.md); at most 2^22 samples; read "
+          "by the first frame, and a later change on a thread of its own "
+          "while frames keep the map in use (the element message "
+          "'bsplinewarp-stmap' says when a map goes into use); not with "
+          "lens-model (default none)", NULL, flags));
   /* the projection stage (docs/projections.md): v360's options by name */
   gst_bspline_settings_install_field (gobject_class, PROP_PROJECTION_IN,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, projection_in),
@@ -686,7 +688,16 @@ gst_bspline_warp_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
 
-  gst_bspline_warp_snapshot (self, &self->frame);
+  GST_OBJECT_LOCK (self);
+  self->frame = self->settings;
+  gst_bspline_warp_stmap_snapshot (&self->stmap);
+  GST_OBJECT_UNLOCK (self);
+  /* the map in use (a new one is read on another thread meanwhile) */
+  if (filter->negotiated)
+    gst_bspline_warp_stmap_update (&self->stmap, GST_ELEMENT (self),
+        self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+        GST_VIDEO_INFO_HEIGHT (&filter->in_info), GST_BUFFER_PTS (buffer),
+        &self->frame.stmap_set);
   GST_OBJECT_LOCK (self);
   self->shown = self->frame;
   self->shown_valid = TRUE;
@@ -785,7 +796,8 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
   if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
     goto stage_conflict;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
-          self->frame.stmap_serial))
+          self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
     return GST_FLOW_ERROR;
   ret = gst_bspline_warp_planes_layouts (self, inbuf, fields);
   if (ret != GST_FLOW_OK)
@@ -954,7 +966,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
   if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
     return FALSE;
   if (self->frame.stmap_set && !gst_bspline_warp_stmap_ensure (&self->stmap,
-          GST_ELEMENT (self), self->frame.stmap_serial)) {
+          GST_ELEMENT (self), self->frame.stmap_serial,
+          GST_VIDEO_INFO_WIDTH (&filter->in_info),
+          GST_VIDEO_INFO_HEIGHT (&filter->in_info))) {
     *ret = GST_FLOW_ERROR;
     return TRUE;
   }
@@ -1098,7 +1112,8 @@ gst_bspline_warp_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
       &self->frame, &geometry);
   if (geometry.lens_model == BSPLINE_LENS_STMAP) {
     if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
-            self->frame.stmap_serial))
+            self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
+            GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
       return FALSE;
     geometry.stmap = self->stmap.map;
   }

@@ -370,7 +370,7 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
     const bspline_image *dst = &pending->out_planes.plane[p];
     const GstBSplineWarpPlane *plane = &self->planes.plane[pending->fields][p];
 
-    if (plane->exact) {
+    if (plane->exact || plane->empty) {
       ret =
           gst_bspline_warp_planes_run_on_cpu (self, &geometry, pending->fields,
           p, src, dst);

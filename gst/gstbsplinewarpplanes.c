@@ -242,6 +242,13 @@ gst_bspline_warp_planes_update (GstBSplineWarp * self,
     gdouble inverse[9];
     gboolean shifted;
 
+    if (dst->height == 0) {
+      bspline_plan_free (plane->plan);
+      memset (plane, 0, sizeof (*plane));
+      plane->empty = TRUE;
+      plane->valid = TRUE;
+      continue;
+    }
     status = gst_bspline_warp_plane_chain (geometry, in, out, p, chain,
         n_chain, inverse, lenses, &n_lenses, &shifted, msg, sizeof (msg));
     if (status != BSPLINE_OK)
@@ -312,15 +319,14 @@ bad_plan:
     else if (geometry->lens_model == BSPLINE_LENS_STMAP
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
-      gchar *path = gst_bspline_warp_stmap_dup_location (&self->stmap,
-          GST_ELEMENT (self));
+      /* the map in use (the old one while a new one is read) */
+      const gchar *path = self->stmap.map_location;
 
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
           ("stmap-location=%s cannot be used: %s.", path, msg),
           ("%dx%d -> %dx%d", GST_VIDEO_INFO_WIDTH (in_info),
               GST_VIDEO_INFO_HEIGHT (in_info), GST_VIDEO_INFO_WIDTH (out_info),
               GST_VIDEO_INFO_HEIGHT (out_info)));
-      g_free (path);
     } else if (geometry->lens_model != BSPLINE_LENS_NONE
         && (status == BSPLINE_ERROR_INVALID_TRANSFORM
             || status == BSPLINE_ERROR_INVALID_ARGUMENT)) {
@@ -424,6 +430,7 @@ gst_bspline_warp_planes_layouts (GstBSplineWarp * self, GstBuffer * inbuf,
             &filter->in_info, self->planes.chroma_site, *fields, c, in_w, in_h,
             interleave, msg, sizeof (msg)))
       goto bad_layout;
+    gst_bspline_layout_source_fields (&self->planes.in_layout[*fields]);
     GST_DEBUG_OBJECT (self, "%s: %s, %u planes (fields %d), crop %dx%d at "
         "(%d, %d) of %dx%d", GST_VIDEO_INFO_NAME (&filter->in_info),
         self->planes.in_layout[*fields].staged ? "unpacked" : "in place",
@@ -466,6 +473,8 @@ gst_bspline_warp_planes_run_on_cpu (GstBSplineWarp * self,
   bspline_status status;
   gchar msg[256] = "";
 
+  if (plane->empty)
+    return GST_FLOW_OK;
   if (plane->exact) {
     status = bspline_orient_plane (geometry->orientation, src, dst, msg,
         sizeof (msg));

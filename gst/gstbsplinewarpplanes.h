@@ -70,6 +70,7 @@ typedef struct
 {
   gboolean valid;
   gboolean exact;               /* reoriented by copying samples, no plan */
+  gboolean empty;               /* a field of no rows (a frame of 1 row) */
   bspline_plan *plan;
   bspline_params params;
   gdouble inverse[9];

@@ -13,10 +13,12 @@
  * Library General Public License for more details.
  */
 
-/* bsplinewarp's STMap stage: the file that stmap-location names, read in
- * the streaming thread when a frame first needs it after the property
- * changed (docs/stmap.md), and the map of the last frame kept for
- * navigation events. */
+/* bsplinewarp's STMap stage: the file that stmap-location names.  The
+ * first map since start is read in the streaming thread by the first
+ * frame; a map set later is read on a thread of its own while the frames
+ * keep the map in use (docs/stmap.md, "Changing the map"), and an element
+ * message says when a map goes into use.  The map in use is kept for
+ * navigation events too. */
 
 #ifndef __GST_BSPLINE_WARP_STMAP_H__
 #define __GST_BSPLINE_WARP_STMAP_H__
@@ -27,15 +29,29 @@
 
 G_BEGIN_DECLS
 
+/* The element message posted when frames start using a map (or none):
+ * "location" (string, NULL for none) and "pts" (guint64, the first such
+ * frame's PTS, GST_CLOCK_TIME_NONE where unknown). */
+#define GST_BSPLINE_WARP_STMAP_MESSAGE "bsplinewarp-stmap"
+
+typedef struct _GstBSplineWarpStmapLoad GstBSplineWarpStmapLoad;
+
 typedef struct
 {
   /* behind the element's object lock */
   gchar *location;              /* stmap-location, NULL: none */
-  bspline_stmap *shown;         /* the map of the last frame, for navigation */
+  bspline_stmap *shown;         /* the map in use, for navigation */
   /* streaming thread only */
-  bspline_stmap *map;           /* loaded from location, or NULL */
-  gboolean loaded;              /* since start, for ... */
-  guint serial;                 /* ... the settings' serial */
+  gchar *frame_location;        /* location when the frame's settings
+                                 * were snapshot (the path it loads) */
+  bspline_stmap *map;           /* the map in use, or NULL ... */
+  gchar *map_location;          /* ... read from this path */
+  gboolean loaded;              /* a map (or none) in use since start, ... */
+  guint serial;                 /* ... of the settings of this serial */
+  GstBSplineWarpStmapLoad *load;        /* a read in progress, or NULL */
+  gchar *error;                 /* a failed read's message, for ensure */
+  bspline_status error_status;
+  GstClockTime pts;             /* the frame's, for the message */
 } GstBSplineWarpStmap;
 
 /* Sets stmap-location (an empty string unsets it); called with the
@@ -43,17 +59,31 @@ typedef struct
 gboolean gst_bspline_warp_stmap_set_location (GstBSplineWarpStmap * stmap,
     const gchar * location);
 
-/* A copy of stmap-location, taken under the element's object lock. */
-gchar *gst_bspline_warp_stmap_dup_location (GstBSplineWarpStmap * stmap,
-    GstElement * element);
+/* With the element's object lock held, where the frame's settings are
+ * snapshot: the frame's path is the location now. */
+void gst_bspline_warp_stmap_snapshot (GstBSplineWarpStmap * stmap);
 
-/* Reads the file where it was not read since start or since the setting
- * of serial (outside the object lock: a file); FALSE after an element
- * error naming the property and the file. */
+/* After the snapshot, outside the object lock, for each frame (of PTS
+ * pts, input frames of frame_width x frame_height) once a map is in use:
+ * a read that has finished goes into use (or its error is kept for
+ * ensure); settings of another serial start a read of the frame's path
+ * on a thread of its own, or remove the stage at once where the path is
+ * NULL.  Sets *stmap_set to whether the frame has a map: the map in use,
+ * the old one while the new one is read.  Never waits. */
+void gst_bspline_warp_stmap_update (GstBSplineWarpStmap * stmap,
+    GstElement * element, guint serial, gint frame_width, gint frame_height,
+    GstClockTime pts, gboolean * stmap_set);
+
+/* The map of the frame: the first since start is read here, in the
+ * streaming thread (a map of another aspect ratio is refused before it
+ * is decoded), for the settings of serial; a failed read (here or on the
+ * reader's thread) posts an element error naming the property and the
+ * file, and returns FALSE. */
 gboolean gst_bspline_warp_stmap_ensure (GstBSplineWarpStmap * stmap,
-    GstElement * element, guint serial);
+    GstElement * element, guint serial, gint frame_width, gint frame_height);
 
-/* Forgets the map read (stop: the file may change before the next start). */
+/* Forgets the map in use (stop: the file may change before the next
+ * start), after waiting for a read in progress. */
 void gst_bspline_warp_stmap_clear (GstBSplineWarpStmap * stmap);
 
 /* Frees all of it: clear, the location and the navigation's map. */

@@ -286,6 +286,26 @@ geometry_camera_matrix (const double c[4], double m[9])
   m[5] = c[3] + 0.5;
 }
 
+/* Why an affine camera matrix m (what bspline_matrix_invert refused) is
+ * no camera: an entry that is not finite, a linear part whose determinant
+ * overflows or underflows double precision (focal lengths of 1e300 or
+ * 1e-300 pixels), or a singular one (a focal length of 0). */
+static void
+geometry_camera_trouble (const char *what, const double m[9], char *msg,
+    size_t msg_len)
+{
+  double det = m[0] * m[4] - m[1] * m[3];
+
+  if (!bspline_matrix_is_finite (m))
+    snprintf (msg, msg_len, "%s has an entry that is not finite", what);
+  else if (!isfinite (det) || (det != 0.0 && !isfinite (1.0 / det)))
+    snprintf (msg, msg_len, "%s (focal lengths %g and %g pixels, scaled by "
+        "the caps) is beyond double precision's range: its determinant "
+        "%s", what, m[0], m[4], isfinite (det) ? "underflows" : "overflows");
+  else
+    snprintf (msg, msg_len, "%s is singular (a focal length of 0?)", what);
+}
+
 static bspline_status
 geometry_check_camera (const double c[4], const char *name, char *msg,
     size_t msg_len)
@@ -320,10 +340,7 @@ geometry_stmap_plane_map (const bspline_geometry * geometry,
   }
   mw = bspline_stmap_width (map);
   mh = bspline_stmap_height (map);
-  /* the map's samples divide the frame evenly: a map made for the frame
-   * (any size, rounded to whole samples) has its aspect within one sample */
-  if (!(fabs (mw - (double) mh * w / h) <= 1.0
-          || fabs (mh - (double) mw * h / w) <= 1.0)) {
+  if (!bspline_stmap_fits_frame (mw, mh, w, h)) {
     if (msg)
       snprintf (msg, msg_len, "the STMap's %dx%d samples have another "
           "aspect ratio than the %dx%d input frame it lies over (%.6g "
@@ -508,7 +525,8 @@ bspline_geometry_plane_map (const bspline_geometry * geometry,
   }
   if (!bspline_matrix_invert (out_cam, out_cam_inv)) {
     if (msg)
-      snprintf (msg, msg_len, "the output's camera matrix is singular");
+      geometry_camera_trouble ("the output's camera matrix", out_cam, msg,
+          msg_len);
     return BSPLINE_ERROR_INVALID_TRANSFORM;
   }
 
@@ -590,7 +608,8 @@ bspline_geometry_points_init (const bspline_geometry * geometry,
    * map samples as that fraction of the frame (the identity map) */
   if (!bspline_matrix_invert (lens->post, post_inv)) {
     if (msg)
-      snprintf (msg, msg_len, "the lens stage's camera matrix is singular");
+      geometry_camera_trouble ("the lens stage's camera matrix", lens->post,
+          msg, msg_len);
     return BSPLINE_ERROR_INVALID_TRANSFORM;
   }
   bspline_matrix_identity (stage);

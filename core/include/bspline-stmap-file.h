@@ -41,11 +41,22 @@ extern "C"
  * is BSPLINE_ERROR_INVALID_ARGUMENT (a missing, unreadable, truncated or
  * corrupt file, a format or layout that is not an STMap, a side of 0 or
  * more than BSPLINE_MAX_SIDE, a NaN or infinite value) or
- * BSPLINE_ERROR_NO_MEMORY (an allocation failed, or the map would take
- * more than 1 GiB as doubles). */
+ * BSPLINE_ERROR_NO_MEMORY (an allocation failed, or the map declares
+ * more than BSPLINE_STMAP_MAX_SAMPLES samples, bspline-stmap.h: refused
+ * before any sample is decoded). */
   BSPLINE_API
   bspline_status bspline_stmap_read (const char *path, int *width,
       int *height, double **st, char *msg, size_t msg_len);
+
+/* bspline_stmap_read of a map for a frame of frame_width x frame_height
+ * pixels: a file whose declared size has another aspect ratio
+ * (bspline_stmap_fits_frame, bspline-stmap.h) is refused from its header,
+ * before any sample is decoded or the samples' memory allocated, with
+ * BSPLINE_ERROR_INVALID_ARGUMENT.  A frame size of 0 takes any map. */
+  BSPLINE_API
+  bspline_status bspline_stmap_read_for_frame (const char *path,
+      int frame_width, int frame_height, int *width, int *height,
+      double **st, char *msg, size_t msg_len);
 
 #ifdef __cplusplus
 }

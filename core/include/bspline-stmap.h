@@ -38,6 +38,14 @@ extern "C" {
 
 typedef struct bspline_stmap bspline_stmap;
 
+/* The most samples a map may have: 2^22 (2048 x 2048, 2560 x 1600).  A
+ * map is read as doubles (16 bytes a sample) and made into coefficients
+ * (16 more): 128 MiB at this size, and 192 MiB while bsplinewarp still
+ * holds the coefficients of the map it replaces (docs/stmap.md, Memory).
+ * Larger files are refused from the size they declare, before any sample
+ * is decoded. */
+#define BSPLINE_STMAP_MAX_SAMPLES (1 << 22)
+
 /* A map from (s, t) samples as stored (2 * width * height doubles, s then
  * t per sample, rows from the top: bspline_stmap_read's layout).  Fails
  * on sizes out of range and on non-finite values (naming the sample). */
@@ -49,6 +57,22 @@ bspline_status bspline_stmap_new (const double *st, int width, int height,
 BSPLINE_API
 bspline_status bspline_stmap_load (const char *path, bspline_stmap ** out,
     char *msg, size_t msg_len);
+
+/* bspline_stmap_load of a map for a frame of frame_width x frame_height
+ * pixels: bspline_stmap_read_for_frame, which refuses a map of another
+ * aspect ratio before decoding it, then bspline_stmap_new. */
+BSPLINE_API
+bspline_status bspline_stmap_load_for_frame (const char *path,
+    int frame_width, int frame_height, bspline_stmap ** out, char *msg,
+    size_t msg_len);
+
+/* Whether a map of map_width x map_height samples lies over a frame of
+ * width x height pixels: its samples divide the frame evenly, so a map
+ * made for the frame (any size, rounded to whole samples) has the frame's
+ * aspect ratio within one sample on either axis. */
+BSPLINE_API
+int bspline_stmap_fits_frame (int map_width, int map_height, int width,
+    int height);
 
 BSPLINE_API
 bspline_stmap *bspline_stmap_ref (bspline_stmap * map);

@@ -213,11 +213,23 @@ bspline_lens_prepare (bspline_lens * lens, const double m[9],
       continue;
     r = sqrt (nx * nx + ny * ny);
     s = fisheye && !lens->solve ? atan (r) : r;
-    if (s > need) {
-      need = s;
+    if (s > need || !isfinite (r)) {
+      need = isfinite (r) ? s : r;
       at_u = u;
       at_v = v;
+      if (!isfinite (r))
+        break;
     }
+  }
+  if (!isfinite (need)) {
+    /* no lens model's doing: the matrices before it overflow */
+    if (msg)
+      snprintf (msg, msg_len, "output point (%.1f, %.1f) maps to a "
+          "normalised lens coordinate that is not finite (radius %g): the "
+          "camera matrices or the geometry before the lens (translation, "
+          "zoom, matrix) are beyond double precision's range",
+          at_u, at_v, need);
+    return BSPLINE_ERROR_INVALID_TRANSFORM;
   }
 
   if (!lens->solve) {

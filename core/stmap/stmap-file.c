@@ -17,8 +17,8 @@
  * elements may read maps at once.
  *
  * Anything the file says is checked before it is used as a size or an
- * index: the sides against BSPLINE_MAX_SIDE, the doubles returned against
- * STMAP_MAX_BYTES, and each decoded block (EXR chunk, TIFF tile) against
+ * index: the sides against BSPLINE_MAX_SIDE, the samples against
+ * BSPLINE_STMAP_MAX_SAMPLES, the buffers against STMAP_MAX_BYTES, and each decoded block (EXR chunk, TIFF tile) against
  * the frame before it is decoded into buffers sized for it.
  */
 #include <errno.h>
@@ -40,6 +40,7 @@
 #include <tiffio.h>
 
 #include "stmap-reader.h"
+#include "bspline-stmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,13 +129,32 @@ stmap_alloc (stmap_reader * r, int64_t width, int64_t height)
     return stmap_fail (r, BSPLINE_ERROR_INVALID_ARGUMENT,
         "declares a size of %lld x %lld: each side must be 1 to %d",
         (long long) width, (long long) height, BSPLINE_MAX_SIDE);
-  /* at most 16 x 2^24 x 2^24: no overflow in 64 bits */
-  bytes = 2 * sizeof (double) * width * height;
-  if (bytes > STMAP_MAX_BYTES)
+  /* a map for another frame is refused before its samples are decoded */
+  if (r->frame_width > 0 && !bspline_stmap_fits_frame ((int) width,
+          (int) height, r->frame_width, r->frame_height))
+    return stmap_fail (r, BSPLINE_ERROR_INVALID_ARGUMENT,
+        "declares %lldx%lld samples, another aspect ratio than the %dx%d "
+        "input frame it lies over (%.6g against %.6g); read before any "
+        "sample was decoded", (long long) width, (long long) height,
+        r->frame_width, r->frame_height, (double) width / height,
+        (double) r->frame_width / r->frame_height);
+  /* a map of more samples is refused before its memory is allocated:
+   * the suggested size keeps its aspect ratio */
+  if (width * height > BSPLINE_STMAP_MAX_SAMPLES) {
+    double scale = sqrt ((double) BSPLINE_STMAP_MAX_SAMPLES /
+        ((double) width * height));
     return stmap_fail (r, BSPLINE_ERROR_NO_MEMORY,
-        "a %lld x %lld map takes %llu bytes as doubles, more than the "
-        "limit of %llu (1 GiB)", (long long) width, (long long) height,
-        (unsigned long long) bytes, (unsigned long long) STMAP_MAX_BYTES);
+        "declares %lldx%lld samples (%lld), more than the %d (2^22) an "
+        "STMap may have, so that reading it takes at most 192 MiB; resize "
+        "the map (it is interpolated between its samples: a smooth map "
+        "loses nothing), e.g. to %dx%d with cv2.resize (map, (%d, %d), "
+        "interpolation=cv2.INTER_AREA) on its float values; read before "
+        "any sample was decoded", (long long) width, (long long) height,
+        (long long) (width * height), BSPLINE_STMAP_MAX_SAMPLES,
+        (int) fmax (1.0, width * scale), (int) fmax (1.0, height * scale),
+        (int) fmax (1.0, width * scale), (int) fmax (1.0, height * scale));
+  }
+  bytes = 2 * sizeof (double) * width * height;
   r->st = malloc ((size_t) bytes);
   if (!r->st)
     return stmap_fail (r, BSPLINE_ERROR_NO_MEMORY,
@@ -180,6 +200,15 @@ bspline_status
 bspline_stmap_read (const char *path, int *width, int *height, double **st,
     char *msg, size_t msg_len)
 {
+  return bspline_stmap_read_for_frame (path, 0, 0, width, height, st, msg,
+      msg_len);
+}
+
+bspline_status
+bspline_stmap_read_for_frame (const char *path, int frame_width,
+    int frame_height, int *width, int *height, double **st, char *msg,
+    size_t msg_len)
+{
   static const unsigned char exr_magic[4] = { 0x76, 0x2f, 0x31, 0x01 };
   static const unsigned char png_magic[8] = {
     0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
@@ -194,6 +223,10 @@ bspline_stmap_read (const char *path, int *width, int *height, double **st,
   memset (&r, 0, sizeof (r));
   r.path = path ? path : "(null)";
   r.fd = -1;
+  if (frame_width > 0 && frame_height > 0) {
+    r.frame_width = frame_width;
+    r.frame_height = frame_height;
+  }
   r.msg = msg;
   r.msg_len = msg_len;
   if (msg && msg_len > 0)
@@ -227,7 +260,13 @@ bspline_stmap_read (const char *path, int *width, int *height, double **st,
   }
   r.size = (uint64_t) info.st_size;
   if (r.size == 0) {
-    status = stmap_fail (&r, BSPLINE_ERROR_INVALID_ARGUMENT,
+    /* /proc and /sys files say 0 bytes and still have contents */
+    do
+      n = pread (r.fd, magic, 1, 0);
+    while (n < 0 && errno == EINTR);
+    status = stmap_fail (&r, BSPLINE_ERROR_INVALID_ARGUMENT, n > 0 ?
+        "a file that reports no size but has contents (as files under "
+        "/proc and /sys do), not an STMap file (OpenEXR, PNG or TIFF)" :
         "the STMap file is empty");
     goto done;
   }

@@ -9,15 +9,16 @@
 #define BSPLINE_STMAP_READER_H
 
 #include "bspline-stmap-file.h"
+#include "bspline-stmap.h"
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The most the returned doubles may take: 1 GiB, an 8192 x 8192 map.
- * The largest intermediate buffer (a TIFF tile, a whole 16-bit PNG) is
- * held to it too. */
-#define STMAP_MAX_BYTES ((uint64_t) 1 << 30)
+/* The largest intermediate buffer (a TIFF row or tile): 64 MiB, the
+ * doubles of the largest map (BSPLINE_STMAP_MAX_SAMPLES, bspline-stmap.h),
+ * a whole float RGBA map in one strip. */
+#define STMAP_MAX_BYTES ((uint64_t) 16 * BSPLINE_STMAP_MAX_SAMPLES)
 
 typedef struct
 {
@@ -30,6 +31,8 @@ typedef struct
   char lib_msg[256];
   int width, height;
   double *st;
+  /* the frame the map is for, checked before decoding; 0: any */
+  int frame_width, frame_height;
 } stmap_reader;
 
 /* strerror is not thread-safe; this is POSIX's strerror_r (the XSI one:

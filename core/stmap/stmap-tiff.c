@@ -320,9 +320,12 @@ stmap_read_tiff (stmap_reader * r)
         "or two-channel (min-is-black with an extra sample)%s",
         stmap_tiff_photometric_name (photometric), photometric,
         /* what OpenCV writes for 3-channel float unless told a
-         * compression */
+         * compression (4.10: cv2.imwrite's default for CV_32FC3) */
         photometric == PHOTOMETRIC_LOGLUV ? "; LogLuv is a lossy colour "
-        "encoding: write the map uncompressed, LZW or deflate" : "");
+        "encoding, what OpenCV's imwrite gives a 3-channel float TIFF by "
+        "default: write the map with cv2.imwrite (path, map, "
+        "[cv2.IMWRITE_TIFF_COMPRESSION, 1]) (uncompressed; 5 for LZW, 8 "
+        "for deflate), or as OpenEXR (.exr)" : "");
     goto done;
   }
   if (samples < 2) {

@@ -35,9 +35,24 @@ struct bspline_stmap
   double *coefficients;         /* (x, y) pairs, padded */
 };
 
-/* Maps larger than this many samples are refused (16 bytes each, plus the
- * line buffers): 2^26 samples, a 8192 x 8192 map, 1 GiB. */
-#define STMAP_MAX_SAMPLES ((size_t) 1 << 26)
+/* How far outside the frame a map value may point, in frames: values
+ * beyond [-STMAP_REACH, 1 + STMAP_REACH] are clamped to it before the
+ * prefilter. */
+#define STMAP_REACH 1.0
+
+/* A map value clamped to the map's reach.  The interpolating spline
+ * reproduces every sample exactly, but in floating point a sample of 1e30
+ * leaves errors of about 1e30 x 2^-52 x 0.268^k at the samples k away
+ * (the prefilter's pole): a cross of wrong positions over the whole map.
+ * Clamped, an outlier is a point a frame outside, whose error at the
+ * other samples is rounding, and which the input's boundary treats like
+ * any point that far out. */
+static double
+stmap_clamp (double v)
+{
+  return v < -STMAP_REACH ? -STMAP_REACH : v > 1.0 + STMAP_REACH ?
+      1.0 + STMAP_REACH : v;
+}
 
 /* The cubic prefilter of one period e[0..period-1] of a periodic line, in
  * place ([U99] eqs. 6-7 with the periodic initial values: the causal
@@ -144,9 +159,9 @@ bspline_stmap_new (const double *st, int width, int height,
   *out = NULL;
   if (!st || width < 1 || height < 1 || width > BSPLINE_MAX_SIDE
       || height > BSPLINE_MAX_SIDE
-      || (size_t) width * (size_t) height > STMAP_MAX_SAMPLES) {
+      || (size_t) width * (size_t) height > BSPLINE_STMAP_MAX_SAMPLES) {
     bspline_set_error (msg, msg_len, "an STMap of %dx%d samples is out of "
-        "range (1 to %zu samples)", width, height, STMAP_MAX_SAMPLES);
+        "range (1 to %d samples)", width, height, BSPLINE_STMAP_MAX_SAMPLES);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   samples = (size_t) width * height;
@@ -186,8 +201,8 @@ bspline_stmap_new (const double *st, int width, int height,
     for (x = 0; x < width; x++) {
       const double *v = st + 2 * ((size_t) y * width + x);
       double *o = origin + 2 * ((size_t) y * map->stride + x);
-      o[0] = v[0];
-      o[1] = 1.0 - v[1];
+      o[0] = stmap_clamp (v[0]);
+      o[1] = 1.0 - stmap_clamp (v[1]);
     }
   for (c = 0; c < 2; c++) {
     for (y = 0; y < height; y++)
@@ -207,9 +222,24 @@ bspline_stmap_new (const double *st, int width, int height,
   return BSPLINE_OK;
 }
 
+int
+bspline_stmap_fits_frame (int map_width, int map_height, int width, int height)
+{
+  return width > 0 && height > 0 && map_width > 0 && map_height > 0
+      && (fabs (map_width - (double) map_height * width / height) <= 1.0
+      || fabs (map_height - (double) map_width * height / width) <= 1.0);
+}
+
 bspline_status
 bspline_stmap_load (const char *path, bspline_stmap ** out, char *msg,
     size_t msg_len)
+{
+  return bspline_stmap_load_for_frame (path, 0, 0, out, msg, msg_len);
+}
+
+bspline_status
+bspline_stmap_load_for_frame (const char *path, int frame_width,
+    int frame_height, bspline_stmap ** out, char *msg, size_t msg_len)
 {
   double *st = NULL;
   int width = 0, height = 0;
@@ -217,7 +247,8 @@ bspline_stmap_load (const char *path, bspline_stmap ** out, char *msg,
 
   if (out)
     *out = NULL;
-  status = bspline_stmap_read (path, &width, &height, &st, msg, msg_len);
+  status = bspline_stmap_read_for_frame (path, frame_width, frame_height,
+      &width, &height, &st, msg, msg_len);
   if (status != BSPLINE_OK)
     return status;
   status = bspline_stmap_new (st, width, height, out, msg, msg_len);

@@ -660,7 +660,9 @@ case_huge_plan (void)
  * directions, run through the CPU engine into every sample type (finite,
  * in range); refused: a model that folds over inside the frame (in both
  * directions), a NaN, infinite or absurd coefficient, too many
- * coefficients, fx <= 0, a NaN or singular `post`. */
+ * coefficients, fx <= 0, a NaN or singular `post`; camera matrices and
+ * translations beyond double precision, with messages that say so
+ * (issue 43). */
 static void
 case_lens (void)
 {
@@ -758,6 +760,52 @@ case_lens (void)
             "a folding model: %s", msg);
         bspline_plan_free (plan);
       }
+  }
+  {
+    /* issue 43: values beyond double precision are called that, not a
+     * singular matrix or a fold */
+    static const struct
+    {
+      double fx, fy, cx, translate_x;
+      const char *says, *not_says;
+    } huge[] = {
+      {1e300, 1e300, 19.5, 0.0, "beyond double precision", "singular"},
+      {20.0, 20.0, 1e300, 0.0, "not finite", "folds over"},
+      {20.0, 20.0, 19.5, 1e200, "not finite", "folds over"},
+    };
+    size_t i;
+    for (i = 0; i < sizeof (huge) / sizeof (huge[0]); i++)
+      for (model = BSPLINE_LENS_BROWN; model <= BSPLINE_LENS_FISHEYE; model++)
+        for (distort = 0; distort < 2; distort++) {
+          bspline_geometry g;
+          bspline_lens lens;
+          bspline_plan *plan = NULL;
+          bspline_status st;
+          double m[9];
+          bspline_geometry_init (&g, 40, 30, 40, 30);
+          g.lens_model = model;
+          g.lens_distort = distort;
+          g.camera[0] = huge[i].fx;
+          g.camera[1] = huge[i].fy;
+          g.camera[2] = huge[i].cx;
+          g.camera[3] = 14.5;
+          g.translate_x = huge[i].translate_x;
+          g.distortion[0] = -0.1;
+          g.n_distortion = 1;
+          msg[0] = '\0';
+          st = bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+              sizeof (msg));
+          if (st == BSPLINE_OK)
+            st = bspline_plan_new_lens (&p, m, &lens, 40, 30, 40, 30, 1,
+                &plan, msg, sizeof (msg));
+          TEST_CHECK (st != BSPLINE_OK && plan == NULL
+              && strstr (msg, huge[i].says) != NULL
+              && strstr (msg, huge[i].not_says) == NULL,
+              "lens %d %s, fx %g fy %g cx %g translate-x %g: %s", model,
+              distort ? "distort" : "undistort", huge[i].fx, huge[i].fy,
+              huge[i].cx, huge[i].translate_x, msg);
+          bspline_plan_free (plan);
+        }
   }
   {
     bspline_geometry g;

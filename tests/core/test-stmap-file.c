@@ -28,6 +28,7 @@
  */
 #include "test-common.h"
 #include "bspline-stmap-file.h"
+#include "bspline-stmap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -551,6 +552,29 @@ check_read_back (const test_map * m)
   }
   printf ("valid %-36s %3dx%-3d %s\n", m->name, m->width, m->height,
       status == BSPLINE_OK && bad == 0 && w == m->width ? "exact" : "FAILED");
+  free (st);
+
+  /* for a frame (issue 43): of the map's aspect ratio, the same values;
+   * of another, refused from the header (nothing returned) */
+  st = NULL;
+  status = bspline_stmap_read_for_frame (m->path, 3 * m->width,
+      3 * m->height, &w, &h, &st, msg, sizeof (msg));
+  TEST_CHECK (status == BSPLINE_OK && w == m->width && h == m->height
+      && memcmp (st, m->st, sizeof (double) * 2 * w * h) == 0,
+      "%s for a %dx%d frame: status %d: %s", m->name, 3 * m->width,
+      3 * m->height, status, msg);
+  free (st);
+  st = NULL;
+  status = bspline_stmap_read_for_frame (m->path, 10 * m->width, m->height,
+      &w, &h, &st, msg, sizeof (msg));
+  if (bspline_stmap_fits_frame (m->width, m->height, 10 * m->width, m->height))
+    TEST_CHECK (status == BSPLINE_OK, "%s for a %dx%d frame: status %d: %s",
+        m->name, 10 * m->width, m->height, status, msg);
+  else
+    TEST_CHECK (status == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
+        && w == 0 && strstr (msg, "before any sample was decoded") != NULL,
+        "%s for a %dx%d frame: status %d: %s", m->name, 10 * m->width,
+        m->height, status, msg);
   free (st);
 }
 

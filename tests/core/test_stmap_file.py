@@ -26,8 +26,8 @@ Checked:
    directory, an empty file, a text file, a JPEG, 8-bit PNG and TIFF,
    palette and grey PNG, grey TIFF, OpenCV's LogLuv float TIFF, an EXR
    without R and G, a data window unlike the display window, sides of 0
-   and beyond BSPLINE_MAX_SIDE, a map over 1 GiB, NaN and infinities in
-   EXR data (the message names the sample);
+   and beyond BSPLINE_MAX_SIDE, a map over 2^22 samples, NaN and infinities
+   in EXR data (the message names the sample);
  - every valid file truncated at about 30 offsets (0, 1, the boundaries
    of its header's structures, len - 1 and random ones): an error with a
    message;
@@ -376,6 +376,10 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
                      INVALID_ARGUMENT, "directory"))
     refusals.append(("empty file", write("empty.exr", b""),
                      INVALID_ARGUMENT, "empty"))
+    # issue 43: not "empty"
+    refusals.append(("a /proc file (no size, has contents)",
+                     "/proc/self/status", INVALID_ARGUMENT,
+                     "reports no size but has contents"))
     refusals.append(("text file", write("text.exr", b"s t\n0.5 0.5\n"),
                      INVALID_ARGUMENT, "not an OpenEXR, PNG or TIFF"))
     refusals.append(("3-byte file", write("short.png", b"\x89PN"),
@@ -385,15 +389,17 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
     refusals.append(("PNG width 2^24 + 1", write(
         "wide.png", png_header_only(MAX_SIDE + 1, 1)), INVALID_ARGUMENT,
         "each side must be 1 to 16777216"))
-    refusals.append(("PNG 9000x9000 (1.2 GiB as doubles)", write(
-        "big.png", png_header_only(9000, 9000)), NO_MEMORY, "1296000000"))
+    refusals.append(("PNG 9000x9000 (over 2^22 samples)", write(
+        "big.png", png_header_only(9000, 9000)), NO_MEMORY,
+        "more than the 4194304 (2^22) an STMap may have"))
     refusals.append(("TIFF width 0", write(
         "w0.tiff", tiff_header_only(0, 5)), INVALID_ARGUMENT, ""))
     refusals.append(("TIFF height 2^24 + 1", write(
         "tall.tiff", tiff_header_only(1, MAX_SIDE + 1)), INVALID_ARGUMENT,
         "each side must be 1 to 16777216"))
-    refusals.append(("TIFF 9000x9000 (1.2 GiB as doubles)", write(
-        "big.tiff", tiff_header_only(9000, 9000)), NO_MEMORY, "1296000000"))
+    refusals.append(("TIFF 9000x9000 (over 2^22 samples)", write(
+        "big.tiff", tiff_header_only(9000, 9000)), NO_MEMORY,
+        "more than the 4194304 (2^22) an STMap may have"))
     refusals.append(("8-bit RGB PNG header", write(
         "png8.png", png_header_only(4, 4, depth=8)), INVALID_ARGUMENT,
         "too coarse"))
@@ -415,8 +421,13 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
             refusals.append((name, path, INVALID_ARGUMENT, words))
         path = os.path.join(tmp, "logluv.tiff")
         cv2.imwrite(path, rng.uniform(0, 1, (23, 37, 3)).astype(np.float32))
+        # issue 43: saying how to write it instead
         refusals.append(("OpenCV's default float RGB TIFF (LogLuv)", path,
-                         INVALID_ARGUMENT, "LogLuv"))
+                         INVALID_ARGUMENT, "LogLuv is a lossy colour "
+                         "encoding, what OpenCV's imwrite gives a 3-channel "
+                         "float TIFF by default: write the map with "
+                         "cv2.imwrite (path, map, "
+                         "[cv2.IMWRITE_TIFF_COMPRESSION, 1])"))
         path = os.path.join(tmp, "grey.exr")
         cv2.imwrite(path, img16.astype(np.float32))
         refusals.append(("EXR of one channel (Y)", path, INVALID_ARGUMENT,
@@ -431,8 +442,9 @@ def check_refusals(core, cv2, np, rng, tmp, cases, failures):
         huge = exr_set_window(exr_set_window(base, b"dataWindow",
                                              (0, 0, 8999, 8999)),
                               b"displayWindow", (0, 0, 8999, 8999))
-        refusals.append(("EXR 9000x9000 (1.2 GiB as doubles)",
-                         write("huge.exr", huge), NO_MEMORY, "1296000000"))
+        refusals.append(("EXR 9000x9000 (over 2^22 samples)",
+                         write("huge.exr", huge), NO_MEMORY,
+                         "more than the 4194304 (2^22) an STMap may have"))
 
         for name, half, x, y, value in [
                 ("NaN in a float EXR", False, 5, 17, float("nan")),

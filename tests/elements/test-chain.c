@@ -300,6 +300,194 @@ GST_START_TEST (test_stmap_every_format)
 
 GST_END_TEST;
 
+/* Issue 43, defect 1: stmap-location changed or unset while a frame runs.
+ * Each frame uses the path of its settings snapshot (taken in
+ * before_transform), so the frame during the change gets the old map and
+ * no frame fails; before, the loader read the live property ("the STMap
+ * stage has no map loaded" when it was unset in between).  The change
+ * lands in that window deterministically: the input buffer carries a meta
+ * of this test's whose transform function (called by GstBaseTransform
+ * from prepare_output_buffer, after before_transform) sets the property.
+ * After it, the removal takes effect at the next frame; a new map is read
+ * on another thread (issue 43, defect 2), the frames keep the old map
+ * until the element message says the new one is in use, and from that
+ * frame on they have the new one. */
+typedef struct
+{
+  GstMeta meta;
+} TestLocationMeta;
+
+static GstElement *test_location_element;
+static const gchar *test_location_next;
+
+static gboolean
+test_location_meta_init (G_GNUC_UNUSED GstMeta * meta,
+    G_GNUC_UNUSED gpointer params, G_GNUC_UNUSED GstBuffer * buffer)
+{
+  return TRUE;
+}
+
+static gboolean
+test_location_meta_transform (G_GNUC_UNUSED GstBuffer * dest,
+    G_GNUC_UNUSED GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer,
+    G_GNUC_UNUSED GQuark type, G_GNUC_UNUSED gpointer data)
+{
+  g_object_set (test_location_element, "stmap-location", test_location_next,
+      NULL);
+  return TRUE;
+}
+
+static const GstMetaInfo *
+test_location_meta_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter (&info)) {
+    static const gchar *tags[] = { NULL };
+    GType api = gst_meta_api_type_register ("TestLocationMetaAPI", tags);
+    const GstMetaInfo *mi = gst_meta_register (api, "TestLocationMeta",
+        sizeof (TestLocationMeta), test_location_meta_init, NULL,
+        test_location_meta_transform);
+
+    g_once_init_leave (&info, mi);
+  }
+  return info;
+}
+
+/* The pixels of two frames of info alike (not the rows' padding). */
+static gboolean
+frames_equal (const GstVideoInfo * info, GstBuffer * a, GstBuffer * b)
+{
+  guint16 *pa = unpack_frame (info, a), *pb = unpack_frame (info, b);
+  gboolean equal = memcmp (pa, pb, sizeof (guint16) * 4 *
+      GST_VIDEO_INFO_WIDTH (info) * frame_rows (info)) == 0;
+
+  g_free (pa);
+  g_free (pb);
+  return equal;
+}
+
+/* The frame through a fresh element with stmap-location=path (NULL: none). */
+static GstBuffer *
+frame_with_map (const gchar * caps, const gchar * path, GstBuffer * in)
+{
+  GstHarness *h = harness_new (caps, caps);
+  GstBuffer *out;
+
+  g_object_set (h->element, "stmap-location", path, NULL);
+  out = push_pull (h, in);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* The location of the element message saying a map went into use while
+ * the last frame ran: TRUE where there is one (*location NULL: none).
+ * Fails on an error message. */
+static gboolean
+pop_map_in_use (GstBus * bus, gchar ** location)
+{
+  GstMessage *msg;
+  gboolean found = FALSE;
+
+  while ((msg = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_ELEMENT | GST_MESSAGE_ERROR))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      fail ("an error while stmap-location changes: %s", err->message);
+    }
+    if (gst_structure_has_name (st, "bsplinewarp-stmap")) {
+      fail_if (found, "two maps went into use during one frame");
+      *location = g_strdup (gst_structure_get_string (st, "location"));
+      found = TRUE;
+    }
+    gst_message_unref (msg);
+  }
+  return found;
+}
+
+GST_START_TEST (test_stmap_location_while_playing)
+{
+  gchar *a = write_wave_stmap (W, H, 0.02, 1.0);
+  gchar *b = write_wave_stmap (W, H, 0.03, 2.0);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=GRAY8,width=%d,"
+      "height=%d,framerate=30/1", W, H);
+  const gchar *next[] = { NULL, b };
+  GRand *rand = seeded_rand ();
+  GstVideoInfo info;
+  guint k, n;
+
+  info_from_string (&info, caps);
+  for (k = 0; k < G_N_ELEMENTS (next); k++) {
+    GstHarness *h = harness_new (caps, caps);
+    GstBuffer *in = random_frame (&info, rand), *out, *old, *new;
+    GstBus *bus = gst_bus_new ();
+    gchar *used = NULL;
+    gboolean swapped = FALSE;
+
+    gst_element_set_bus (h->element, bus);
+    g_object_set (h->element, "stmap-location", a, NULL);
+    test_location_element = h->element;
+    test_location_next = next[k];
+    gst_buffer_add_meta (in, test_location_meta_info (), NULL);
+    /* the frame during which the property changes: map a */
+    out = push_pull (h, in);
+    fail_unless (out != NULL);
+    fail_unless (pop_map_in_use (bus, &used) && g_strcmp0 (used, a) == 0,
+        "no message that the first map is in use");
+    g_clear_pointer (&used, g_free);
+    gst_buffer_remove_meta (in, gst_buffer_get_meta (in,
+            test_location_meta_info ()->api));
+    old = frame_with_map (caps, a, in);
+    new = frame_with_map (caps, next[k], in);
+    fail_unless (old != NULL && new != NULL);
+    fail_unless (frames_equal (&info, out, old),
+        "the frame during the change is not the old map's");
+    gst_buffer_unref (out);
+    /* the next frames: the old map until the message says the new one (or
+     * none) is in use, from that frame on the new one */
+    for (n = 0; n < 1000 && !swapped; n++) {
+      out = push_pull (h, in);
+      fail_unless (out != NULL);
+      swapped = pop_map_in_use (bus, &used);
+      if (swapped)
+        fail_unless (g_strcmp0 (used, next[k]) == 0,
+            "the map in use is %s, not %s", used, next[k]);
+      fail_unless (frames_equal (&info, out, swapped ? new : old),
+          "frame %u after the change is not %s's", n + 1, swapped ?
+          "the new map" : "the old map");
+      /* the removal needs no file: at once */
+      fail_unless (swapped || next[k] != NULL, "no map not in use at once");
+      gst_buffer_unref (out);
+      if (!swapped)
+        g_usleep (5000);
+    }
+    fail_unless (swapped, "the new map not in use after %u frames", n);
+    out = push_pull (h, in);
+    fail_unless (frames_equal (&info, out, new));
+    fail_if (pop_map_in_use (bus, &used));
+    gst_buffer_unref (out);
+    g_free (used);
+    gst_buffer_unref (old);
+    gst_buffer_unref (new);
+    gst_buffer_unref (in);
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+  g_unlink (a);
+  g_unlink (b);
+  g_free (a);
+  g_free (b);
+  g_free (caps);
+}
+
+GST_END_TEST;
+
 /* Undistorting and distorting by the same camera compose to the
  * identity: two lens stages (and an STMap of the identity between them)
  * in one resampling give the frame back.  Composed the wrong way round
@@ -672,6 +860,7 @@ chain_suite (void)
   tcase_add_test (tc, test_homographies_every_format);
   tcase_add_test (tc, test_lens_every_format);
   tcase_add_test (tc, test_stmap_every_format);
+  tcase_add_test (tc, test_stmap_location_while_playing);
   tcase_add_test (tc, test_two_lens_stages);
   tcase_add_test (tc, test_defer_appends_a_stage);
   tcase_add_test (tc, test_defer_refused);

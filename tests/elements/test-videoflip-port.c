@@ -48,6 +48,18 @@
  *   pushes them.  push_and_pull () and pull_output () below send that
  *   query before pulling.  On the CPU engine the query finds nothing in
  *   flight and changes nothing.
+ * - Interlace modes: upstream runs each test once, on 4x9 RGBA
+ *   progressive caps.  Here each runs once per interlace mode bsplinewarp
+ *   advertises (progressive, interleaved, mixed, alternate), every
+ *   assertion unchanged: the harness, the tests' own source, pushes any
+ *   caps.  In alternate mode the buffers carry no field flag, so they are
+ *   taken as top fields (one element warning).  The 180-degree pixel
+ *   check reads the output's last row at GST_VIDEO_INFO_COMP_HEIGHT
+ *   where upstream has GST_VIDEO_INFO_HEIGHT: the same row in the other
+ *   modes, and in alternate mode the last row of the field the buffer
+ *   holds (5 of 9; HEIGHT would read past the buffer).  The check holds
+ *   in every mode: each field is turned on its own, and the last row of 9
+ *   belongs to the top field.
  * - Pixel checks: test_change_method_twice_same_caps_different_method
  *   compares the input's top-right pixel with the output's bottom-left
  *   one, all four bytes exactly, as upstream: bsplinewarp reorients by
@@ -109,6 +121,22 @@ push_and_pull (GstHarness * h, GstBuffer * buf)
 
 /* ---- the upstream tests ---- */
 
+/* Each test runs once per interlace mode bsplinewarp advertises (loop
+ * index i): upstream's 4x9 RGBA progressive, then interleaved, mixed and
+ * alternate (caps feature format:Interlaced), all of which the harness
+ * can push; 9 rows give fields of 5 and 4. */
+static const GstVideoInterlaceMode test_modes[] = {
+  GST_VIDEO_INTERLACE_MODE_PROGRESSIVE, GST_VIDEO_INTERLACE_MODE_INTERLEAVED,
+  GST_VIDEO_INTERLACE_MODE_MIXED, GST_VIDEO_INTERLACE_MODE_ALTERNATE
+};
+
+static void
+set_test_info (GstVideoInfo * info, gint i)
+{
+  gst_video_info_set_interlaced_format (info, GST_VIDEO_FORMAT_RGBA,
+      test_modes[i], 4, 9);
+}
+
 static GstBuffer *
 create_test_video_buffer_rgba8 (GstVideoInfo * info)
 {
@@ -138,7 +166,7 @@ GST_START_TEST (test_passthrough)
   GstEvent *e;
   GstBuffer *buf;
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBA, 4, 9);
+  set_test_info (&in_info, __i__);
   in_caps = gst_video_info_to_caps (&in_info);
 
   gst_harness_set_src_caps (flip, in_caps);
@@ -178,7 +206,7 @@ GST_START_TEST (test_change_method)
   GstEvent *e;
   GstBuffer *buf;
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBA, 4, 9);
+  set_test_info (&in_info, __i__);
   in_caps = gst_video_info_to_caps (&in_info);
 
   gst_harness_set_src_caps (flip, in_caps);
@@ -236,7 +264,7 @@ GST_START_TEST (test_change_method_twice_same_caps_different_method)
   GstBuffer *input, *output, *buf;
   GstMapInfo in_map_info, out_map_info;
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBA, 4, 9);
+  set_test_info (&in_info, __i__);
   in_caps = gst_video_info_to_caps (&in_info);
 
   gst_harness_set_src_caps (flip, in_caps);
@@ -280,7 +308,7 @@ GST_START_TEST (test_change_method_twice_same_caps_different_method)
   {
     gsize top_right = (GST_VIDEO_INFO_WIDTH (&in_info) - 1) * 4;
     gsize bottom_left =
-        (GST_VIDEO_INFO_HEIGHT (&out_info) -
+        (GST_VIDEO_INFO_COMP_HEIGHT (&out_info, 0) -
         1) * GST_VIDEO_INFO_PLANE_STRIDE (&out_info, 0);
 
     fail_unless_equals_int (in_map_info.data[top_right + 0],
@@ -316,7 +344,7 @@ GST_START_TEST (test_stress_change_method)
   guint i = 0;
 #define N_PUSHES 1000
 
-  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_RGBA, 4, 9);
+  set_test_info (&in_info, __i__);
   gst_harness_set_src_caps (flip, gst_video_info_to_caps (&in_info));
 
   g_value_init (&direction_identity, pspec->value_type);
@@ -359,11 +387,15 @@ videoflip_suite (void)
   TCase *tc_chain = tcase_create ("general");
 
   suite_add_tcase (s, tc_chain);
-  tcase_add_test (tc_chain, test_passthrough);
-  tcase_add_test (tc_chain, test_change_method);
-  tcase_add_test (tc_chain,
-      test_change_method_twice_same_caps_different_method);
-  tcase_add_test (tc_chain, test_stress_change_method);
+  tcase_add_loop_test (tc_chain, test_passthrough, 0,
+      G_N_ELEMENTS (test_modes));
+  tcase_add_loop_test (tc_chain, test_change_method, 0,
+      G_N_ELEMENTS (test_modes));
+  tcase_add_loop_test (tc_chain,
+      test_change_method_twice_same_caps_different_method, 0,
+      G_N_ELEMENTS (test_modes));
+  tcase_add_loop_test (tc_chain, test_stress_change_method, 0,
+      G_N_ELEMENTS (test_modes));
 
   return s;
 }

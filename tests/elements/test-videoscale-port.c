@@ -72,6 +72,16 @@
  *   built against, 1.22), not over the smaller set bsplinewarp
  *   advertises; bsplinewarp's own answer is still queried, with the method
  *   set, and a failure says whether the format is in it.
+ * - Interlace modes: upstream's caps say none (progressive).  The
+ *   per-caps loops (test_passthrough_method_*, the CREATE_TEST scaling
+ *   tests) run each format again as interleaved and as mixed video, the
+ *   modes bsplinewarp advertises in system memory, with every assertion
+ *   unchanged: at odd sizes (641x481, 111x30, 320x1, 1x1) the fields have
+ *   unequal rows, as videoscale splits them.  videotestsrc and
+ *   videoconvert (1.22) make interleaved and mixed frames (mixed ones not
+ *   flagged interlaced) but not alternate-mode ones (format:Interlaced),
+ *   so alternate mode is the one left out here (test_negotiate_alternate
+ *   negotiates it; tests/elements/test-formats.c resamples it).
  * - Failures in the per-caps loops (test_passthrough_method_*, the
  *   CREATE_TEST scaling tests): upstream stops at the first caps that
  *   fails.  Here every upstream assertion of run_test and of the
@@ -452,9 +462,14 @@ GST_END_TEST;
 
 /* ---- the pipelines of the per-caps tests ---- */
 
+/* The interlace modes each format runs in: upstream's caps as they are
+ * (progressive), then interleaved and mixed (see the header). */
+static const gchar *const interlace_modes[] = { NULL, "interleaved", "mixed" };
+
 /* Upstream: the normalised caps videoscale's sink pad answers for the
- * method, one structure each.  Here: videoscale 1.22's (see the header);
- * *advertised gets bsplinewarp's answer with the method set. */
+ * method, one structure each.  Here: videoscale 1.22's (see the header),
+ * each in every interlace mode of interlace_modes; *advertised gets
+ * bsplinewarp's answer with the method set. */
 static GstCaps **
 videoscale_get_allowed_caps_for_method (int method, GstCaps ** advertised)
 {
@@ -463,6 +478,7 @@ videoscale_get_allowed_caps_for_method (int method, GstCaps ** advertised)
   GstPad *pad;
   GstStructure *s;
   gint i, n;
+  guint m;
 
   scale = scale_element_new ("vscale");
   set_videoscale_method (scale, method);
@@ -473,13 +489,20 @@ videoscale_get_allowed_caps_for_method (int method, GstCaps ** advertised)
 
   caps = gst_caps_normalize (gst_caps_from_string (VIDEOSCALE_1_22_CAPS));
   n = gst_caps_get_size (caps);
-  ret = g_new0 (GstCaps *, n + 1);
+  ret = g_new0 (GstCaps *, G_N_ELEMENTS (interlace_modes) * n + 1);
 
   for (i = 0; i < n; i++) {
-    s = gst_caps_get_structure (caps, i);
-    ret[i] = gst_caps_new_empty ();
-    gst_caps_append_structure (ret[i], gst_structure_copy (s));
-    GST_LOG ("method %d supports: %" GST_PTR_FORMAT, method, ret[i]);
+    for (m = 0; m < G_N_ELEMENTS (interlace_modes); m++) {
+      GstCaps *one = gst_caps_new_empty ();
+
+      s = gst_structure_copy (gst_caps_get_structure (caps, i));
+      if (interlace_modes[m])
+        gst_structure_set (s, "interlace-mode", G_TYPE_STRING,
+            interlace_modes[m], NULL);
+      gst_caps_append_structure (one, s);
+      ret[G_N_ELEMENTS (interlace_modes) * i + m] = one;
+      GST_LOG ("method %d supports: %" GST_PTR_FORMAT, method, one);
+    }
   }
 
   gst_caps_unref (caps);

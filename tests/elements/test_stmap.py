@@ -33,13 +33,32 @@ s = (x + 0.5) / W, t = 1 - (y + 0.5) / H.
    B-spline): at least 97 % of the values within 1 of the lens stage.
 5. Antialiasing from the map's Jacobian: a map that shrinks the frame 4
    times leaves at most half of antialias=none's noise variance.
-6. Property changes while PLAYING (Python GStreamer, appsrc ! bsplinewarp !
-   appsink): frames 0-1 without a map are the input, 2-3 with one map,
-   4-5 with another, 6 with none again; every frame arrives.
-7. Bad input: a missing file, a truncated one, an 8-bit PNG, NaN in an
+6. One large finite value (1e30 in a 64x48 identity map): without
+   antialiasing as many pixels change as with cv2.remap on the same map
+   (one); with it, at most 49, within 10 pixels of the outlier (issue 43;
+   values are clamped to a frame beyond the edges, docs/stmap.md).
+7. Property changes while PLAYING (Python GStreamer, appsrc ! bsplinewarp !
+   appsink): no map, one map, another, none again; every frame arrives,
+   each the frame of the map in use as the element message
+   'bsplinewarp-stmap' (location, pts) says: the old map until the new
+   one is read on its own thread, the new one from the frame the message
+   names on, no map at once after a removal.
+8. Bad input: a missing file, a truncated one, an 8-bit PNG, NaN in an
    OpenEXR map, a map of another aspect ratio, lens-model and
    stmap-location together: gst-launch fails with an error that names
    stmap-location (or both properties) and the reason, never a crash.
+9. A map of another aspect ratio (4096x4096 in a small PNG over a
+   64x48 frame) refused from the file's header, before any sample is
+   decoded, gst-launch's peak memory under 256 MiB.
+10. Memory and stalls (issue 43, defect 2): an 8192x6144 map of the
+   frame's aspect ratio (300 KB PNG) refused from its header (more than
+   2^22 samples), gst-launch's peak under 256 MiB (main: 1.55 GB, 26 s);
+   a pipeline in a child process whose map of 2^22 samples is replaced
+   by another while PLAYING: the child's peak at most 256 MiB above the
+   same pipeline without a map, and no frame waits for the read: the
+   slowest frame takes less than a third of the time the new map took to
+   go into use (main read it in the streaming thread: one frame waited
+   for the whole read).
 
 The script re-executes itself under $BSPLINE_CV_PYTHON or <repo>/.venv's
 python and exits 77 (skipped) without OpenCV 4.10.  The plugin is the one
@@ -47,9 +66,12 @@ of GST_PLUGIN_PATH.
 """
 import importlib.util
 import os
+import struct
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 SKIP = 77
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -254,6 +276,63 @@ def check_antialias(L, cv2, np, seed, tmp, failures):
         failures.append(line)
 
 
+def check_outlier(L, cv2, np, seed, tmp, failures):
+    """One large finite value (s = 1e30 at one sample of a 64x48 identity
+    map) changes the output near that sample only, as cv2.remap changes
+    one pixel (issue 43, defect 4; main changed about 1700 of 3072)."""
+    w, h, ox, oy = 64, 48, 20, 30
+    rng = np.random.default_rng([seed, 43])
+    img = np.full((h, w, 4), 255, np.uint8)
+    img[..., :3] = rng.integers(0, 256, (h, w, 3))
+    x = (np.arange(w) + 0.5) / w
+    y = (np.arange(h) + 0.5) / h
+    s, Y = np.meshgrid(x, y)
+    t = 1.0 - Y
+    write_stmap(cv2, np, os.path.join(tmp, "identity.exr"), s, t, "exr")
+    s_out = s.copy()
+    s_out[oy, ox] = 1e30
+    write_stmap(cv2, np, os.path.join(tmp, "outlier.exr"), s_out, t, "exr")
+    pos = np.stack([s_out * w - 0.5, Y * h - 0.5], -1).astype(np.float32)
+    same = np.stack([s * w - 0.5, Y * h - 0.5], -1).astype(np.float32)
+    remap = [cv2.remap(img, p[..., 0], p[..., 1], cv2.INTER_LINEAR,
+                       borderMode=cv2.BORDER_REFLECT) for p in (same, pos)]
+    n_remap = int((remap[0] != remap[1]).any(-1).sum())
+    # with antialiasing the map's steep Jacobian next to the outlier widens
+    # the kernel there: changes within 10 pixels of it, at most 49
+    for extra, most, reach in (("antialias=none", n_remap, 0),
+                               ("", 49, 10)):
+        out = [L.run_element(np, img, "bsplinewarp stmap-location=%s %s" % (
+            os.path.join(tmp, name), extra), w, h, tmp)
+            for name in ("identity.exr", "outlier.exr")]
+        ys, xs = np.nonzero((out[0] != out[1]).any(-1))
+        far = max([0] + [max(abs(a - ox), abs(b - oy))
+                         for a, b in zip(xs, ys)])
+        line = ("an STMap outlier (1e30 at (%d, %d) of 64x48) %s: %d "
+                "pixels changed, the farthest %d from it (cv2.remap: %d "
+                "changed)" % (ox, oy, extra or "antialias default", len(xs),
+                              far, n_remap))
+        print(line)
+        if len(xs) > most or far > reach:
+            failures.append(line)
+
+
+def pop_map_messages(Gst, bus):
+    """The element messages 'bsplinewarp-stmap' on the bus as (location,
+    pts), and the first error's text or None."""
+    used, error = [], None
+    while True:
+        msg = bus.pop_filtered(Gst.MessageType.ELEMENT
+                               | Gst.MessageType.ERROR)
+        if msg is None:
+            return used, error
+        if msg.type == Gst.MessageType.ERROR:
+            error = error or msg.parse_error()[0].message
+            continue
+        st = msg.get_structure()
+        if st.get_name() == "bsplinewarp-stmap":
+            used.append((st.get_value("location"), st.get_value("pts")))
+
+
 def check_playing(L, cv2, np, tmp, failures):
     """stmap-location changed between buffers of a running pipeline."""
     try:
@@ -281,49 +360,67 @@ def check_playing(L, cv2, np, tmp, failures):
         "boundary=reflect antialias=none ! appsink name=sink sync=false" % (
             w, h))
     src, warp, sink = (pipe.get_by_name(n) for n in ("src", "warp", "sink"))
+    bus = pipe.get_bus()
     pipe.set_state(Gst.State.PLAYING)
-    outs = []
-    plan = [None, None, flip, flip, shift, shift, ""]
-    for i, loc in enumerate(plan):
+
+    def expected_off(o, loc):
+        if loc == shift:
+            # 5 px right: output x samples input x + 5 (inside)
+            d = o[:, :w - 5].astype(int) - frame[:, 5:].astype(int)
+        else:
+            e = frame[:, ::-1] if loc == flip else frame
+            d = o.astype(int) - e.astype(int)
+        return int(np.abs(d).max())
+
+    # each location set, then frames until it is in use, and one more
+    plan = [None, flip, shift, ""]
+    in_use, i, counts, error = "unknown", 0, [], None
+    for loc in plan:
+        target = loc or None
         if loc is not None:
             warp.set_property("stmap-location", loc)
-        buf = Gst.Buffer.new_wrapped(frame.tobytes())
-        buf.pts = i * Gst.SECOND // 30
-        buf.duration = Gst.SECOND // 30
-        src.emit("push-buffer", buf)
-        sample = sink.emit("try-pull-sample", 5 * Gst.SECOND)
-        if sample is None:
+        n = 0
+        while error is None and n < 400:
+            buf = Gst.Buffer.new_wrapped(frame.tobytes())
+            buf.pts = i * Gst.SECOND // 30
+            buf.duration = Gst.SECOND // 30
+            src.emit("push-buffer", buf)
+            sample = sink.emit("try-pull-sample", 5 * Gst.SECOND)
+            used, error = pop_map_messages(Gst, bus)
+            if sample is None:
+                error = error or "frame %d did not come out" % i
+                break
+            for where, pts in used:
+                if pts != buf.pts:
+                    failures.append("PLAYING: map %s in use from PTS %s, "
+                                    "not at a frame's" % (where, pts))
+                in_use = where
+            b = sample.get_buffer()
+            ok, info = b.map(Gst.MapFlags.READ)
+            o = np.frombuffer(info.data, np.uint8).reshape(h, w, 4)
+            off = expected_off(o, in_use)
+            b.unmap(info)
+            if off > 1:
+                failures.append("PLAYING: frame %d (map in use %s) is %d "
+                                "off" % (i, in_use, off))
+            i += 1
+            n += 1
+            if in_use == target and n > 1:
+                break
+            if in_use != target:
+                time.sleep(0.01)
+        counts.append(n - 1)
+        if in_use != target:
+            failures.append("PLAYING: stmap-location=%s not in use after %d "
+                            "frames (%s)" % (loc, n, error))
             break
-        b = sample.get_buffer()
-        ok, info = b.map(Gst.MapFlags.READ)
-        outs.append(np.frombuffer(info.data, np.uint8).reshape(h, w, 4)
-                    .copy())
-        b.unmap(info)
     src.emit("end-of-stream")
-    bus = pipe.get_bus()
-    msg = bus.timed_pop_filtered(5 * Gst.SECOND, Gst.MessageType.ERROR
-                                 | Gst.MessageType.EOS)
     pipe.set_state(Gst.State.NULL)
-    if msg is not None and msg.type == Gst.MessageType.ERROR:
-        failures.append("PLAYING: error %s" % (msg.parse_error()[0].message))
-    if len(outs) != len(plan):
-        failures.append("PLAYING: %d of %d frames came out" % (len(outs),
-                                                                len(plan)))
-        return
-    expect = [frame, frame, frame[:, ::-1], frame[:, ::-1], None, None,
-              frame]
-    for i, (o, e) in enumerate(zip(outs, expect)):
-        if e is None:
-            # 5 px right: output x samples input x + 5 (inside)
-            d = np.abs(o[:, :w - 5].astype(int) - frame[:, 5:].astype(int))
-        else:
-            d = np.abs(o.astype(int) - e.astype(int))
-        if d.max() > 1:
-            failures.append("PLAYING: frame %d (stmap-location %s) is %d off"
-                            % (i, plan[i], d.max()))
-    print("PLAYING: %d frames, stmap-location none, flip, shift, none: each "
-          "as expected" % len(outs) if not any(
-              f.startswith("PLAYING") for f in failures) else
+    if error is not None:
+        failures.append("PLAYING: error %s" % error)
+    print("PLAYING: %d frames, stmap-location none, flip, shift, none: in "
+          "use after %s frames, each frame its map's" % (i, counts)
+          if not any(f.startswith("PLAYING") for f in failures) else
           "PLAYING: failed")
 
 
@@ -374,6 +471,191 @@ def check_bad_input(L, cv2, np, tmp, failures):
                                                                 out[-600:]))
 
 
+def constant_png16(path, w, h, value=30000):
+    """A 16-bit RGB PNG of one value, written row by row (a few hundred
+    kilobytes on disk for millions of samples, as the hostile round's
+    maps were)."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff))
+    row = b"\0" + struct.pack(">H", value) * (3 * w)
+    z = zlib.compressobj(9)
+    idat = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" +
+                chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 2, 0, 0, 0))
+                + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def peak_of(launch, env):
+    """The peak resident memory (KiB) of a command alone, a child of a
+    fresh interpreter, and what it printed.  As in test_lens.py's
+    run_element, gst-launch 1.22 may hang after an element error while it
+    prerolls: killed after 30 s, what it printed is read."""
+    probe = ("import resource, subprocess, sys\n"
+             "try:\n"
+             "    r = subprocess.run(sys.argv[1:], capture_output=True, "
+             "text=True, timeout=30)\n"
+             "    out = r.stdout + r.stderr\n"
+             "except subprocess.TimeoutExpired as e:\n"
+             "    out = ''.join(x.decode() if isinstance(x, bytes) else "
+             "(x or '') for x in (e.stdout, e.stderr))\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.stdout.write(out)\n")
+    r = subprocess.run([sys.executable, "-c", probe] + launch,
+                       capture_output=True, text=True, env=env)
+    first, _, said = r.stdout.partition("\n")
+    return (int(first) if first.isdigit() else 1 << 30), said + r.stderr
+
+
+def check_declared_size(L, np, tmp, failures):
+    """A map of another aspect ratio than the frame, 4096x4096 samples of
+    one value in a small PNG, is refused from its header, before any
+    sample is decoded: the error says so, and gst-launch's peak memory
+    stays under 256 MiB (main decoded it first: about 600 MB)."""
+    w, h = 64, 48
+    path = os.path.join(tmp, "square.png")
+    constant_png16(path, 4096, 4096)
+    fin = os.path.join(tmp, "grey.rgba")
+    np.full((h, w, 4), 128, np.uint8).tofile(fin)
+    launch = ["gst-launch-1.0", "-q", "filesrc", "location=" + fin,
+              "blocksize=%d" % (w * h * 4), "!", "rawvideoparse",
+              "format=rgba", "width=%d" % w, "height=%d" % h,
+              "framerate=1/1", "!", "bsplinewarp", "stmap-location=" + path,
+              "!", "fakesink"]
+    peak_kb, said = peak_of(launch, L.gst_env(tmp))
+    ok = ("4096x4096" in said and "before any sample was decoded" in said
+          and peak_kb < 256 * 1024)
+    line = ("a 4096x4096 STMap (%d bytes) over a 64x48 frame: peak %.1f MiB, "
+            "%s" % (os.path.getsize(path), peak_kb / 1024.0,
+                    "refused from its header" if ok else "UNEXPECTED: " +
+                    said[-400:]))
+    print(line)
+    if not ok:
+        failures.append(line)
+
+
+# The child of check_memory: appsrc ! bsplinewarp ! appsink with 64x48
+# RGBA frames; with two map paths, the first in use from the first frame,
+# then the second set and frames pushed (10 ms apart) until it is in use.
+# Prints the seconds the second map took to go into use, the slowest
+# frame's seconds, the frames and whether the last frame is the second
+# constant map's (every pixel alike, and unlike the first map's).
+SWAP_CHILD = """
+import sys, time
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+w, h = 64, 48
+maps = sys.argv[1:]
+pipe = Gst.parse_launch(
+    "appsrc name=src format=time caps=video/x-raw,format=RGBA,width=%d,"
+    "height=%d,framerate=30/1 ! bsplinewarp name=warp ! appsink name=sink "
+    "sync=false" % (w, h))
+src, warp, sink = (pipe.get_by_name(n) for n in ("src", "warp", "sink"))
+bus = pipe.get_bus()
+if maps:
+    warp.set_property("stmap-location", maps[0])
+pipe.set_state(Gst.State.PLAYING)
+data = bytes(range(256)) * (w * h * 4 // 256)
+def push(i):
+    buf = Gst.Buffer.new_wrapped(data)
+    buf.pts = i * Gst.SECOND // 30
+    t = time.monotonic()
+    src.emit("push-buffer", buf)
+    sample = sink.emit("try-pull-sample", 60 * Gst.SECOND)
+    if sample is None:
+        sys.exit("frame %d did not come out" % i)
+    used = False
+    while True:
+        msg = bus.pop_filtered(Gst.MessageType.ELEMENT
+                               | Gst.MessageType.ERROR)
+        if msg is None:
+            break
+        if msg.type == Gst.MessageType.ERROR:
+            sys.exit(msg.parse_error()[0].message)
+        st = msg.get_structure()
+        used = used or (maps and st.get_name() == "bsplinewarp-stmap"
+                        and st.get_value("location") == maps[-1])
+    ok, info = sample.get_buffer().map(Gst.MapFlags.READ)
+    px = bytes(info.data)
+    sample.get_buffer().unmap(info)
+    return time.monotonic() - t, used, px[:4] * (w * h) == px and px[:4]
+first = push(0)[2]
+slowest, n, used, flat, start = 0.0, 1, not maps, False, time.monotonic()
+if maps:
+    warp.set_property("stmap-location", maps[1])
+while not used and time.monotonic() - start < 120:
+    took, used, flat = push(n)
+    slowest, n = max(slowest, took), n + 1
+    time.sleep(0.01)
+took = time.monotonic() - start
+src.emit("end-of-stream")
+pipe.set_state(Gst.State.NULL)
+print(took, slowest, n, bool(used and flat and first and flat != first))
+"""
+
+
+def check_memory(L, np, tmp, failures):
+    """Issue 43, defect 2: no STMap makes the element hold more than 256
+    MiB, and no frame waits for a map read while PLAYING (10. above)."""
+    w, h = 64, 48
+    path = os.path.join(tmp, "huge.png")
+    constant_png16(path, 8192, 6144)
+    fin = os.path.join(tmp, "grey.rgba")
+    np.full((h, w, 4), 128, np.uint8).tofile(fin)
+    launch = ["gst-launch-1.0", "-q", "filesrc", "location=" + fin,
+              "blocksize=%d" % (w * h * 4), "!", "rawvideoparse",
+              "format=rgba", "width=%d" % w, "height=%d" % h,
+              "framerate=1/1", "!", "bsplinewarp", "stmap-location=" + path,
+              "!", "fakesink"]
+    t = time.monotonic()
+    peak_kb, said = peak_of(launch, L.gst_env(tmp))
+    ok = ("8192x6144" in said and "2^22" in said and "2364x1773" in said
+          and "before any sample was decoded" in said
+          and peak_kb < 256 * 1024)
+    line = ("an 8192x6144 STMap (%d bytes) over a 64x48 frame: peak %.1f "
+            "MiB, %.1f s, %s" % (
+                os.path.getsize(path), peak_kb / 1024.0,
+                time.monotonic() - t, "refused from its header" if ok else
+                "UNEXPECTED: " + said[-400:]))
+    print(line)
+    if not ok:
+        failures.append(line)
+
+    # the largest maps (2364x1773 <= 2^22 samples), one replacing the other
+    a, b = os.path.join(tmp, "max-a.png"), os.path.join(tmp, "max-b.png")
+    constant_png16(a, 2364, 1773, 20000)
+    constant_png16(b, 2364, 1773, 40000)
+    # the peaks of the children alone (peak_of): ru_maxrss is kept across
+    # exec, so a child of this interpreter would report this one's peak
+    runs = []
+    for maps in ([], [a, b]):
+        peak_kb, said = peak_of([sys.executable, "-c", SWAP_CHILD] + maps,
+                                L.gst_env(tmp))
+        runs.append([peak_kb] + said.split())
+        if len(runs[-1]) != 5 or runs[-1][4] not in ("True", "False"):
+            line = "swap of two 2^22-sample maps: UNEXPECTED: %s" % (
+                said[-600:])
+            print(line)
+            failures.append(line)
+            return
+    n, last_ok = runs[1][3], runs[1][4]
+    extra = (runs[1][0] - runs[0][0]) / 1024.0
+    took, slowest = runs[1][1], runs[1][2]
+    took, slowest = float(took), float(slowest)
+    ok = extra <= 256 and slowest < took / 3 and last_ok == "True"
+    line = ("two 2364x1773 STMaps (2^22 samples), the second set while "
+            "PLAYING: peak %.1f MiB above no map; in use after %.2f s and "
+            "%s frames, the slowest frame %.3f s, %s" % (
+                extra, took, n, slowest, "the new map's frame"
+                if last_ok == "True" else "NOT the new map's frame"))
+    print(line)
+    if not ok:
+        failures.append(line)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -391,8 +673,11 @@ def main():
         check_lens_equivalence(L, cv2, np, cal, tmp, failures)
         check_remap(L, cv2, np, cal, tmp, failures)
         check_antialias(L, cv2, np, seed, tmp, failures)
+        check_outlier(L, cv2, np, seed, tmp, failures)
         check_playing(L, cv2, np, tmp, failures)
         check_bad_input(L, cv2, np, tmp, failures)
+        check_declared_size(L, np, tmp, failures)
+        check_memory(L, np, tmp, failures)
     L.finish(failures, seed, "test_stmap")
 
 
