@@ -30,6 +30,7 @@
 
 #include "bspline.h"
 #include "bspline-geometry.h"
+#include "gstbsplinelensprofile.h"
 
 G_BEGIN_DECLS
 
@@ -81,6 +82,11 @@ typedef struct
   GstBSplineNumbers distortion; /* OpenCV's order */
   GstBSplineNumbers new_camera_matrix;  /* fx fy cx cy, or unset */
   GstBSplineLensFit fit;
+  /* lens-profile: the file's name (for get_property only; the numbers
+   * were read when it was set) and its numbers, which the properties
+   * above override where they are set */
+  gchar *profile_location;
+  GstBSplineLensProfile profile;
 } GstBSplineLensSettings;
 
 /* What differs between the elements that install the shared properties. */
@@ -113,6 +119,7 @@ enum
   GST_BSPLINE_SETTINGS_PROP_DISTORTION,
   GST_BSPLINE_SETTINGS_PROP_NEW_CAMERA_MATRIX,
   GST_BSPLINE_SETTINGS_PROP_LENS_FIT,
+  GST_BSPLINE_SETTINGS_PROP_LENS_PROFILE,
   GST_BSPLINE_SETTINGS_PROP_LAST
 };
 
@@ -130,9 +137,23 @@ void gst_bspline_settings_install_lens_properties (GObjectClass * klass,
     gsize lens_offset, gboolean at_start);
 
 /* The lens stage of lens into geometry (its lens_* fields, camera,
- * distortion, new_camera). */
+ * distortion, new_camera): the lens profile's, scaled to geometry's
+ * frames (whose sizes and orientation are set), overridden by the
+ * properties that are set. */
 void gst_bspline_settings_lens_geometry (const GstBSplineLensSettings * lens,
     bspline_geometry * geometry);
+
+/* The lens model that lens gives: lens-model, or where that is none the
+ * loaded profile's. */
+gint gst_bspline_settings_lens_model (const GstBSplineLensSettings * lens);
+
+/* FALSE with msg where the lens profile of lens cannot be used with the
+ * frames of geometry (gst_bspline_lens_profile_check). */
+gboolean gst_bspline_settings_lens_check (const GstBSplineLensSettings *
+    lens, const bspline_geometry * geometry, gchar * msg, gsize msg_len);
+
+/* Frees what lens owns (the profile's location). */
+void gst_bspline_settings_lens_clear (GstBSplineLensSettings * lens);
 
 /* "lens-model=brown camera-matrix=<...> distortion=<...> ..." of lens, for
  * messages; g_free it. */

@@ -336,6 +336,7 @@ gst_bspline_warp_finalize (GObject * object)
   /* what stop frees (where the element never started, or failed to) */
   gst_bspline_warp_stop (GST_BASE_TRANSFORM (self));
   gst_bspline_warp_stmap_finalize (&self->stmap);
+  gst_bspline_settings_lens_clear (&self->settings.lens);
   gst_bspline_chain_defer_clear (&self->defer);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -527,7 +528,9 @@ static gboolean
 gst_bspline_warp_can_pass (GstBSplineWarp * self, const GstVideoInfo * in_info,
     const GstVideoInfo * out_info, const GstBSplineWarpSettings * s)
 {
+  /* (a lens profile that failed to load is reported by the next frame) */
   return gst_bspline_warp_cuda_same_memory (self)
+      && s->lens.profile.state != GST_BSPLINE_LENS_PROFILE_FAILED
       && gst_bspline_warp_is_identity (in_info, out_info, s);
 }
 
@@ -664,13 +667,15 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
   bspline_chain_stage *chain;
   guint n_chain;
   gboolean bad_chain;
-  gchar msg[256];
+  gchar msg[512];
   GstFlowReturn ret;
 
   if (!gst_bspline_engine_ensure_threads (&self->engine, GST_ELEMENT (self),
           self->frame.resample.n_threads))
     return GST_FLOW_ERROR;
-  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+  if (self->frame.stmap_set
+      && gst_bspline_settings_lens_model (&self->frame.lens) !=
+      BSPLINE_LENS_NONE)
     goto stage_conflict;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
           self->frame.stmap_serial))
@@ -684,6 +689,11 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
     goto bad_chain;
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
+  if (!gst_bspline_settings_lens_check (&self->frame.lens, geometry, msg,
+          sizeof (msg))) {
+    g_free (chain);
+    goto bad_lens_profile;
+  }
   geometry->stmap = self->stmap.map;
   ret = gst_bspline_warp_planes_update (self, geometry, *fields, chain,
       n_chain);
@@ -694,10 +704,18 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
 stage_conflict:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("lens-model=%s and stmap-location cannot both be set: the element "
-            "has one stage for either.",
-            bspline_lens_model_name (self->frame.lens.model)),
-        ("unset stmap-location or set lens-model=none"));
+        ("lens-model=%s (or lens-profile) and stmap-location cannot both "
+            "be set: the element has one stage for either.",
+            bspline_lens_model_name (gst_bspline_settings_lens_model
+                (&self->frame.lens))),
+        ("unset stmap-location, or set lens-model=none and unset "
+            "lens-profile"));
+    return GST_FLOW_ERROR;
+  }
+bad_lens_profile:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The lens profile cannot be used: %s.", msg), (NULL));
     return GST_FLOW_ERROR;
   }
 bad_chain:
@@ -839,7 +857,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
       || gst_bspline_warp_defer_refusal (self, self->frame.resample.defer)
       || !self->frame.resample.defer)
     return FALSE;
-  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+  if (self->frame.stmap_set
+      && gst_bspline_settings_lens_model (&self->frame.lens) !=
+      BSPLINE_LENS_NONE)
     return FALSE;
   if (self->frame.stmap_set && !gst_bspline_warp_stmap_ensure (&self->stmap,
           GST_ELEMENT (self), self->frame.stmap_serial)) {
@@ -848,6 +868,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
   }
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, &geometry);
+  if (!gst_bspline_settings_lens_check (&self->frame.lens, &geometry, msg,
+          sizeof (msg)))
+    return FALSE;
   geometry.stmap = self->stmap.map;
   /* the buffer's stages and the element's own after them; what the
    * element could not resample by (a singular geometry, a bad chain) is
