@@ -41,26 +41,15 @@
  * of sizes such as 2704x1520 against 1920x1080. */
 #define ASPECT_TOLERANCE 0.005
 
-static gboolean
+/* profile FAILED, its message "lens-profile "LOCATION": WHY" */
+static void
 fail (GstBSplineLensProfile * profile, const gchar * location,
-    const gchar * format, ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-fail (GstBSplineLensProfile * profile, const gchar * location,
-    const gchar * format, ...)
+    const gchar * why)
 {
-  gchar *why;
-  va_list args;
-
-  va_start (args, format);
-  why = g_strdup_vprintf (format, args);
-  va_end (args);
   memset (profile, 0, sizeof (*profile));
   profile->state = GST_BSPLINE_LENS_PROFILE_FAILED;
   g_snprintf (profile->message, sizeof (profile->message),
       "lens-profile \"%s\": %s", location, why);
-  g_free (why);
-  return FALSE;
 }
 
 /* The file's bytes, at most GST_BSPLINE_LENS_PROFILE_MAX_BYTES, or NULL
@@ -216,8 +205,7 @@ dimensions (JsonObject * root, const gchar * name, gboolean required,
     JsonNode *v = member (object, axis[i]);
     if (v == NULL || !JSON_NODE_HOLDS_VALUE (v)
         || json_node_get_value_type (v) != G_TYPE_INT64
-        || json_node_get_int (v) < 1
-        || json_node_get_int (v) > MAX_DIMENSION) {
+        || json_node_get_int (v) < 1 || json_node_get_int (v) > MAX_DIMENSION) {
       *why = g_strdup_printf ("\"%s\".\"%s\" must be a whole number of "
           "pixels from 1 to %d", name, axis[i], MAX_DIMENSION);
       return FALSE;
@@ -461,7 +449,7 @@ gst_bspline_lens_profile_load (GstBSplineLensProfile * profile,
 
 done:
   if (!ok)
-    fail (profile, location, "%s", why);
+    fail (profile, location, why);
   g_free (why);
   g_free (data);
   if (parser)
@@ -473,8 +461,7 @@ done:
  * undistorting, the output before its reorientation when distorting) and
  * the undistorted frame's. */
 static void
-frame_sizes (const bspline_geometry * g, gint distorted[2],
-    gint undistorted[2])
+frame_sizes (const bspline_geometry * g, gint distorted[2], gint undistorted[2])
 {
   gboolean swap = bspline_orientation_swaps_axes (g->orientation);
   gint out_w = swap ? g->dst_height : g->dst_width;

@@ -19,6 +19,7 @@
 
 #include "gstbsplinesettings.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinelinear.h"
 
 #define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
 #define DEFAULT_ORDER 3
@@ -334,6 +335,23 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
 
 #undef FIELD
 
+void
+gst_bspline_settings_install_gamma_property (GObjectClass * klass,
+    gsize resample_offset)
+{
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_GAMMA_MODE, resample_offset +
+      G_STRUCT_OFFSET (GstBSplineSettings, gamma_mode),
+      g_param_spec_enum ("gamma-mode", "Gamma mode",
+          "none (resample the code values) or remap (resample in linear "
+          "light: the caps' transfer function, sRGB, BT.709/601/2020, PQ "
+          "or HLG, decoded to float before the CPU engine and encoded "
+          "after; 8-bit RGB formats in one plane, the CPU engine) "
+          "(default none)", GST_TYPE_BSPLINE_GAMMA_MODE,
+          GST_BSPLINE_GAMMA_MODE_NONE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+}
+
 #define LENS_FIELD(member) \
   (lens_offset + G_STRUCT_OFFSET (GstBSplineLensSettings, member))
 
@@ -515,6 +533,7 @@ gst_bspline_settings_mark_plugin_api (void)
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_MODEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_DIRECTION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_FIT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_GAMMA_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BOUNDARY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PRECISION, 0);
@@ -645,8 +664,7 @@ gst_bspline_settings_set_lens_profile (GObject * object, gpointer settings,
   streaming = GST_STATE (object) >= GST_STATE_PAUSED;
   if (profile.state != GST_BSPLINE_LENS_PROFILE_FAILED || !streaming) {
     g_free (lens->profile_location);
-    lens->profile_location = location && *location ? g_strdup (location) :
-        NULL;
+    lens->profile_location = location && *location ? g_strdup (location) : NULL;
     lens->profile = profile;
   }
   GST_OBJECT_UNLOCK (object);
@@ -741,4 +759,6 @@ gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
   params->antialias = settings->antialias;
   gst_bspline_frame_plane_fill (info, plane, settings->fill_color, image,
       params->fill);
+  if (settings->gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP)
+    gst_bspline_linear_fill (info, plane, image, params->fill);
 }

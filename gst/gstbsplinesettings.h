@@ -56,6 +56,7 @@ typedef struct
   GstBSplineBackend backend;
   gint cuda_device_id;
   gboolean defer;               /* append to the warp chain, do not resample */
+  gint gamma_mode;              /* GstBSplineGammaMode, where installed */
 } GstBSplineSettings;
 
 /* A property that holds a list of numbers (a GstValueArray of doubles). */
@@ -120,6 +121,7 @@ enum
   GST_BSPLINE_SETTINGS_PROP_NEW_CAMERA_MATRIX,
   GST_BSPLINE_SETTINGS_PROP_LENS_FIT,
   GST_BSPLINE_SETTINGS_PROP_LENS_PROFILE,
+  GST_BSPLINE_SETTINGS_PROP_GAMMA_MODE,
   GST_BSPLINE_SETTINGS_PROP_LAST
 };
 
@@ -135,6 +137,12 @@ void gst_bspline_settings_install_properties (GObjectClass * klass,
  * change in NULL and READY only), else with every frame. */
 void gst_bspline_settings_install_lens_properties (GObjectClass * klass,
     gsize lens_offset, gboolean at_start);
+
+/* Installs gamma-mode (resampling in linear light, gstbsplinelinear.h)
+ * into klass; its value lives in the GstBSplineSettings at
+ * resample_offset. */
+void gst_bspline_settings_install_gamma_property (GObjectClass * klass,
+    gsize resample_offset);
 
 /* The lens stage of lens into geometry (its lens_* fields, camera,
  * distortion, new_camera): the lens profile's, scaled to geometry's
@@ -184,7 +192,8 @@ gboolean gst_bspline_settings_get_property (GObject * object,
     gconstpointer settings, GParamSpec * pspec, GValue * value);
 
 /* The engine parameters of plane p of info (described by image): the
- * settings, with the fill colour as the code value of each channel. */
+ * settings, with the fill colour as the code value of each channel (with
+ * gamma-mode=remap, as its linear light in code units). */
 void gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
     const GstVideoInfo * info, guint plane, const bspline_image * image,
     bspline_params * params);

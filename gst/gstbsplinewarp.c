@@ -77,6 +77,7 @@
 #include "gstbsplineframe.h"
 #include "gstbsplinemeta.h"
 #include "gstbsplinechain.h"
+#include "gstbsplinelinear.h"
 
 GST_DEBUG_CATEGORY (gst_bspline_warp_debug);
 #define GST_CAT_DEFAULT gst_bspline_warp_debug
@@ -205,6 +206,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           resample));
   gst_bspline_settings_install_lens_properties (gobject_class,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, lens), FALSE);
+  gst_bspline_settings_install_gamma_property (gobject_class,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, resample));
   gst_bspline_settings_install_field (gobject_class, PROP_ROTATION,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, rotation),
       g_param_spec_double ("rotation", "Rotation",
@@ -677,6 +680,9 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
       && gst_bspline_settings_lens_model (&self->frame.lens) !=
       BSPLINE_LENS_NONE)
     goto stage_conflict;
+  if (self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP
+      && gst_bspline_engine_on_gpu (&self->engine))
+    goto linear_on_gpu;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
           self->frame.stmap_serial))
     return GST_FLOW_ERROR;
@@ -710,6 +716,13 @@ stage_conflict:
                 (&self->frame.lens))),
         ("unset stmap-location, or set lens-model=none and unset "
             "lens-profile"));
+    return GST_FLOW_ERROR;
+  }
+linear_on_gpu:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("gamma-mode=remap runs on the CPU engine only: set backend=cpu, "
+            "or gamma-mode=none on the GPU."), (NULL));
     return GST_FLOW_ERROR;
   }
 bad_lens_profile:
@@ -760,6 +773,30 @@ bad_meta:
   }
 }
 
+/* gamma-mode=remap: plane p resampled in linear light on the CPU. */
+static GstFlowReturn
+gst_bspline_warp_linear_run_on_cpu (GstBSplineWarp * self,
+    const GstBSplineLinear * linear, GstBSplineFields fields, guint p,
+    const bspline_image * src, const bspline_image * dst)
+{
+  bspline_status status;
+  gchar msg[256] = "";
+
+  status = gst_bspline_linear_execute (linear, p, self->engine.cpu,
+      self->planes.plane[fields][p].plan, src, dst, msg, sizeof (msg));
+  if (status == BSPLINE_OK)
+    return GST_FLOW_OK;
+  if (status == BSPLINE_ERROR_NO_MEMORY)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to resample plane %u in linear light.", p),
+        ("%s", msg));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Resampling plane %u in linear light failed: %s.", p, msg),
+        ("%s", bspline_status_string (status)));
+  return GST_FLOW_ERROR;
+}
+
 GstFlowReturn
 gst_bspline_warp_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -768,7 +805,10 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   GstBSplineWarpPlanes *planes = &self->planes;
   bspline_geometry geometry;
   GstBSplineFields fields;
+  GstBSplineLinear linear;
+  gboolean remap;
   GstFlowReturn ret;
+  gchar msg[512] = "";
   guint p;
 
   ret = gst_bspline_warp_check_frames (self, in_frame, out_frame);
@@ -778,13 +818,20 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
       &fields);
   if (ret != GST_FLOW_OK)
     return ret;
+  remap = self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP;
+  if (remap && !gst_bspline_linear_init (&linear, &filter->in_info,
+          &filter->out_info, msg, sizeof (msg)))
+    goto no_linear;
   if (!gst_bspline_layout_read (&planes->in_layout[fields], in_frame,
           &planes->cpu_in, gst_bspline_warp_pack_threads (self))
       || !gst_bspline_layout_prepare (&planes->out_layout[fields], out_frame,
           &planes->cpu_out))
     goto no_memory;
   for (p = 0; ret == GST_FLOW_OK && p < planes->in_layout[fields].n_planes; p++)
-    ret = gst_bspline_warp_planes_run_on_cpu (self, &geometry, fields, p,
+    ret = remap && !planes->plane[fields][p].exact ?
+        gst_bspline_warp_linear_run_on_cpu (self, &linear, fields, p,
+        &planes->cpu_in.plane[p], &planes->cpu_out.plane[p]) :
+        gst_bspline_warp_planes_run_on_cpu (self, &geometry, fields, p,
         &planes->cpu_in.plane[p], &planes->cpu_out.plane[p]);
   if (ret == GST_FLOW_OK)
     gst_bspline_layout_write (&planes->out_layout[fields], &planes->cpu_out,
@@ -792,6 +839,12 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   return ret;
 
   /* ERRORS */
+no_linear:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The frame cannot be resampled in linear light: %s.", msg), (NULL));
+    return GST_FLOW_ERROR;
+  }
 no_memory:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
