@@ -148,8 +148,7 @@ gst_bspline_linear_fill (const GstVideoInfo * info, guint plane,
   guint pass, ch;
 
   if (!gst_bspline_linear_format_ok (info) || plane != 0
-      || !gst_bspline_linear_transfer (info->colorimetry.transfer,
-          &transfer))
+      || !gst_bspline_linear_transfer (info->colorimetry.transfer, &transfer))
     return;
   pass = gst_bspline_linear_pass_mask (info);
   for (ch = 0; ch < BSPLINE_MAX_CHANNELS; ch++)

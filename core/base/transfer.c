@@ -191,8 +191,7 @@ bspline_transfer_encode (bspline_transfer transfer,
   if (!threshold)
     return BSPLINE_ERROR_NO_MEMORY;
   for (c = 0; c < max; c++)
-    threshold[c] = max * bspline_transfer_to_linear (transfer,
-        (c + 0.5) / max);
+    threshold[c] = max * bspline_transfer_to_linear (transfer, (c + 0.5) / max);
   n = dst->width * dst->channels;
   for (y = 0; y < dst->height; y++) {
     const float *in = (const float *) ((const uint8_t *) src->data +
@@ -202,8 +201,7 @@ bspline_transfer_encode (bspline_transfer transfer,
       float v = in[x];
       unsigned code;
       if (pass_mask >> (x % dst->channels) & 1)
-        code = v <= 0.0f ? 0 : v >= (float) max ? max :
-            (unsigned) lrintf (v);
+        code = !(v > 0.0f) ? 0 : v >= (float) max ? max : (unsigned) lrintf (v);
       else
         code = nearest_code (threshold, max, isnan (v) ? 0.0f : v);
       if (dst->type == BSPLINE_SAMPLE_U8)
