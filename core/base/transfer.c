@@ -90,6 +90,27 @@ bspline_transfer_from_linear (bspline_transfer transfer, double l)
   }
 }
 
+void
+bspline_transfer_decode_table (bspline_transfer transfer, int bits,
+    float *decode)
+{
+  unsigned max = (1u << bits) - 1, c;
+
+  for (c = 0; c <= max; c++)
+    decode[c] = (float) (max * bspline_transfer_to_linear (transfer,
+            (double) c / max));
+}
+
+void
+bspline_transfer_encode_thresholds (bspline_transfer transfer, int bits,
+    double *threshold)
+{
+  unsigned max = (1u << bits) - 1, c;
+
+  for (c = 0; c < max; c++)
+    threshold[c] = max * bspline_transfer_to_linear (transfer, (c + 0.5) / max);
+}
+
 static bspline_status
 check_pair (const bspline_image * coded, const bspline_image * linear,
     char *msg, size_t msg_len)
@@ -129,7 +150,7 @@ bspline_transfer_decode (bspline_transfer transfer,
     unsigned pass_mask, char *msg, size_t msg_len)
 {
   bspline_status status = check_pair (src, dst, msg, msg_len);
-  unsigned max, c;
+  unsigned max;
   float *table;
   int x, y, n;
 
@@ -139,9 +160,7 @@ bspline_transfer_decode (bspline_transfer transfer,
   table = malloc ((max + 1) * sizeof (float));
   if (!table)
     return BSPLINE_ERROR_NO_MEMORY;
-  for (c = 0; c <= max; c++)
-    table[c] = (float) (max * bspline_transfer_to_linear (transfer,
-            (double) c / max));
+  bspline_transfer_decode_table (transfer, src->bits, table);
   n = src->width * src->channels;
   for (y = 0; y < src->height; y++) {
     const uint8_t *in = (const uint8_t *) src->data + y * src->stride;
@@ -180,7 +199,7 @@ bspline_transfer_encode (bspline_transfer transfer,
     unsigned pass_mask, char *msg, size_t msg_len)
 {
   bspline_status status = check_pair (dst, src, msg, msg_len);
-  unsigned max, c;
+  unsigned max;
   double *threshold;
   int x, y, n;
 
@@ -190,8 +209,7 @@ bspline_transfer_encode (bspline_transfer transfer,
   threshold = malloc (max * sizeof (double));
   if (!threshold)
     return BSPLINE_ERROR_NO_MEMORY;
-  for (c = 0; c < max; c++)
-    threshold[c] = max * bspline_transfer_to_linear (transfer, (c + 0.5) / max);
+  bspline_transfer_encode_thresholds (transfer, dst->bits, threshold);
   n = dst->width * dst->channels;
   for (y = 0; y < dst->height; y++) {
     const float *in = (const float *) ((const uint8_t *) src->data +

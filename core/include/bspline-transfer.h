@@ -30,6 +30,20 @@ double bspline_transfer_to_linear (bspline_transfer transfer, double e);
 BSPLINE_API
 double bspline_transfer_from_linear (bspline_transfer transfer, double l);
 
+/* The tables both engines decode and encode with (the CUDA engine copies
+ * them to the device: cuda/transfer.cu), for codes of bits bits (1 .. 16),
+ * max = 2^bits - 1: decode[c] (max + 1 entries) = max * to_linear (c /
+ * max), the linear light of code c in code units; threshold[c] (max
+ * entries) = max * to_linear ((c + 0.5) / max), the linear light of the
+ * midpoint between codes c and c + 1, rising: the code nearest to a linear
+ * value v is the number of thresholds below v. */
+BSPLINE_API
+void bspline_transfer_decode_table (bspline_transfer transfer, int bits,
+    float *decode);
+BSPLINE_API
+void bspline_transfer_encode_thresholds (bspline_transfer transfer, int bits,
+    double *threshold);
+
 /* src's code values (U8 or U16) into dst (F32, src's size and channels) as
  * linear light in code units: max * to_linear (code / max), max = 2^bits
  * - 1; the channels of pass_mask (bit c: channel c; alpha, padding) as
