@@ -21,6 +21,7 @@
 
 #include "gstbsplinelinear.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinelayout.h"
 
 GType
 gst_bspline_gamma_mode_get_type (void)
@@ -77,17 +78,20 @@ gst_bspline_linear_transfer (GstVideoTransferFunction gst,
   }
 }
 
-/* 8-bit RGB in one plane (RGBA, BGRx, RGB, ...): the planes the CPU
- * engine reads in place, one byte a channel. */
+/* RGB in one plane that the engines read in place (gstbsplinelayout.h),
+ * every component 8 bits (RGBA, BGRx, RGB, ...) or every one 16 bits
+ * (ARGB64_LE, RGBA64_LE, BGRA64_LE, ABGR64_LE): one channel a component. */
 static gboolean
 gst_bspline_linear_format_ok (const GstVideoInfo * info)
 {
-  guint c;
+  guint c, depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
 
-  if (!GST_VIDEO_INFO_IS_RGB (info) || GST_VIDEO_INFO_N_PLANES (info) != 1)
+  if (!GST_VIDEO_INFO_IS_RGB (info) || GST_VIDEO_INFO_N_PLANES (info) != 1
+      || (depth != 8 && depth != 16)
+      || !gst_bspline_layout_format_is_native (GST_VIDEO_INFO_FORMAT (info)))
     return FALSE;
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
-    if (GST_VIDEO_INFO_COMP_DEPTH (info, c) != 8
+    if (GST_VIDEO_INFO_COMP_DEPTH (info, c) != depth
         || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c) != 0)
       return FALSE;
   return TRUE;
@@ -97,11 +101,12 @@ gst_bspline_linear_format_ok (const GstVideoInfo * info)
 static guint
 gst_bspline_linear_pass_mask (const GstVideoInfo * info)
 {
-  guint mask = (1u << GST_VIDEO_INFO_COMP_PSTRIDE (info, 0)) - 1;
+  guint bytes = GST_VIDEO_INFO_COMP_DEPTH (info, 0) / 8;
+  guint mask = (1u << GST_VIDEO_INFO_COMP_PSTRIDE (info, 0) / bytes) - 1;
   guint c;
 
   for (c = GST_VIDEO_COMP_R; c <= GST_VIDEO_COMP_B; c++)
-    mask &= ~(1u << GST_VIDEO_INFO_COMP_POFFSET (info, c));
+    mask &= ~(1u << GST_VIDEO_INFO_COMP_POFFSET (info, c) / bytes);
   return mask;
 }
 
@@ -116,9 +121,12 @@ gst_bspline_linear_init (GstBSplineLinear * linear,
 
   memset (linear, 0, sizeof (*linear));
   if (!gst_bspline_linear_format_ok (in_info)) {
-    g_snprintf (msg, msg_len, "gamma-mode=remap takes 8-bit RGB in one "
-        "plane (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR), "
-        "not %s: convert before the element (videoconvert) or set "
+    g_snprintf (msg, msg_len, "gamma-mode=remap takes RGB in one plane, "
+        "8-bit (RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR) "
+        "or 16-bit (ARGB64_LE, RGBA64_LE, BGRA64_LE, ABGR64_LE), not %s: "
+        "linear light needs R'G'B', so convert before and after the element "
+        "as videoconvertscale's gamma-mode=remap does (videoconvert ! "
+        "video/x-raw,format=RGBA64_LE ! bsplinewarp ! videoconvert), or set "
         "gamma-mode=none", GST_VIDEO_INFO_NAME (in_info));
     return FALSE;
   }

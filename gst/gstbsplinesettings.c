@@ -345,8 +345,8 @@ gst_bspline_settings_install_gamma_property (GObjectClass * klass,
       g_param_spec_enum ("gamma-mode", "Gamma mode",
           "none (resample the code values) or remap (resample in linear "
           "light: the caps' transfer function, sRGB, BT.709/601/2020, PQ "
-          "or HLG, decoded to float before the CPU engine and encoded "
-          "after; 8-bit RGB formats in one plane, the CPU engine) "
+          "or HLG, decoded to float before the engine and encoded after; "
+          "8- or 16-bit RGB formats in one plane, either engine) "
           "(default none)", GST_TYPE_BSPLINE_GAMMA_MODE,
           GST_BSPLINE_GAMMA_MODE_NONE, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));

@@ -91,7 +91,8 @@ def run(np, rgba, element, ow, oh, tmp, colorimetry=None, fmt="rgba",
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise RuntimeError("%s: %s%s" % (" ".join(cmd), r.stdout, r.stderr))
-    return np.fromfile(fout, np.uint8).reshape(oh, ow, -1)
+    dtype = np.uint16 if fmt.endswith("64-le") else np.uint8
+    return np.fromfile(fout, dtype).reshape(oh, ow, -1)
 
 
 def zimg_linear(np, rgb, ow, oh, tmp, filt="spline36"):
@@ -162,18 +163,18 @@ def photos(np):
     return out
 
 
-def reference(np, ndimage, img, ow, oh):
+def reference(np, ndimage, img, ow, oh, top=255.0):
     """decode, the order-3 spline in double at the element's pixel-area
-    coordinates (reflect), encode, round"""
+    coordinates (reflect), encode, round (codes 0 .. top)"""
     ih, iw = img.shape[:2]
     y = (np.arange(oh) + 0.5) * ih / oh - 0.5
     x = (np.arange(ow) + 0.5) * iw / ow - 0.5
     yy, xx = np.meshgrid(y, x, indexing="ij")
     out = np.empty((oh, ow, 3))
     for c in range(3):
-        lin = srgb_decode(np, img[..., c] / 255.0)
+        lin = srgb_decode(np, img[..., c] / top)
         s = ndimage.map_coordinates(lin, [yy, xx], order=3, mode="reflect")
-        out[..., c] = 255 * srgb_encode(np, s)
+        out[..., c] = top * srgb_encode(np, s)
     return np.rint(out)
 
 
@@ -216,6 +217,35 @@ def check_photos(np, ndimage, tmp, failures):
             failures.append(line)
 
 
+def check_16bit(np, ndimage, tmp, failures):
+    """RGBA64_LE: a photograph's codes (v * 257) scaled in double against
+    numpy at 16 bits, and stripes of 0 and 65535 reduced by 2 against
+    65535 * encode (0.5)."""
+    name, img = photos(np)[1]
+    img16 = img.astype(np.uint16) * 257
+    ih, iw = img.shape[:2]
+    ow, oh = int(iw * 0.71), int(ih * 0.71)
+    out = run(np, img16, "bsplinewarp gamma-mode=remap order=3 "
+              "precision=double antialias=none", ow, oh, tmp,
+              fmt="rgba64-le")
+    d = np.abs(out[..., :3].astype(float) -
+               reference(np, ndimage, img16, ow, oh, 65535.0))
+    line = "%s x0.71 RGBA64_LE against numpy: %.3f %% identical, max diff " \
+        "%d (of 65535)" % (name, 100 * (d == 0).mean(), d.max())
+    print(line)
+    if (d == 0).mean() < 0.999 or d.max() > 1 or (out[..., 3] != 65535).any():
+        failures.append(line)
+    stripe = stripes(np, 96, 96, True).astype(np.uint16) * 257
+    out = run(np, stripe, "bsplinewarp gamma-mode=remap", 48, 96, tmp,
+              fmt="rgba64-le")
+    ref = 65535 * srgb_encode(np, 0.5)
+    line = "stripes RGBA64_LE vertical / 2: reference %.2f, remap %.2f" % (
+        ref, out[..., :3].mean())
+    print(line)
+    if abs(out[..., :3].mean() - ref) > 257:
+        failures.append(line)
+
+
 def check_banding(np, tmp, failures):
     ramp = np.zeros((4, 256, 4), np.uint8)
     ramp[..., :3] = np.arange(256, dtype=np.uint8)[None, :, None]
@@ -248,7 +278,7 @@ def check_refused(failures):
     pipe.set_state(Gst.State.NULL)
     line = "I420 with gamma-mode=remap: " + text
     print(line)
-    if "8-bit RGB" not in text:
+    if "RGB in one plane" not in text or "videoconvert" not in text:
         failures.append(line)
 
 
@@ -274,6 +304,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         check_stripes(np, tmp, failures)
         check_photos(np, ndimage, tmp, failures)
+        check_16bit(np, ndimage, tmp, failures)
         check_banding(np, tmp, failures)
         check_refused(failures)
     for f in failures:
