@@ -680,9 +680,6 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
       && gst_bspline_settings_lens_model (&self->frame.lens) !=
       BSPLINE_LENS_NONE)
     goto stage_conflict;
-  if (self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP
-      && gst_bspline_engine_on_gpu (&self->engine))
-    goto linear_on_gpu;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
           self->frame.stmap_serial))
     return GST_FLOW_ERROR;
@@ -716,13 +713,6 @@ stage_conflict:
                 (&self->frame.lens))),
         ("unset stmap-location, or set lens-model=none and unset "
             "lens-profile"));
-    return GST_FLOW_ERROR;
-  }
-linear_on_gpu:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("gamma-mode=remap runs on the CPU engine only: set backend=cpu, "
-            "or gamma-mode=none on the GPU."), (NULL));
     return GST_FLOW_ERROR;
   }
 bad_lens_profile:
@@ -773,6 +763,28 @@ bad_meta:
   }
 }
 
+GstFlowReturn
+gst_bspline_warp_linear_setup (GstBSplineWarp * self,
+    GstBSplineLinear * linear, gboolean * remap)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  gchar msg[512] = "";
+
+  *remap = self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP;
+  if (*remap && !gst_bspline_linear_init (linear, &filter->in_info,
+          &filter->out_info, msg, sizeof (msg)))
+    goto no_linear;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_linear:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The frame cannot be resampled in linear light: %s.", msg), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
 /* gamma-mode=remap: plane p resampled in linear light on the CPU. */
 static GstFlowReturn
 gst_bspline_warp_linear_run_on_cpu (GstBSplineWarp * self,
@@ -808,7 +820,6 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   GstBSplineLinear linear;
   gboolean remap;
   GstFlowReturn ret;
-  gchar msg[512] = "";
   guint p;
 
   ret = gst_bspline_warp_check_frames (self, in_frame, out_frame);
@@ -818,10 +829,9 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
       &fields);
   if (ret != GST_FLOW_OK)
     return ret;
-  remap = self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP;
-  if (remap && !gst_bspline_linear_init (&linear, &filter->in_info,
-          &filter->out_info, msg, sizeof (msg)))
-    goto no_linear;
+  ret = gst_bspline_warp_linear_setup (self, &linear, &remap);
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (!gst_bspline_layout_read (&planes->in_layout[fields], in_frame,
           &planes->cpu_in, gst_bspline_warp_pack_threads (self))
       || !gst_bspline_layout_prepare (&planes->out_layout[fields], out_frame,
@@ -839,12 +849,6 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   return ret;
 
   /* ERRORS */
-no_linear:
-  {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("The frame cannot be resampled in linear light: %s.", msg), (NULL));
-    return GST_FLOW_ERROR;
-  }
 no_memory:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
