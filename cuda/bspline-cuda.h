@@ -7,6 +7,7 @@
 #define BSPLINE_CUDA_H
 
 #include "bspline.h"
+#include "bspline-transfer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,6 +76,23 @@ bspline_status bspline_cuda_finish (bspline_cuda * cuda, int slot);
 bspline_status bspline_cuda_submit_placed (bspline_cuda * cuda,
     const bspline_plan * plan, const bspline_image * src, int src_on_device,
     const bspline_image * dst, int dst_on_device, int *slot);
+
+/* gamma-mode=remap on the device: bspline_cuda_submit_placed, where src's
+ * code values (U8 or U16) are decoded to linear light in float for
+ * transfer function `in`, the float plane resampled by plan, and the
+ * result encoded into dst's codes for `out`, as bspline_transfer_decode
+ * and _encode do on the CPU and with their tables (cuda/transfer.cu); the
+ * channels of pass_mask (bit c: channel c; alpha, padding) as they are. */
+typedef struct
+{
+  bspline_transfer in, out;
+  unsigned pass_mask;
+} bspline_cuda_linear;
+
+bspline_status bspline_cuda_submit_linear (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src, int src_on_device,
+    const bspline_image * dst, int dst_on_device,
+    const bspline_cuda_linear * linear, int *slot);
 
 /* crop=keep-border (bsplinestabilize) on the device: the previous output
  * plane, kept in device memory from frame to frame, and how the rule of

@@ -180,6 +180,26 @@ int bspline_gpu_keep_border (const bspline_gpu_keep_border_frame * k,
     void *out, size_t out_pitch, void *previous, size_t previous_pitch,
     void *stream);
 
+/* gamma-mode=remap (transfer.cu): a plane of width x height samples of
+ * channels channels, coded as type (U8 or U16 with bits and shift), and
+ * its linear-light plane in float; the channels of pass_mask as they are. */
+typedef struct
+{
+  int width, height, channels;
+  int type, bits, shift;
+  unsigned pass_mask;
+} bspline_gpu_transfer_frame;
+
+/* coded -> linear through decode (bspline_transfer_decode_table) */
+int bspline_gpu_transfer_decode (const bspline_gpu_transfer_frame * t,
+    const float *decode, const void *coded, size_t coded_pitch,
+    void *linear, size_t linear_pitch, void *stream);
+/* linear -> coded, nearest codes by threshold
+ * (bspline_transfer_encode_thresholds) */
+int bspline_gpu_transfer_encode (const bspline_gpu_transfer_frame * t,
+    const double *threshold, const void *linear, size_t linear_pitch,
+    void *coded, size_t coded_pitch, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,6 +93,11 @@ typedef struct
   device_buffer stmap_copy[BSPLINE_CHAIN_MAX_LENSES];
   bspline_stmap *stmap_of[BSPLINE_CHAIN_MAX_LENSES];
   lens_copy lens[SLOT_LENS];
+  /* gamma-mode=remap (bspline_cuda_submit_linear): the planes in linear
+   * light and the device copies of the tables of transfer.c, made for
+   * the transfer function and bits of key (transfer_key; 0: none) */
+  device_buffer linear_src, linear_dst, decode, threshold;
+  int decode_key, threshold_key;
 } slot;
 
 struct bspline_cuda
@@ -259,6 +264,10 @@ slot_free (slot * sl)
   buffer_free (&sl->out);
   buffer_free (&sl->inter);
   buffer_free (&sl->fine);
+  buffer_free (&sl->linear_src);
+  buffer_free (&sl->linear_dst);
+  buffer_free (&sl->decode);
+  buffer_free (&sl->threshold);
   for (i = 0; i < BSPLINE_CHAIN_MAX_LENSES; i++) {
     buffer_free (&sl->stmap_copy[i]);
     bspline_stmap_unref (sl->stmap_of[i]);
@@ -1163,12 +1172,139 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
-/* bspline_cuda_submit_placed, with keep-border after the resampling where
- * keep is not NULL. */
+/* The key of a table of transfer.c: its transfer function and bits. */
+static int
+transfer_key (bspline_transfer transfer, int bits)
+{
+  return 1 + bits + 32 * (int) transfer;
+}
+
+/* The slot's device copies of the decoding table of src's codes (linear
+ * light's in) and the thresholds of dst's (linear's out), made on the host
+ * by core/base/transfer.c where the slot holds other ones, and copied on
+ * the slot's stream, before the kernels that read them (a copy from
+ * pageable memory returns once the host buffer is staged, so it may be
+ * freed then: CUDA Runtime API, API synchronization behavior).  The slot
+ * is not in flight (free_slot), so no kernel reads them while they
+ * change. */
+static bspline_status
+linear_tables (bspline_cuda * cuda, slot * sl,
+    const bspline_cuda_linear * linear, int src_bits, int dst_bits)
+{
+  const size_t n_in = (size_t) 1 << src_bits, n_out = (size_t) 1 << dst_bits;
+  float *decode = NULL;
+  double *threshold = NULL;
+
+  if (sl->decode_key != transfer_key (linear->in, src_bits)) {
+    sl->decode_key = 0;
+    decode = malloc (n_in * sizeof (float));
+    if (!decode)
+      goto no_memory;
+    bspline_transfer_decode_table (linear->in, src_bits, decode);
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->decode,
+            n_in * sizeof (float)));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (sl->decode.ptr, decode,
+            n_in * sizeof (float), cudaMemcpyHostToDevice, sl->stream));
+    sl->decode_key = transfer_key (linear->in, src_bits);
+  }
+  if (sl->threshold_key != transfer_key (linear->out, dst_bits)) {
+    sl->threshold_key = 0;
+    threshold = malloc ((n_out - 1) * sizeof (double));
+    if (!threshold)
+      goto no_memory;
+    bspline_transfer_encode_thresholds (linear->out, dst_bits, threshold);
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->threshold,
+            (n_out - 1) * sizeof (double)));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (sl->threshold.ptr,
+            threshold, (n_out - 1) * sizeof (double), cudaMemcpyHostToDevice,
+            sl->stream));
+    sl->threshold_key = transfer_key (linear->out, dst_bits);
+  }
+  free (decode);
+  free (threshold);
+  return BSPLINE_OK;
+
+no_memory:
+  snprintf (cuda->error, sizeof (cuda->error), "no memory for the "
+      "transfer function's tables");
+  free (decode);
+  free (threshold);
+  return BSPLINE_ERROR_NO_MEMORY;
+fail:
+  free (decode);
+  free (threshold);
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* The transfer.cu frame of a coded plane. */
+static void
+describe_transfer (const bspline_image * coded, unsigned pass_mask,
+    bspline_gpu_transfer_frame * t)
+{
+  t->width = coded->width;
+  t->height = coded->height;
+  t->channels = coded->channels;
+  t->type = coded->type;
+  t->bits = coded->bits;
+  t->shift = coded->type == BSPLINE_SAMPLE_U16 ? coded->shift : 0;
+  t->pass_mask = pass_mask;
+}
+
+/* gamma-mode=remap on the slot's stream: src (codes, at src_dev) decoded
+ * to the slot's float plane, resampled by plan into another, encoded into
+ * dst's codes at dst_dev (transfer.cu). */
+static bspline_status
+resample_linear (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    const bspline_cuda_linear * linear, const bspline_image * src,
+    const void *src_dev, size_t src_pitch, const bspline_image * dst,
+    void *dst_dev, size_t dst_pitch)
+{
+  bspline_image lin_src = *src, lin_dst = *dst;
+  bspline_gpu_transfer_frame t;
+  size_t lin_src_pitch, lin_dst_pitch;
+  bspline_status status;
+
+  lin_src.type = lin_dst.type = BSPLINE_SAMPLE_F32;
+  lin_src.bits = lin_dst.bits = 0;
+  lin_src.shift = lin_dst.shift = 0;
+  lin_src_pitch = device_pitch (&lin_src);
+  lin_dst_pitch = device_pitch (&lin_dst);
+  status = linear_tables (cuda, sl, linear, src->bits, dst->bits);
+  if (status != BSPLINE_OK)
+    return status;
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->linear_src,
+          lin_src_pitch * src->height));
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->linear_dst,
+          lin_dst_pitch * dst->height));
+  describe_transfer (src, linear->pass_mask, &t);
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_transfer_decode
+      (&t, sl->decode.ptr, src_dev, src_pitch, sl->linear_src.ptr,
+          lin_src_pitch, sl->stream));
+  lin_src.data = sl->linear_src.ptr;
+  lin_src.stride = (ptrdiff_t) lin_src_pitch;
+  lin_dst.data = sl->linear_dst.ptr;
+  lin_dst.stride = (ptrdiff_t) lin_dst_pitch;
+  status = resample_on_device (cuda, sl, plan, &lin_src, sl->linear_src.ptr,
+      lin_src_pitch, &lin_dst, sl->linear_dst.ptr, lin_dst_pitch, sl->stream);
+  if (status != BSPLINE_OK)
+    return status;
+  describe_transfer (dst, linear->pass_mask, &t);
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_transfer_encode
+      (&t, sl->threshold.ptr, sl->linear_dst.ptr, lin_dst_pitch, dst_dev,
+          dst_pitch, sl->stream));
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* bspline_cuda_submit_placed, with the resampling in linear light where
+ * linear is not NULL and keep-border after it where keep is not NULL. */
 static bspline_status
 submit (bspline_cuda * cuda, const bspline_plan * plan,
     const bspline_image * src, int src_on_device, const bspline_image * dst,
-    int dst_on_device, const bspline_cuda_keep_border * keep, int *slot_index)
+    int dst_on_device, const bspline_cuda_linear * linear,
+    const bspline_cuda_keep_border * keep, int *slot_index)
 {
   const void *src_dev;
   void *dst_dev;
@@ -1237,7 +1373,9 @@ submit (bspline_cuda * cuda, const bspline_plan * plan,
     dst_dev = sl->out.ptr;
   }
 
-  if (resample_on_device (cuda, sl, plan, src, src_dev, src_pitch, dst,
+  if (linear ? resample_linear (cuda, sl, plan, linear, src, src_dev,
+          src_pitch, dst, dst_dev, dst_pitch) != BSPLINE_OK :
+      resample_on_device (cuda, sl, plan, src, src_dev, src_pitch, dst,
           dst_dev, dst_pitch, sl->stream) != BSPLINE_OK)
     goto fail;
   if (keep && keep_border (cuda, sl, keep, dst, dst_dev, dst_pitch)
@@ -1277,7 +1415,25 @@ bspline_cuda_submit_placed (bspline_cuda * cuda, const bspline_plan * plan,
     int dst_on_device, int *slot_index)
 {
   return submit (cuda, plan, src, src_on_device, dst, dst_on_device, NULL,
-      slot_index);
+      NULL, slot_index);
+}
+
+bspline_status
+bspline_cuda_submit_linear (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, int src_on_device, const bspline_image * dst,
+    int dst_on_device, const bspline_cuda_linear * linear, int *slot_index)
+{
+  if (!cuda || !linear || !src || !dst)
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  cuda->error[0] = '\0';
+  if ((src->type != BSPLINE_SAMPLE_U8 && src->type != BSPLINE_SAMPLE_U16)
+      || (dst->type != BSPLINE_SAMPLE_U8 && dst->type != BSPLINE_SAMPLE_U16)) {
+    snprintf (cuda->error, sizeof (cuda->error), "linear light needs "
+        "integer code values");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  return submit (cuda, plan, src, src_on_device, dst, dst_on_device, linear,
+      NULL, slot_index);
 }
 
 bspline_status
@@ -1305,8 +1461,8 @@ bspline_cuda_submit_keep_border (bspline_cuda * cuda,
         "stage is not taken on the GPU");
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
-  return submit (cuda, plan, src, src_on_device, dst, dst_on_device, keep,
-      slot_index);
+  return submit (cuda, plan, src, src_on_device, dst, dst_on_device, NULL,
+      keep, slot_index);
 }
 
 void *

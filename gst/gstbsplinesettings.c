@@ -19,6 +19,7 @@
 
 #include "gstbsplinesettings.h"
 #include "gstbsplineframe.h"
+#include "gstbsplinelinear.h"
 
 #define DEFAULT_METHOD BSPLINE_METHOD_BSPLINE
 #define DEFAULT_ORDER 3
@@ -334,6 +335,23 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
 
 #undef FIELD
 
+void
+gst_bspline_settings_install_gamma_property (GObjectClass * klass,
+    gsize resample_offset)
+{
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_GAMMA_MODE, resample_offset +
+      G_STRUCT_OFFSET (GstBSplineSettings, gamma_mode),
+      g_param_spec_enum ("gamma-mode", "Gamma mode",
+          "none (resample the code values) or remap (resample in linear "
+          "light: the caps' transfer function, sRGB, BT.709/601/2020, PQ "
+          "or HLG, decoded to float before the engine and encoded after; "
+          "8- or 16-bit RGB formats in one plane, either engine) "
+          "(default none)", GST_TYPE_BSPLINE_GAMMA_MODE,
+          GST_BSPLINE_GAMMA_MODE_NONE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+}
+
 #define LENS_FIELD(member) \
   (lens_offset + G_STRUCT_OFFSET (GstBSplineLensSettings, member))
 
@@ -397,6 +415,17 @@ gst_bspline_settings_install_lens_properties (GObjectClass * klass,
           "(every input pixel shows), as cv::getOptimalNewCameraMatrix "
           "(default none)", GST_TYPE_BSPLINE_LENS_FIT,
           GST_BSPLINE_LENS_FIT_NONE, flags));
+  gst_bspline_settings_install_field (klass,
+      GST_BSPLINE_SETTINGS_PROP_LENS_PROFILE, LENS_FIELD (profile_location),
+      g_param_spec_string ("lens-profile", "Lens profile",
+          "A Gyroflow lens profile (a .json file: OpenCV's fisheye or "
+          "standard model, its camera matrix at a calibration size, scaled "
+          "to the frames) read when the property is set; lens-model, "
+          "camera-matrix, distortion and new-camera-matrix override it where "
+          "they are set; a file that cannot be used stops the element at the "
+          "next frame with the reason, or while the element is PAUSED or "
+          "PLAYING is refused with a warning, the old profile kept; NULL or "
+          "\"\" unsets it (default NULL)", NULL, flags));
 }
 
 #undef LENS_FIELD
@@ -407,20 +436,54 @@ gst_bspline_settings_lens_geometry (const GstBSplineLensSettings * lens,
 {
   guint i;
 
-  geometry->lens_model = lens->model;
+  geometry->lens_model = BSPLINE_LENS_NONE;
   geometry->lens_distort = lens->direction;
   memset (geometry->camera, 0, sizeof (geometry->camera));
-  for (i = 0; i < lens->camera_matrix.n && i < 4; i++)
-    geometry->camera[i] = lens->camera_matrix.v[i];
   memset (geometry->distortion, 0, sizeof (geometry->distortion));
-  geometry->n_distortion = (int) lens->distortion.n;
-  for (i = 0; i < lens->distortion.n; i++)
-    geometry->distortion[i] = lens->distortion.v[i];
-  geometry->new_camera_set = lens->new_camera_matrix.n == 4;
-  for (i = 0; i < lens->new_camera_matrix.n && i < 4; i++)
-    geometry->new_camera[i] = lens->new_camera_matrix.v[i];
+  geometry->n_distortion = 0;
+  geometry->new_camera_set = 0;
+  gst_bspline_lens_profile_geometry (&lens->profile, geometry);
+  if (lens->model != BSPLINE_LENS_NONE)
+    geometry->lens_model = lens->model;
+  if (lens->camera_matrix.n == 4)
+    for (i = 0; i < 4; i++)
+      geometry->camera[i] = lens->camera_matrix.v[i];
+  if (lens->distortion.n > 0) {
+    memset (geometry->distortion, 0, sizeof (geometry->distortion));
+    geometry->n_distortion = (int) lens->distortion.n;
+    for (i = 0; i < lens->distortion.n; i++)
+      geometry->distortion[i] = lens->distortion.v[i];
+  }
+  if (lens->new_camera_matrix.n == 4) {
+    geometry->new_camera_set = 1;
+    for (i = 0; i < 4; i++)
+      geometry->new_camera[i] = lens->new_camera_matrix.v[i];
+  }
   geometry->lens_fit = lens->fit != GST_BSPLINE_LENS_FIT_NONE;
   geometry->lens_fit_alpha = lens->fit == GST_BSPLINE_LENS_FIT_ALL ? 1.0 : 0.0;
+}
+
+gint
+gst_bspline_settings_lens_model (const GstBSplineLensSettings * lens)
+{
+  if (lens->model != BSPLINE_LENS_NONE)
+    return lens->model;
+  return lens->profile.state == GST_BSPLINE_LENS_PROFILE_LOADED ?
+      lens->profile.model : BSPLINE_LENS_NONE;
+}
+
+gboolean
+gst_bspline_settings_lens_check (const GstBSplineLensSettings * lens,
+    const bspline_geometry * geometry, gchar * msg, gsize msg_len)
+{
+  return gst_bspline_lens_profile_check (&lens->profile, geometry, msg,
+      msg_len);
+}
+
+void
+gst_bspline_settings_lens_clear (GstBSplineLensSettings * lens)
+{
+  g_clear_pointer (&lens->profile_location, g_free);
 }
 
 static void
@@ -445,6 +508,10 @@ gst_bspline_settings_lens_describe (const GstBSplineLensSettings * lens)
 {
   GString *s = g_string_new (NULL);
 
+  if (lens->profile.state == GST_BSPLINE_LENS_PROFILE_LOADED)
+    g_string_append_printf (s, "lens-profile=(%s, calibrated at %dx%d) ",
+        bspline_lens_model_name (lens->profile.model),
+        lens->profile.calib_width, lens->profile.calib_height);
   g_string_append_printf (s, "lens-model=%s lens-direction=%s",
       gst_bspline_settings_enum_nick (GST_TYPE_BSPLINE_LENS_MODEL,
           lens->model),
@@ -466,6 +533,7 @@ gst_bspline_settings_mark_plugin_api (void)
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_MODEL, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_DIRECTION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_LENS_FIT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_GAMMA_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_BOUNDARY, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_BSPLINE_PRECISION, 0);
@@ -577,6 +645,35 @@ gst_bspline_settings_numbers_ok (GParamSpec * pspec, const GValue * value)
   return FALSE;
 }
 
+/* lens-profile: the file is read here, in the caller's thread, and only
+ * its numbers go into the settings.  A file that cannot be used is
+ * refused with a warning while the element streams (the frames keep the
+ * old profile), and otherwise kept as the error the next frame reports. */
+static void
+gst_bspline_settings_set_lens_profile (GObject * object, gpointer settings,
+    gssize offset, const GValue * value)
+{
+  GstBSplineLensSettings *lens = G_STRUCT_MEMBER_P (settings,
+      offset - G_STRUCT_OFFSET (GstBSplineLensSettings, profile_location));
+  const gchar *location = g_value_get_string (value);
+  GstBSplineLensProfile profile;
+  gboolean streaming;
+
+  gst_bspline_lens_profile_load (&profile, location);
+  GST_OBJECT_LOCK (object);
+  streaming = GST_STATE (object) >= GST_STATE_PAUSED;
+  if (profile.state != GST_BSPLINE_LENS_PROFILE_FAILED || !streaming) {
+    g_free (lens->profile_location);
+    lens->profile_location = location && *location ? g_strdup (location) : NULL;
+    lens->profile = profile;
+  }
+  GST_OBJECT_UNLOCK (object);
+  if (profile.state == GST_BSPLINE_LENS_PROFILE_FAILED && streaming)
+    GST_ELEMENT_WARNING (object, RESOURCE, READ,
+        ("The new lens profile is not used (the old one is kept): %s.",
+            profile.message), (NULL));
+}
+
 gboolean
 gst_bspline_settings_set_property (GObject * object, gpointer settings,
     GParamSpec * pspec, const GValue * value)
@@ -585,6 +682,10 @@ gst_bspline_settings_set_property (GObject * object, gpointer settings,
 
   if (offset < 0)
     return FALSE;
+  if (pspec->param_id == GST_BSPLINE_SETTINGS_PROP_LENS_PROFILE) {
+    gst_bspline_settings_set_lens_profile (object, settings, offset, value);
+    return TRUE;
+  }
   if (GST_VALUE_HOLDS_ARRAY (value) && !gst_bspline_settings_numbers_ok (pspec,
           value))
     return TRUE;
@@ -658,4 +759,6 @@ gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
   params->antialias = settings->antialias;
   gst_bspline_frame_plane_fill (info, plane, settings->fill_color, image,
       params->fill);
+  if (settings->gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP)
+    gst_bspline_linear_fill (info, plane, image, params->fill);
 }

@@ -30,6 +30,7 @@
 
 #include "bspline.h"
 #include "bspline-geometry.h"
+#include "gstbsplinelensprofile.h"
 
 G_BEGIN_DECLS
 
@@ -55,6 +56,7 @@ typedef struct
   GstBSplineBackend backend;
   gint cuda_device_id;
   gboolean defer;               /* append to the warp chain, do not resample */
+  gint gamma_mode;              /* GstBSplineGammaMode, where installed */
 } GstBSplineSettings;
 
 /* A property that holds a list of numbers (a GstValueArray of doubles). */
@@ -81,6 +83,11 @@ typedef struct
   GstBSplineNumbers distortion; /* OpenCV's order */
   GstBSplineNumbers new_camera_matrix;  /* fx fy cx cy, or unset */
   GstBSplineLensFit fit;
+  /* lens-profile: the file's name (for get_property only; the numbers
+   * were read when it was set) and its numbers, which the properties
+   * above override where they are set */
+  gchar *profile_location;
+  GstBSplineLensProfile profile;
 } GstBSplineLensSettings;
 
 /* What differs between the elements that install the shared properties. */
@@ -113,6 +120,8 @@ enum
   GST_BSPLINE_SETTINGS_PROP_DISTORTION,
   GST_BSPLINE_SETTINGS_PROP_NEW_CAMERA_MATRIX,
   GST_BSPLINE_SETTINGS_PROP_LENS_FIT,
+  GST_BSPLINE_SETTINGS_PROP_LENS_PROFILE,
+  GST_BSPLINE_SETTINGS_PROP_GAMMA_MODE,
   GST_BSPLINE_SETTINGS_PROP_LAST
 };
 
@@ -129,10 +138,30 @@ void gst_bspline_settings_install_properties (GObjectClass * klass,
 void gst_bspline_settings_install_lens_properties (GObjectClass * klass,
     gsize lens_offset, gboolean at_start);
 
+/* Installs gamma-mode (resampling in linear light, gstbsplinelinear.h)
+ * into klass; its value lives in the GstBSplineSettings at
+ * resample_offset. */
+void gst_bspline_settings_install_gamma_property (GObjectClass * klass,
+    gsize resample_offset);
+
 /* The lens stage of lens into geometry (its lens_* fields, camera,
- * distortion, new_camera). */
+ * distortion, new_camera): the lens profile's, scaled to geometry's
+ * frames (whose sizes and orientation are set), overridden by the
+ * properties that are set. */
 void gst_bspline_settings_lens_geometry (const GstBSplineLensSettings * lens,
     bspline_geometry * geometry);
+
+/* The lens model that lens gives: lens-model, or where that is none the
+ * loaded profile's. */
+gint gst_bspline_settings_lens_model (const GstBSplineLensSettings * lens);
+
+/* FALSE with msg where the lens profile of lens cannot be used with the
+ * frames of geometry (gst_bspline_lens_profile_check). */
+gboolean gst_bspline_settings_lens_check (const GstBSplineLensSettings *
+    lens, const bspline_geometry * geometry, gchar * msg, gsize msg_len);
+
+/* Frees what lens owns (the profile's location). */
+void gst_bspline_settings_lens_clear (GstBSplineLensSettings * lens);
 
 /* "lens-model=brown camera-matrix=<...> distortion=<...> ..." of lens, for
  * messages; g_free it. */
@@ -163,7 +192,8 @@ gboolean gst_bspline_settings_get_property (GObject * object,
     gconstpointer settings, GParamSpec * pspec, GValue * value);
 
 /* The engine parameters of plane p of info (described by image): the
- * settings, with the fill colour as the code value of each channel. */
+ * settings, with the fill colour as the code value of each channel (with
+ * gamma-mode=remap, as its linear light in code units). */
 void gst_bspline_settings_plane_params (const GstBSplineSettings * settings,
     const GstVideoInfo * info, guint plane, const bspline_image * image,
     bspline_params * params);

@@ -383,6 +383,7 @@ gst_bspline_stabilize_finalize (GObject * object)
   /* what stop frees (where the element never started, or failed to) */
   gst_bspline_stabilize_stop (GST_BASE_TRANSFORM (self));
   g_free (self->settings.transforms_location);
+  gst_bspline_settings_lens_clear (&self->settings.lens);
   gst_bspline_chain_defer_clear (&self->defer);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -535,6 +536,24 @@ gst_bspline_stabilize_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* FALSE with an error where the lens profile cannot be used on frames of
+ * info (a file that failed to load, frames of another shape). */
+static gboolean
+gst_bspline_stabilize_lens_usable (GstBSplineStabilize * self,
+    const GstVideoInfo * info)
+{
+  bspline_geometry geometry;
+  gchar msg[512];
+
+  gst_bspline_stabilize_geometry (self, info, NULL, &geometry);
+  if (gst_bspline_settings_lens_check (&self->run.lens, &geometry, msg,
+          sizeof (msg)))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+      ("The lens profile cannot be used: %s.", msg), (NULL));
+  return FALSE;
+}
+
 /* New caps: the frames of the old ones leave first, then the engines are
  * made for the new size. */
 static gboolean
@@ -555,6 +574,8 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
     gst_bspline_stabilize_drain (self, TRUE);
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_clear_caps_state (self);
+  if (!gst_bspline_stabilize_lens_usable (self, in_info))
+    return FALSE;
 
   /* no motion can be measured on frames this small: they pass unchanged
    * (not an error: a pipeline that scales down to a thumbnail runs on) */
@@ -1053,7 +1074,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     goto map_failed;
   }
   /* (with the lens stage, every frame is resampled) */
-  if (self->run.lens.model == BSPLINE_LENS_NONE
+  if (gst_bspline_settings_lens_model (&self->run.lens) == BSPLINE_LENS_NONE
       && gst_bspline_stabilize_is_identity (&result.correction)) {
     gst_video_frame_copy (&out, &in);
   } else {

@@ -190,7 +190,7 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
   motion->height = h;
   /* with the lens stage, the estimator sees the undistorted frame at its
    * analysis resolution, and averages it no further */
-  if (self->run.lens.model != BSPLINE_LENS_NONE) {
+  if (gst_bspline_settings_lens_model (&self->run.lens) != BSPLINE_LENS_NONE) {
     gint factor = bspline_motion_analysis_factor (&mp, w, h);
 
     if (!gst_bspline_stabilize_analysis_plan (self, in_info, factor))

@@ -77,6 +77,7 @@
 #include "gstbsplineframe.h"
 #include "gstbsplinemeta.h"
 #include "gstbsplinechain.h"
+#include "gstbsplinelinear.h"
 
 GST_DEBUG_CATEGORY (gst_bspline_warp_debug);
 #define GST_CAT_DEFAULT gst_bspline_warp_debug
@@ -253,6 +254,8 @@ gst_bspline_warp_class_init (GstBSplineWarpClass * klass)
           resample));
   gst_bspline_settings_install_lens_properties (gobject_class,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, lens), FALSE);
+  gst_bspline_settings_install_gamma_property (gobject_class,
+      G_STRUCT_OFFSET (GstBSplineWarpSettings, resample));
   gst_bspline_settings_install_field (gobject_class, PROP_ROTATION,
       G_STRUCT_OFFSET (GstBSplineWarpSettings, rotation),
       g_param_spec_double ("rotation", "Rotation",
@@ -449,6 +452,7 @@ gst_bspline_warp_finalize (GObject * object)
   /* what stop frees (where the element never started, or failed to) */
   gst_bspline_warp_stop (GST_BASE_TRANSFORM (self));
   gst_bspline_warp_stmap_finalize (&self->stmap);
+  gst_bspline_settings_lens_clear (&self->settings.lens);
   gst_bspline_chain_defer_clear (&self->defer);
   g_free (self->planes.plane);
 
@@ -641,7 +645,9 @@ static gboolean
 gst_bspline_warp_can_pass (GstBSplineWarp * self, const GstVideoInfo * in_info,
     const GstVideoInfo * out_info, const GstBSplineWarpSettings * s)
 {
+  /* (a lens profile that failed to load is reported by the next frame) */
   return gst_bspline_warp_cuda_same_memory (self)
+      && s->lens.profile.state != GST_BSPLINE_LENS_PROFILE_FAILED
       && gst_bspline_warp_is_identity (in_info, out_info, s);
 }
 
@@ -787,13 +793,15 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
   bspline_chain_stage *chain;
   guint n_chain;
   gboolean bad_chain;
-  gchar msg[256];
+  gchar msg[512];
   GstFlowReturn ret;
 
   if (!gst_bspline_engine_ensure_threads (&self->engine, GST_ELEMENT (self),
           self->frame.resample.n_threads))
     return GST_FLOW_ERROR;
-  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+  if (self->frame.stmap_set
+      && gst_bspline_settings_lens_model (&self->frame.lens) !=
+      BSPLINE_LENS_NONE)
     goto stage_conflict;
   if (!gst_bspline_warp_stmap_ensure (&self->stmap, GST_ELEMENT (self),
           self->frame.stmap_serial, GST_VIDEO_INFO_WIDTH (&filter->in_info),
@@ -808,6 +816,11 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
     goto bad_chain;
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, geometry);
+  if (!gst_bspline_settings_lens_check (&self->frame.lens, geometry, msg,
+          sizeof (msg))) {
+    g_free (chain);
+    goto bad_lens_profile;
+  }
   geometry->stmap = self->stmap.map;
   ret = gst_bspline_warp_planes_update (self, geometry, *fields, chain,
       n_chain);
@@ -818,10 +831,18 @@ gst_bspline_warp_prepare_frame (GstBSplineWarp * self, GstBuffer * inbuf,
 stage_conflict:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("lens-model=%s and stmap-location cannot both be set: the element "
-            "has one stage for either.",
-            bspline_lens_model_name (self->frame.lens.model)),
-        ("unset stmap-location or set lens-model=none"));
+        ("lens-model=%s (or lens-profile) and stmap-location cannot both "
+            "be set: the element has one stage for either.",
+            bspline_lens_model_name (gst_bspline_settings_lens_model
+                (&self->frame.lens))),
+        ("unset stmap-location, or set lens-model=none and unset "
+            "lens-profile"));
+    return GST_FLOW_ERROR;
+  }
+bad_lens_profile:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The lens profile cannot be used: %s.", msg), (NULL));
     return GST_FLOW_ERROR;
   }
 bad_chain:
@@ -867,6 +888,52 @@ bad_meta:
 }
 
 GstFlowReturn
+gst_bspline_warp_linear_setup (GstBSplineWarp * self,
+    GstBSplineLinear * linear, gboolean * remap)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  gchar msg[512] = "";
+
+  *remap = self->frame.resample.gamma_mode == GST_BSPLINE_GAMMA_MODE_REMAP;
+  if (*remap && !gst_bspline_linear_init (linear, &filter->in_info,
+          &filter->out_info, msg, sizeof (msg)))
+    goto no_linear;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_linear:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("The frame cannot be resampled in linear light: %s.", msg), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* gamma-mode=remap: plane p resampled in linear light on the CPU. */
+static GstFlowReturn
+gst_bspline_warp_linear_run_on_cpu (GstBSplineWarp * self,
+    const GstBSplineLinear * linear, GstBSplineFields fields, guint p,
+    const bspline_image * src, const bspline_image * dst)
+{
+  bspline_status status;
+  gchar msg[256] = "";
+
+  status = gst_bspline_linear_execute (linear, p, self->engine.cpu,
+      self->planes.plane[fields][p].plan, src, dst, msg, sizeof (msg));
+  if (status == BSPLINE_OK)
+    return GST_FLOW_OK;
+  if (status == BSPLINE_ERROR_NO_MEMORY)
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Not enough memory to resample plane %u in linear light.", p),
+        ("%s", msg));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Resampling plane %u in linear light failed: %s.", p, msg),
+        ("%s", bspline_status_string (status)));
+  return GST_FLOW_ERROR;
+}
+
+GstFlowReturn
 gst_bspline_warp_transform_frame (GstVideoFilter * filter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
 {
@@ -874,6 +941,8 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
   GstBSplineWarpPlanes *planes = &self->planes;
   bspline_geometry geometry;
   GstBSplineFields fields;
+  GstBSplineLinear linear;
+  gboolean remap;
   GstFlowReturn ret;
   guint p;
 
@@ -884,13 +953,19 @@ gst_bspline_warp_transform_frame (GstVideoFilter * filter,
       &fields);
   if (ret != GST_FLOW_OK)
     return ret;
+  ret = gst_bspline_warp_linear_setup (self, &linear, &remap);
+  if (ret != GST_FLOW_OK)
+    return ret;
   if (!gst_bspline_layout_read (&planes->in_layout[fields], in_frame,
           &planes->cpu_in, gst_bspline_warp_pack_threads (self))
       || !gst_bspline_layout_prepare (&planes->out_layout[fields], out_frame,
           &planes->cpu_out))
     goto no_memory;
   for (p = 0; ret == GST_FLOW_OK && p < planes->in_layout[fields].n_planes; p++)
-    ret = gst_bspline_warp_planes_run_on_cpu (self, &geometry, fields, p,
+    ret = remap && !planes->plane[fields][p].exact ?
+        gst_bspline_warp_linear_run_on_cpu (self, &linear, fields, p,
+        &planes->cpu_in.plane[p], &planes->cpu_out.plane[p]) :
+        gst_bspline_warp_planes_run_on_cpu (self, &geometry, fields, p,
         &planes->cpu_in.plane[p], &planes->cpu_out.plane[p]);
   if (ret == GST_FLOW_OK)
     gst_bspline_layout_write (&planes->out_layout[fields], &planes->cpu_out,
@@ -963,7 +1038,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
       || gst_bspline_warp_defer_refusal (self, self->frame.resample.defer)
       || !self->frame.resample.defer)
     return FALSE;
-  if (self->frame.stmap_set && self->frame.lens.model != BSPLINE_LENS_NONE)
+  if (self->frame.stmap_set
+      && gst_bspline_settings_lens_model (&self->frame.lens) !=
+      BSPLINE_LENS_NONE)
     return FALSE;
   if (self->frame.stmap_set && !gst_bspline_warp_stmap_ensure (&self->stmap,
           GST_ELEMENT (self), self->frame.stmap_serial,
@@ -974,6 +1051,9 @@ gst_bspline_warp_defer (GstBSplineWarp * self, GstBuffer ** outbuf,
   }
   gst_bspline_warp_geometry (&filter->in_info, &filter->out_info,
       &self->frame, &geometry);
+  if (!gst_bspline_settings_lens_check (&self->frame.lens, &geometry, msg,
+          sizeof (msg)))
+    return FALSE;
   geometry.stmap = self->stmap.map;
   /* the buffer's stages and the element's own after them; what the
    * element could not resample by (a singular geometry, a bad chain) is

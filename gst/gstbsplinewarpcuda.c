@@ -315,8 +315,9 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   GstBSplineWarpPending *pending = g_new0 (GstBSplineWarpPending, 1);
   const GstBSplineLayout *in_layout;
   bspline_geometry geometry;
+  GstBSplineLinear linear;
   GstFlowReturn ret;
-  gboolean entered = FALSE;
+  gboolean entered = FALSE, remap;
   guint p;
 
   pending->inbuf = inbuf;
@@ -329,6 +330,8 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
   /* the plans first: they say which planes are copied on the CPU */
   ret = gst_bspline_warp_prepare_frame (self, inbuf, &geometry,
       &pending->fields);
+  if (ret == GST_FLOW_OK)
+    ret = gst_bspline_warp_linear_setup (self, &linear, &remap);
   if (ret != GST_FLOW_OK) {
     gst_bspline_warp_pending_free (self, pending);
     return ret;
@@ -369,6 +372,8 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
     const bspline_image *src = &pending->in_planes.plane[p];
     const bspline_image *dst = &pending->out_planes.plane[p];
     const GstBSplineWarpPlane *plane = &self->planes.plane[pending->fields][p];
+    bspline_cuda_linear plane_linear;
+    bspline_status status;
 
     if (plane->exact || plane->empty) {
       ret =
@@ -376,9 +381,20 @@ gst_bspline_warp_submit (GstBSplineWarp * self, GstBuffer * inbuf,
           p, src, dst);
       continue;
     }
-    if (bspline_cuda_submit_placed (self->engine.cuda, plane->plan, src,
-            pending->in_device, dst, pending->out_device,
-            &pending->slots[p]) != BSPLINE_OK) {
+    if (remap) {
+      /* decoded, resampled and encoded on the device (cuda/transfer.cu) */
+      plane_linear.in = linear.in;
+      plane_linear.out = linear.out;
+      plane_linear.pass_mask = linear.pass_mask[p];
+      status = bspline_cuda_submit_linear (self->engine.cuda, plane->plan,
+          src, pending->in_device, dst, pending->out_device, &plane_linear,
+          &pending->slots[p]);
+    } else {
+      status = bspline_cuda_submit_placed (self->engine.cuda, plane->plan,
+          src, pending->in_device, dst, pending->out_device,
+          &pending->slots[p]);
+    }
+    if (status != BSPLINE_OK) {
       g_strlcpy (pending->error, bspline_cuda_last_error (self->engine.cuda),
           sizeof (pending->error));
       GST_WARNING_OBJECT (self, "GPU submit of plane %u failed: %s", p,

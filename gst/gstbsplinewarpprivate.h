@@ -24,6 +24,7 @@
 #include "gstbsplinewarp.h"
 #include "gstbsplineengine.h"
 #include "gstbsplinechain.h"
+#include "gstbsplinelinear.h"
 #include "gstbsplinewarpcuda.h"
 #include "gstbsplinewarpplanes.h"
 #include "gstbsplinewarpstmap.h"
@@ -60,6 +61,12 @@ void gst_bspline_warp_snapshot (GstBSplineWarp * self,
  * plans. */
 GstFlowReturn gst_bspline_warp_prepare_frame (GstBSplineWarp * self,
     GstBuffer * inbuf, bspline_geometry * geometry, GstBSplineFields * fields);
+
+/* gamma-mode=remap: *remap TRUE and linear set up for the frame's caps,
+ * or an element error where they cannot be resampled in linear light;
+ * gamma-mode=none: *remap FALSE. */
+GstFlowReturn gst_bspline_warp_linear_setup (GstBSplineWarp * self,
+    GstBSplineLinear * linear, gboolean * remap);
 
 /* The frame's planes resampled on the CPU (GstVideoFilter's
  * transform_frame; also a frame the GPU failed on). */

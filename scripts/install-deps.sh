@@ -8,7 +8,7 @@ packages=(
   build-essential pkg-config meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev
-  libopenexr-dev libpng-dev libtiff-dev
+  libopenexr-dev libpng-dev libtiff-dev libjson-glib-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   python3 python3-numpy python3-scipy python3-matplotlib python3-skimage
   python3-venv python3-pip

@@ -12,6 +12,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 echo "== gst-inspect"; gst-inspect-1.0 bsplinewarp | grep -A3 "^  backend" | head -4
 echo "== test-gpu-engine"; "$here/test-gpu-engine" | tail -3
 echo "== test-gpu-element"; "$here/test-gpu-element" 2>&1 | tail -4
+echo "== test-gpu-linear-light (from the repository root: tests/gpu/data)"; "$here/test-gpu-linear-light" 2>&1 | tail -22
 echo "== test-gpu-motion and stabilize-element on cuda (with face.ppm from build/tests/stabilize)"; "$here/test-gpu-motion" "$here/face.ppm" | tail -2; BSPLINE_TEST_BACKEND=cuda "$here/test-stabilize-element" "$here/face.ppm" 2>&1 | tail -2
 echo "== elements suite on cuda"; BSPLINE_TEST_BACKEND=cuda "$here/test-bsplinewarp" > $out/elements-cuda.log 2>&1; echo "rc=$?"; grep -v "^0:00" $out/elements-cuda.log | tail -5
 echo "== pipeline"; gst-launch-1.0 -q videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,width=640,height=480 ! bsplinewarp backend=cuda rotation=15 order=5 boundary=constant ! video/x-raw,width=960,height=720 ! videoconvert ! pngenc ! filesink location=$out/cuda-rotate.png && ls -la $out/cuda-rotate.png

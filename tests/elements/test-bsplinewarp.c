@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -2171,6 +2172,112 @@ GST_START_TEST (test_antialias_values)
 
 GST_END_TEST;
 
+/* ---- lens-profile and gamma-mode (issue 43) ---- */
+
+/* The warning of setting a lens profile at path while the harness's
+ * element plays (NULL: none posted). */
+static gchar *
+set_profile_expect_warning (GstHarness * h, const gchar * path)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *text = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "lens-profile", path, NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  if (msg) {
+    gst_message_parse_warning (msg, &error, NULL);
+    text = g_strdup (error->message);
+    g_error_free (error);
+    gst_message_unref (msg);
+  }
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return text;
+}
+
+/* Hostile Gyroflow lens profiles (tests/elements/test_lens_profile.py
+ * runs 33 in the normal pass; here the reader runs under the sanitizer
+ * setups), set while the element plays: each refused with a warning that
+ * names the reason, the frames going on without it; a good profile
+ * resamples.  gamma-mode=remap resamples RGBA and refuses I420 with what
+ * it takes. */
+GST_START_TEST (test_lens_profile_and_gamma)
+{
+  static const struct
+  {
+    const gchar *content, *word;
+  } bad[] = {
+    {"", "is empty"},
+    {"{\"calib_dimension\": ", "not JSON"},
+    {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+          "]]]]]]]]", "deeper"},
+    {"{\"calib_dimension\": {\"w\": 16, \"h\": 16}}", "fisheye_params"},
+    {"{\"calib_dimension\": {\"w\": \"16\", \"h\": 16}}", "whole number"},
+    {"{\"calib_dimension\": {\"w\": 16, \"h\": 16}, \"fisheye_params\": "
+          "{\"camera_matrix\": [[1e999, 0, 8], [0, 10, 8], [0, 0, 1]], "
+          "\"distortion_coeffs\": []}}", "finite"},
+    {"{\"calib_dimension\": {\"w\": 16, \"h\": 16}, \"fisheye_params\": "
+          "{\"camera_matrix\": [[10, 0, 8], [0, 10, 8], [0, 0, 1]], "
+          "\"distortion_coeffs\": [0.1]}, \"distortion_model\": \"poly5\"}",
+        "poly5"},
+  };
+  const gchar *caps = "video/x-raw,format=RGBA,width=16,height=16,"
+      "framerate=30/1";
+  gchar *dir = g_dir_make_tmp ("bspline-lens-profile-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "profile.json", NULL);
+  GstHarness *h;
+  GstBuffer *in = grey_buffer (16 * 16 * 4), *out;
+  gchar *text;
+  guint i;
+
+  h = harness_new (caps, "video/x-raw");
+  for (i = 0; i <= G_N_ELEMENTS (bad); i++) {
+    const gchar *word = i < G_N_ELEMENTS (bad) ? bad[i].word : "directory";
+    if (i < G_N_ELEMENTS (bad))
+      fail_unless (g_file_set_contents (path, bad[i].content, -1, NULL));
+    text = set_profile_expect_warning (h, i < G_N_ELEMENTS (bad) ? path : dir);
+    fail_unless (text && strstr (text, word) && strstr (text, "lens-profile"),
+        "case %u: %s", i, text);
+    g_free (text);
+    out = push_pull (h, in);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+
+  /* a good one, of another size than the frames */
+  fail_unless (g_file_set_contents (path, "{\"calib_dimension\": {\"w\": 32, "
+          "\"h\": 32}, \"fisheye_params\": {\"camera_matrix\": [[40, 0, "
+          "15.5], [0, 40, 15.5], [0, 0, 1]], \"distortion_coeffs\": [0.01, "
+          "0, 0, 0]}}", -1, NULL));
+  h = harness_new (caps, "video/x-raw");
+  fail_unless (set_profile_expect_warning (h, path) == NULL);
+  g_object_set (h->element, "gamma-mode", 1, NULL);
+  out = push_pull (h, in);
+  fail_unless_equals_int (gst_buffer_get_size (out), 16 * 16 * 4);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* gamma-mode=remap on I420 */
+  h = harness_new ("video/x-raw,format=I420,width=16,height=16,"
+      "framerate=30/1", "video/x-raw,width=8,height=8");
+  g_object_set (h->element, "gamma-mode", 1, NULL);
+  text = push_expect_error (h, grey_buffer (16 * 16 * 3 / 2));
+  fail_unless (strstr (text, "RGB in one plane") != NULL, "%s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  gst_buffer_unref (in);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 bsplinewarp_suite (void)
 {
@@ -2203,6 +2310,7 @@ bsplinewarp_suite (void)
   tcase_add_test (tc, test_shared_settings);
   tcase_add_test (tc, test_antialias_property);
   tcase_add_test (tc, test_antialias_values);
+  tcase_add_test (tc, test_lens_profile_and_gamma);
   return s;
 }
 

@@ -7,6 +7,8 @@
  *   element on the GPU from system memory (the path gpu-element checks
  *   against the CPU engine), and the element's pads were in CUDA memory;
  *   one format per geometry against backend=cpu, within 2 code values;
+ * - gamma-mode=remap (RGBA, BGRx) scaled in CUDA memory: the same bytes as
+ *   from system memory, RGBA within 2 code values of backend=cpu;
  * - mixed paths: system in / CUDA out and CUDA in / system out, the same
  *   bytes again;
  * - negotiation: CUDA memory where the neighbours take it, system memory
@@ -69,6 +71,12 @@ static const Geometry geometries[] = {
   {"rotation", "rotation=17 order=5 boundary=constant", IN_WIDTH, IN_HEIGHT},
   {"perspective", "matrix=\"<1.0,0.1,0.0,0.02,1.0,0.0,0.0005,0.0002,1.0>\" "
         "boundary=mirror", IN_WIDTH, IN_HEIGHT},
+};
+
+/* gamma-mode=remap (cuda/transfer.cu): decoded, resampled and encoded in
+ * CUDA memory */
+static const Geometry linear_light = {
+  "linear light", "gamma-mode=remap order=3", 200, 113
 };
 
 static gint failures = 0;
@@ -851,6 +859,10 @@ main (int argc, char **argv)
     g_print ("%-10s scale, rotation, perspective: CUDA memory equals system "
         "memory (%d failures so far)\n", all_formats[f], failures);
   }
+  check_format ("RGBA", &linear_light);
+  check_format ("BGRx", &linear_light);
+  g_print ("gamma-mode=remap: CUDA memory equals system memory (%d failures "
+      "so far)\n", failures);
   check_mixed ("RGBA");
   check_mixed ("NV12");
   check_mixed ("I420_10LE");
