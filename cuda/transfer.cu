@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda-kernels.h"
+#include "bspline-transfer.h"
 
 __device__ static unsigned
 code_at (const unsigned char *row, int i, const bspline_gpu_transfer_frame t)
@@ -37,22 +38,6 @@ decode_kernel (bspline_gpu_transfer_frame t, const float *decode,
       t.pass_mask >> (i % t.channels) & 1 ? (float) code : decode[code];
 }
 
-/* transfer.c's nearest_code: the number of thresholds below v. */
-__device__ static unsigned
-nearest_code (const double *threshold, unsigned max, float v)
-{
-  unsigned lo = 0, hi = max;
-
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    if (threshold[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 __global__ void
 encode_kernel (bspline_gpu_transfer_frame t, const double *threshold,
     const float *linear, size_t linear_pitch, unsigned char *coded,
@@ -72,7 +57,8 @@ encode_kernel (bspline_gpu_transfer_frame t, const double *threshold,
   if (t.pass_mask >> (i % t.channels) & 1)
     code = !(v > 0.0f) ? 0 : v >= (float) max ? max : (unsigned) lrintf (v);
   else
-    code = nearest_code (threshold, max, isnan (v) ? 0.0f : v);
+    code = bspline_transfer_nearest_code (threshold, max,
+        isnan (v) ? 0.0f : v);
   row = coded + y * coded_pitch;
   if (t.type == BSPLINE_SAMPLE_U8)
     row[i] = (unsigned char) code;

@@ -175,24 +175,6 @@ bspline_transfer_decode (bspline_transfer transfer,
   return BSPLINE_OK;
 }
 
-/* The code whose coded value is nearest to linear value v: the number of
- * thresholds (the linear values of the midpoints between codes, rising)
- * below v. */
-static unsigned
-nearest_code (const double *threshold, unsigned max, float v)
-{
-  unsigned lo = 0, hi = max;
-
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    if (threshold[mid] < v)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 bspline_status
 bspline_transfer_encode (bspline_transfer transfer,
     const bspline_image * src, const bspline_image * dst,
@@ -221,7 +203,8 @@ bspline_transfer_encode (bspline_transfer transfer,
       if (pass_mask >> (x % dst->channels) & 1)
         code = !(v > 0.0f) ? 0 : v >= (float) max ? max : (unsigned) lrintf (v);
       else
-        code = nearest_code (threshold, max, isnan (v) ? 0.0f : v);
+        code = bspline_transfer_nearest_code (threshold, max,
+            isnan (v) ? 0.0f : v);
       if (dst->type == BSPLINE_SAMPLE_U8)
         out[x] = (uint8_t) code;
       else

@@ -60,6 +60,26 @@ bspline_status bspline_transfer_encode (bspline_transfer transfer,
     const bspline_image * src, const bspline_image * dst,
     unsigned pass_mask, char *msg, size_t msg_len);
 
+/* The code whose coded value is nearest to linear value v, given the
+ * thresholds (the linear values of the midpoints between codes, rising,
+ * max of them): the number of thresholds below v.  The CPU's encode and
+ * the CUDA engine's (cuda/transfer.cu) both search so. */
+BSPLINE_HD static inline unsigned
+bspline_transfer_nearest_code (const double *threshold, unsigned max,
+    float v)
+{
+  unsigned lo = 0, hi = max;
+
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (threshold[mid] < v)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 #ifdef __cplusplus
 }
 #endif
