@@ -176,6 +176,11 @@ sample_value (const bspline_image * src, const void *row, ptrdiff_t i)
   }
 }
 
+/* GCC's __builtin_shuffle takes the permutation as a vector; clang's
+ * __builtin_shufflevector only as constants: clang builds (the fuzzing
+ * pass) deal the phases out pixel by pixel. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define FOLD_VECTOR_SPLIT 1
 /* 16 samples from in[0 ..] (8 or 16 bits) in code values. */
 typedef float v16f __attribute__ ((vector_size (64)));
 typedef int32_t v16i __attribute__ ((vector_size (64)));
@@ -234,6 +239,9 @@ run_phases_vector (const bspline_image * src, const void *in,
   }
   return m;
 }
+#else
+#define FOLD_VECTOR_SPLIT 0
+#endif
 
 /* Pixels m0 .. m1 - 1 of every phase from the source row's pixels p m0
  * + first on (8 or 16 bits: the run of the line itself, the boundary's
@@ -253,6 +261,7 @@ run_phases (const bspline_image * src, const void *row, ptrdiff_t first,
   int m, s;
   if (p == 1)
     conv = phases + (ptrdiff_t) m0 * C;
+#if FOLD_VECTOR_SPLIT
   else if ((p == 2 || p == 3) && 16 % C == 0) {
     const int done = run_phases_vector (src, in, phases, phase_len, m0, m1,
         p, C);
@@ -260,6 +269,7 @@ run_phases (const bspline_image * src, const void *row, ptrdiff_t first,
         * (src->type == BSPLINE_SAMPLE_U8 ? 1 : 2);
     m0 = done;
   }
+#endif
   n = (ptrdiff_t) (m1 - m0) * p * C;
   if (src->type == BSPLINE_SAMPLE_U8) {
     const uint8_t *restrict b = in;
