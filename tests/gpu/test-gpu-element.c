@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bspline-cuda.h"
+#include "../elements/backend-check.h"
 #include "../elements/stmap-common.h"
 
 #define W 160
@@ -708,25 +709,5 @@ gpu_element_suite (void)
 int
 main (int argc, char **argv)
 {
-  GstElement *e;
-  GstStateChangeReturn started;
-
-  gst_check_init (&argc, &argv);
-  e = gst_element_factory_make ("bsplinewarp", NULL);
-  if (e == NULL) {
-    g_print ("FAIL: bsplinewarp not found (GST_PLUGIN_PATH?)\n");
-    return 1;
-  }
-  g_object_set (e, "backend", 2 /* cuda */ , NULL);
-  started = gst_element_set_state (e, GST_STATE_PAUSED);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_object_unref (e);
-  if (started == GST_STATE_CHANGE_FAILURE) {
-    g_print ("SKIP: backend=cuda cannot start here (no GPU or driver)\n");
-    return 77;
-  }
-  /* the probe made a CUDA context in this process, and CUDA does not
-   * survive fork(): run the tests in this process */
-  g_setenv ("CK_FORK", "no", TRUE);
-  return gst_check_run_suite (gpu_element_suite (), "gpu-element", __FILE__);
+  return run_cuda_suite (&argc, &argv, gpu_element_suite, "gpu-element", __FILE__);
 }

@@ -22,6 +22,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "../elements/backend-check.h"
+
 #define PHOTO_W 128
 #define PHOTO_H 96
 
@@ -280,26 +282,6 @@ gpu_linear_light_suite (void)
 int
 main (int argc, char **argv)
 {
-  GstElement *e;
-  GstStateChangeReturn started;
-
-  gst_check_init (&argc, &argv);
-  e = gst_element_factory_make ("bsplinewarp", NULL);
-  if (e == NULL) {
-    g_print ("FAIL: bsplinewarp not found (GST_PLUGIN_PATH?)\n");
-    return 1;
-  }
-  g_object_set (e, "backend", 2 /* cuda */ , NULL);
-  started = gst_element_set_state (e, GST_STATE_PAUSED);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_object_unref (e);
-  if (started == GST_STATE_CHANGE_FAILURE) {
-    g_print ("SKIP: backend=cuda cannot start here (no GPU or driver)\n");
-    return 77;
-  }
-  /* the probe made a CUDA context in this process, and CUDA does not
-   * survive fork(): run the tests in this process */
-  g_setenv ("CK_FORK", "no", TRUE);
-  return gst_check_run_suite (gpu_linear_light_suite (), "gpu-linear-light",
-      __FILE__);
+  return run_cuda_suite (&argc, &argv, gpu_linear_light_suite,
+      "gpu-linear-light", __FILE__);
 }
