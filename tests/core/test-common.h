@@ -86,6 +86,24 @@ test_rng_int (test_rng * rng, int lo, int hi)
   return lo + (int) (test_rng_u64 (rng) % (uint64_t) (hi - lo + 1));
 }
 
+/* ---- work scale ---- */
+
+/* test_trials (n): the number of repetitions of a test's random trials,
+ * n scaled by $BSPLINE_TEST_WORK (a fraction in (0, 1]; 1 when unset),
+ * at least 1.  The sanitizer setups (tests/sanitizers/meson.build) run
+ * fewer repetitions of the same code; every case's code still runs. */
+static inline int
+test_trials (int n)
+{
+  const char *env = getenv ("BSPLINE_TEST_WORK");
+  double scale = env && *env ? strtod (env, NULL) : 1.0;
+  int k;
+  if (!(scale > 0.0 && scale <= 1.0))
+    scale = 1.0;
+  k = (int) ceil (n * scale);
+  return k < 1 ? 1 : k;
+}
+
 /* ---- seed and reporting ---- */
 
 /* Prints the test's name and seed and returns a generator seeded with it. */

@@ -266,7 +266,7 @@ main (int argc, char **argv)
   test_rng rng;
   bspline_cpu *cpu, *cpu3;
   bspline_image ascent, src, crop;
-  int have_ascent, t, order;
+  int have_ascent, t, order, n_trials, n_integer;
   double range[2];
 
   test_begin ("fold", &rng);
@@ -281,7 +281,9 @@ main (int argc, char **argv)
   if (!cpu || !cpu3 || !have_ascent)
     return test_end ("setup failed");
   check_not_folded ();
-  for (t = 0; t < TRIALS; t++) {
+  n_trials = test_trials (TRIALS);
+  n_integer = test_trials (40);
+  for (t = 0; t < n_trials; t++) {
     if (t % 2 == 0) {
       test_image_alloc (&src, test_rng_int (&rng, 48, 120),
           test_rng_int (&rng, 48, 120), test_rng_int (&rng, 1, 4),
@@ -309,7 +311,7 @@ main (int argc, char **argv)
       trial (cpu, cpu3, &rng, &crop, range, 1);
     }
   }
-  for (t = 0; t < 40; t++)
+  for (t = 0; t < n_integer; t++)
     trial_integer (cpu, &rng, t % 2 ? BSPLINE_SAMPLE_U16 : BSPLINE_SAMPLE_U8);
   printf ("order  float (folded to order %d) vs double  vs the two plans "
       "in float  bound (noise)\n", BSPLINE_FOLD_MAX_ORDER);
@@ -322,5 +324,5 @@ main (int argc, char **argv)
   return test_end ("%d shrinks at rational ratios, orders 0-8: worst "
       "folded float against double %.3g of the range at order 3, %.3g at "
       "order 5; 8 and 16 bits within %d code value of the double path",
-      TRIALS + 40, worst_double[3], worst_double[5], worst_code);
+      n_trials + n_integer, worst_double[3], worst_double[5], worst_code);
 }

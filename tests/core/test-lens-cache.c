@@ -73,6 +73,7 @@ main (void)
   test_rng rng;
   bspline_cpu *cpus[5] = { NULL };
   int n_threads[] = { 1, 2, 4 }, k, e, cached = 0, concurrent = 0;
+  int n_cases = test_trials (N_CASES);
 
   test_begin ("lens-cache", &rng);
   for (k = 0; k < 3; k++) {
@@ -82,7 +83,7 @@ main (void)
       return 1;
     }
   }
-  for (k = 0; k < N_CASES; k++) {
+  for (k = 0; k < n_cases; k++) {
     lens_case c;
     bspline_plan *plan = NULL, *once = NULL;
     bspline_image src, reference, dst;
@@ -173,6 +174,6 @@ main (void)
     bspline_cpu_free (cpus[n_threads[k]]);
   return test_end ("%d lens plans executed %d times (1, 2, 4, 1, 2 "
       "threads), %d with their points cached, %d of them also on two "
-      "threads at once: the bytes of a plan executed once", N_CASES,
+      "threads at once: the bytes of a plan executed once", n_cases,
       N_EXECUTIONS, cached, concurrent);
 }

@@ -174,7 +174,7 @@ main (void)
 {
   test_rng rng;
   bspline_cpu *all, *single;
-  int trial;
+  int trial, n_trials;
 
   test_begin ("test-output", &rng);
   all = bspline_cpu_new (0);
@@ -184,13 +184,14 @@ main (void)
     return test_end ("no engine");
   TEST_CHECK (bspline_cpu_n_threads (single) == 1, "bspline_cpu_new (1) has "
       "%d threads", bspline_cpu_n_threads (single));
-  for (trial = 0; trial < 300; trial++)
+  n_trials = test_trials (300);
+  for (trial = 0; trial < n_trials; trial++)
     one_case (all, single, &rng, trial);
   printf ("engine threads: %d and 1\n", bspline_cpu_n_threads (all));
   bspline_cpu_free (all);
   bspline_cpu_free (single);
-  return test_end ("300 random plans: %ld U8/U16 samples equal to the "
+  return test_end ("%d random plans: %ld U8/U16 samples equal to the "
       "rounded, clamped F64 output (%ld float half-code ties within one "
       "code); padded strides untouched; 1 thread and %s threads "
-      "bit-identical", n_samples, n_ties, "all");
+      "bit-identical", n_trials, n_samples, n_ties, "all");
 }

@@ -71,7 +71,7 @@ main (void)
   all = bspline_cpu_new (0);
   one = bspline_cpu_new (1);
   sixteen = bspline_cpu_new (16);
-  for (trial = 0; trial < TRIALS; trial++) {
+  for (trial = 0; trial < test_trials (TRIALS); trial++) {
     int sw = test_rng_int (&rng, 50, 700), sh = test_rng_int (&rng, 200, 1100);
     int dw = test_rng_int (&rng, 30, 700), dh = test_rng_int (&rng, 30, 1500);
     int channels = test_rng_int (&rng, 1, 4);

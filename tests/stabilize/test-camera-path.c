@@ -625,7 +625,7 @@ test_random_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
   int i, t;
 
   *n_optimal = *n_infeasible = *max_iterations = 0;
-  for (i = 0; i < 48; i++) {
+  for (i = 0; i < test_trials (48); i++) {
     window win;
     intent kind = (intent) (i % 4);
     int affine = (i / 4) % 2, n = test_rng_int (rng, 4, 90);
@@ -703,7 +703,7 @@ test_qp_windows (test_rng * rng, int *n_optimal, int *n_infeasible,
 
   *n_optimal = *n_infeasible = *max_iterations = 0;
   *worst_objective = 0.0;
-  for (i = 0; i < 24; i++) {
+  for (i = 0; i < test_trials (24); i++) {
     window win;
     intent kind = (intent) (i % 4);
     int affine = (i / 4) % 2, big = i % 5 == 3, n = test_rng_int (rng, 4, 90);
@@ -1012,14 +1012,14 @@ time_window (test_rng * rng, int n, int affine, int *iterations)
   bspline_affine *b = malloc (n * sizeof (bspline_affine));
   double times[41], median;
   char msg[256];
-  int run;
+  int run, runs = test_trials (41) | 1;
 
   bspline_camera_path_params_init (&p, 1920, 1080);
   p.model = affine ? BSPLINE_MOTION_AFFINE : BSPLINE_MOTION_SIMILARITY;
   TEST_CHECK (bspline_camera_path_new (&p, n, &cp, msg, sizeof (msg))
       == BSPLINE_OK, "new: %s", msg);
   *iterations = 0;
-  for (run = 0; run < 41; run++) {
+  for (run = 0; run < runs; run++) {
     struct timespec t0, t1;
 
     make_camera (rng, (intent) (run % 4), n, affine, 10.0, 0.5, 1920, 1080,
@@ -1031,8 +1031,8 @@ time_window (test_rng * rng, int n, int affine, int *iterations)
         t0.tv_nsec) * 1e-3;
     *iterations = info.iterations > *iterations ? info.iterations : *iterations;
   }
-  qsort (times, 41, sizeof (double), compare_double);
-  median = times[20];
+  qsort (times, runs, sizeof (double), compare_double);
+  median = times[runs / 2];
   bspline_camera_path_free (cp);
   free (camera);
   free (b);
@@ -1078,7 +1078,7 @@ main (int argc, char **argv)
       "still part %.2g px/frame, acceleration changes at %d of 90 frames\n",
       tripod, still, kinks);
   test_fixed_frames (&rng);
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < test_trials (4); i++) {
     test_sliding_window (&rng, slide_kinds[i], i == 2, 40, &dist[i],
         &ratio[i], &excess[i], &jump[i], &whole_jump[i]);
     printf ("sliding window (%s, %s, 40 ahead): cost %.4g x the whole-clip "
@@ -1103,11 +1103,11 @@ main (int argc, char **argv)
   t60 = time_window (&rng, 60, 0, &it60);
   t60a = time_window (&rng, 60, 1, &it60a);
   t300 = time_window (&rng, 300, 0, &it300);
-  printf ("time per solve (median of 41, 1920x1080): 60 frames similarity "
+  printf ("time per solve (median of %d, 1920x1080): 60 frames similarity "
       "%.0f us (%d iterations at most), affine %.0f us (%d), 300 frames "
       "similarity %.0f us (%d); 19 frames similarity, 3 fixed, the "
       "stabilizer's weights %.0f us (median of %d sliding windows, %d "
-      "iterations at most)\n", t60, it60, t60a, it60a, t300, it300, t19, n19,
+      "iterations at most)\n", test_trials (41) | 1, t60, it60, t60a, it60a, t300, it300, t19, n19,
       it19);
   return test_end ("%d optimal and %d infeasible windows, %d and %d of the "
       "quadratic program, tripod %.2g px, 60-frame window %.0f us, 19-frame "
