@@ -93,7 +93,11 @@ enum
   PROP_TRANSFORMS_LOCATION,
   PROP_TRANSFORMS_MODE,
   PROP_PATH,
-  PROP_PATH_MARGIN
+  PROP_PATH_MARGIN,
+  PROP_MAX_ZOOM,
+  PROP_HORIZON_LOCK,
+  PROP_HORIZON_ANGLE,
+  PROP_ANALYSIS_REGION
 };
 
 #define DEFAULT_SMOOTHING 15
@@ -105,6 +109,9 @@ enum
 #define DEFAULT_ZOOM 0.0
 #define DEFAULT_AUTO_ZOOM FALSE
 #define DEFAULT_TRIPOD FALSE
+#define DEFAULT_MAX_ZOOM (100.0 * (BSPLINE_STABILIZE_MAX_ZOOM - 1.0))
+#define DEFAULT_HORIZON_LOCK FALSE
+#define DEFAULT_HORIZON_ANGLE 0.0
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
 
@@ -236,6 +243,9 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   /* read when the element starts */
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
+  /* read for each frame */
+  const GParamFlags flags_playing = G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
@@ -309,6 +319,39 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "Zoom just enough to hide the borders, varying smoothly over the "
           "smoothing window, on top of zoom (at most 4x) (default false)",
           DEFAULT_AUTO_ZOOM, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_MAX_ZOOM,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_zoom),
+      g_param_spec_double ("max-zoom", "Max zoom",
+          "Largest total zoom in percent (zoom and auto-zoom together; with "
+          "path=optimal also the crop window that path-margin sets): where "
+          "hiding the borders would need more, they show as crop says "
+          "(range 0-300, default 300)", 0.0, DEFAULT_MAX_ZOOM,
+          DEFAULT_MAX_ZOOM, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_HORIZON_LOCK,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, horizon_lock),
+      g_param_spec_boolean ("horizon-lock", "Horizon lock",
+          "Hold the roll of every output frame at the first frame's (with "
+          "horizon-angle 0) or levelled by horizon-angle, instead of "
+          "smoothing it; the pan and the zoom are smoothed as before, the "
+          "crop and auto-zoom follow; may change while playing (default "
+          "false)", DEFAULT_HORIZON_LOCK, flags_playing));
+  gst_bspline_settings_install_field (gobject_class, PROP_HORIZON_ANGLE,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, horizon_angle),
+      g_param_spec_double ("horizon-angle", "Horizon angle",
+          "With horizon-lock: the angle of the horizon in the first frame, "
+          "degrees clockwise on screen; every output frame is turned so "
+          "that it is level; may change while playing (range -180 to 180, "
+          "default 0)", -180.0, 180.0, DEFAULT_HORIZON_ANGLE, flags_playing));
+  gst_bspline_settings_install_field (gobject_class, PROP_ANALYSIS_REGION,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, analysis_region),
+      gst_param_spec_array ("analysis-region", "Analysis region",
+          "The rectangle the camera motion is measured in, <x, y, w, h> as "
+          "fractions of the frame (x right, y down from the top left "
+          "corner; x + w and y + h at most 1), at least 16 pixels a side: "
+          "what moves outside it does not count (default unset: the whole "
+          "frame)", g_param_spec_double ("analysis-region-entry",
+              "Analysis region entry", "x, y, w or h, a fraction of the "
+              "frame's width or height", 0.0, 1.0, 0.0, flags), flags));
   gst_bspline_settings_install_field (gobject_class, PROP_TRIPOD,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, tripod),
       g_param_spec_boolean ("tripod", "Tripod",
@@ -394,9 +437,49 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
 
+  gboolean streaming, reading;
+
   if (!gst_bspline_settings_set_property (object, &self->settings, pspec,
-          value))
+          value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  streaming = GST_STATE (self) >= GST_STATE_PAUSED;
+  reading = self->settings.transforms_location != NULL
+      && self->settings.transforms_mode ==
+      GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
+  GST_OBJECT_UNLOCK (self);
+  if (!streaming || prop_id < PROP_SMOOTHING)
+    return;
+  /* the element's own properties are read at the start, but the horizon
+   * lock, which each frame reads (with a transforms file read, each
+   * section at its start) */
+  if (prop_id != PROP_HORIZON_LOCK && prop_id != PROP_HORIZON_ANGLE)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s cannot change while "
+            "the element streams: the new value applies from the next start "
+            "(state READY).", pspec->name), (NULL));
+  else if (reading)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("With transforms-mode=read "
+            "the corrections are computed when the stream (or its caps) "
+            "starts: the new %s applies from the next caps or start.",
+            pspec->name), (NULL));
+}
+
+/* The horizon lock of the properties into the stabilizer: before each
+ * correction is computed (with transforms-mode=read, those of a section,
+ * all at its start). */
+static void
+gst_bspline_stabilize_sync_horizon (GstBSplineStabilize * self)
+{
+  gboolean lock;
+  gdouble angle;
+
+  GST_OBJECT_LOCK (self);
+  lock = self->settings.horizon_lock;
+  angle = self->settings.horizon_angle;
+  GST_OBJECT_UNLOCK (self);
+  bspline_stabilizer_set_horizon (self->path.stabilizer, lock, angle);
 }
 
 static void
@@ -601,6 +684,9 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   sp.zoom = s->zoom;
   sp.auto_zoom = s->auto_zoom;
   sp.tripod = s->tripod;
+  sp.max_zoom = 1.0 + s->max_zoom / 100.0;
+  sp.horizon_lock = s->horizon_lock;
+  sp.horizon_angle = s->horizon_angle;
   sp.model = s->motion_model;
   if (bspline_stabilizer_new (&sp, &self->path.stabilizer, msg, sizeof (msg))
       != BSPLINE_OK)
@@ -758,6 +844,8 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   input = trans->queued_buf;
   trans->queued_buf = NULL;
   ret = gst_bspline_stabilize_check_input (self, input);
+  if (ret == GST_FLOW_OK && self->transforms.new_section)
+    gst_bspline_stabilize_sync_horizon (self);
   if (ret == GST_FLOW_OK && self->transforms.new_section
       && !gst_bspline_transforms_stream_start_section (&self->transforms,
           GST_ELEMENT (self), self->path.stabilizer,
@@ -1029,6 +1117,16 @@ gst_bspline_stabilize_defer (GstBSplineStabilize * self,
   return TRUE;
 }
 
+/* The oldest pending frame's correction, with the horizon lock as the
+ * properties say now (it may change while playing). */
+static void
+gst_bspline_stabilize_pop (GstBSplineStabilize * self, gboolean final,
+    bspline_stabilize_result * result)
+{
+  gst_bspline_stabilize_sync_horizon (self);
+  bspline_stabilizer_pop (self->path.stabilizer, final, result);
+}
+
 static GstFlowReturn
 gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     GstBuffer ** outbuf)
@@ -1050,7 +1148,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     if (frame->have_correction)
       result = frame->correction;
     else if (bspline_stabilizer_ready (self->path.stabilizer, final))
-      bspline_stabilizer_pop (self->path.stabilizer, final, &result);
+      gst_bspline_stabilize_pop (self, final, &result);
     else
       return GST_FLOW_OK;
     g_queue_pop_head (&self->path.frames);

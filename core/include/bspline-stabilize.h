@@ -256,6 +256,9 @@ typedef enum
 
 #define BSPLINE_STABILIZE_DEFAULT_MARGIN 30.0
 #define BSPLINE_STABILIZE_MAX_MARGIN 100.0
+/* the total zoom factor of a correction, at most (max_zoom's default and
+ * largest value) */
+#define BSPLINE_STABILIZE_MAX_ZOOM 4.0
 
 typedef struct
 {
@@ -272,6 +275,19 @@ typedef struct
   double zoom;                  /* percent, added to auto-zoom; may be < 0 */
   int auto_zoom;                /* zoom just enough to hide the borders */
   int tripod;                   /* hold the first frame's view */
+  /* The total zoom factor (zoom and auto-zoom together) at most, and with
+   * path = optimal the crop window's zoom too: 1 .. BSPLINE_STABILIZE_MAX_ZOOM
+   * (default BSPLINE_STABILIZE_MAX_ZOOM). */
+  double max_zoom;
+  /* Horizon lock: the intended camera's roll held at -horizon_angle
+   * instead of smoothed (or, tripod, held), so that a horizon that the
+   * first frame shows at horizon_angle degrees (clockwise on screen) is
+   * level in every output frame; horizon_angle 0 keeps the first frame's
+   * roll.  Its translation, scale and shear stay as the path found them
+   * (the roll turns about the point where the intended camera puts the
+   * first frame's centre); max_angle still clamps the result. */
+  int horizon_lock;
+  double horizon_angle;         /* degrees, -180 .. 180 */
   bspline_motion_model model;
   int width, height;            /* frame size, luma pixels */
 } bspline_stabilize_params;
@@ -318,6 +334,13 @@ int bspline_stabilizer_ready (const bspline_stabilizer * stabilizer,
 BSPLINE_API
 bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
     int final, bspline_stabilize_result * result);
+
+/* Horizon lock changed while a stream runs: from the next frame popped
+ * (as bspline_stabilize_params' horizon_lock and horizon_angle; an angle
+ * outside -180 .. 180 or not finite is refused). */
+BSPLINE_API
+bspline_status bspline_stabilizer_set_horizon (bspline_stabilizer *
+    stabilizer, int horizon_lock, double horizon_angle);
 
 /* Smallest zoom z >= 1 about the frame centre such that the output frame
  * is covered by the input after `correction` (forward, input -> output)

@@ -26,6 +26,16 @@
  * translation of the centre to max-shift on each axis, the angle to
  * max-angle) and zoomed about the centre.
  *
+ * Horizon lock: the intended camera S_k = C_k o A_k keeps everything the
+ * path gave it but its roll theta, which is set to the locked angle; the
+ * correction is made again from it (before the clamps, so that auto-zoom
+ * and max-shift see the locked correction).  The roll of the output
+ * against frame 0 is then exactly the locked angle wherever the camera
+ * path A_k is right: what is left is the drift of the measured roll.
+ *
+ * max_zoom caps the total zoom (zoom times auto-zoom), and with path =
+ * optimal the crop window's zoom, which otherwise grows with the margin.
+ *
  * auto-zoom: the zoom z_k that hides the borders of frame k, req_k
  * (bspline_stabilize_cover_zoom), is made smooth as the Gaussian average
  * over the window of the running maximum of req over the window.  Every
@@ -43,7 +53,6 @@
 
 #define PATH_PARAMS 7           /* tx, ty, theta, u00, u01, u10, u11 */
 #define STABILIZE_MAX_SMOOTHING 1000
-#define STABILIZE_MAX_ZOOM 4.0
 /* path = optimal: the frames already output that a window continues from
  * (three fix every difference the objective sees, camera-path.h) */
 #define PATH_FIXED 3
@@ -112,6 +121,9 @@ bspline_stabilize_params_init (bspline_stabilize_params * params, int width,
   params->zoom = 0.0;
   params->auto_zoom = 0;
   params->tripod = 0;
+  params->max_zoom = BSPLINE_STABILIZE_MAX_ZOOM;
+  params->horizon_lock = 0;
+  params->horizon_angle = 0.0;
   params->model = BSPLINE_MOTION_SIMILARITY;
   params->width = width;
   params->height = height;
@@ -166,13 +178,18 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
       || (params->path != BSPLINE_STABILIZE_PATH_OPTIMAL
           && params->path != BSPLINE_STABILIZE_PATH_GAUSSIAN)
       || !(params->margin >= 0.0
-          && params->margin <= BSPLINE_STABILIZE_MAX_MARGIN)) {
+          && params->margin <= BSPLINE_STABILIZE_MAX_MARGIN)
+      || !(params->max_zoom >= 1.0
+          && params->max_zoom <= BSPLINE_STABILIZE_MAX_ZOOM)
+      || !(fabs (params->horizon_angle) <= 180.0)) {
     snprintf (msg, msg_len,
         "bad stabilization parameters (smoothing %d, "
         "0 to %d; size %dx%d; zoom %g percent, above -100; path %d; margin "
-        "%g percent, 0 to %g)", s, STABILIZE_MAX_SMOOTHING, params->width,
+        "%g percent, 0 to %g; maximum zoom %g, 1 to %g; horizon angle %g "
+        "degrees, -180 to 180)", s, STABILIZE_MAX_SMOOTHING, params->width,
         params->height, params->zoom, (int) params->path, params->margin,
-        BSPLINE_STABILIZE_MAX_MARGIN);
+        BSPLINE_STABILIZE_MAX_MARGIN, params->max_zoom,
+        BSPLINE_STABILIZE_MAX_ZOOM, params->horizon_angle);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   st = calloc (1, sizeof (*st));
@@ -198,9 +215,9 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
     bspline_camera_path_params_init (cp, params->width, params->height);
     cp->model = params->model;
     /* the crop window: the output's view (its zoom, never below the
-     * frame) shrunk by the margin */
-    cp->zoom = (1.0 + params->margin / 100.0) * fmax (1.0,
-        1.0 + params->zoom / 100.0);
+     * frame) shrunk by the margin, and never by more than max_zoom */
+    cp->zoom = fmin (params->max_zoom, (1.0 + params->margin / 100.0) *
+        fmax (1.0, 1.0 + params->zoom / 100.0));
     cp->w1 = PATH_W1;
     cp->w2 = PATH_W2;
     cp->w3 = PATH_W3;
@@ -529,6 +546,27 @@ optimal_window (bspline_stabilizer * st, long k, long newest, int final)
   st->win_final = 0;
 }
 
+/* Horizon lock: the intended camera S = C o A_j of a correction C, its
+ * roll replaced by the locked one (path_from_affine's parameters about the
+ * centre: only theta changes), the correction made again from it. */
+static void
+stabilize_lock_horizon (const bspline_stabilizer * st, long j,
+    bspline_affine * correction)
+{
+  double lock = -st->p.horizon_angle * (BSPLINE_STABILIZE_PI / 180.0);
+  double q[PATH_PARAMS];
+  bspline_affine real, real_inv, smooth;
+
+  path_to_affine (st, path_at (st, j), &real);
+  if (!bspline_affine_invert (&real, &real_inv))
+    return;
+  bspline_affine_compose (correction, &real, &smooth);
+  path_from_affine (st, &smooth, lock, q);
+  q[2] = lock;
+  path_to_affine (st, q, &smooth);
+  bspline_affine_compose (&smooth, &real_inv, correction);
+}
+
 /* The clamped correction of frame j >= k (the oldest pending frame, whose
  * optimal window has been solved), before any zoom, from the frames up to
  * newest.  Returns 0 where it is not known yet (beyond the window). */
@@ -543,8 +581,21 @@ stabilize_correction (const bspline_stabilizer * st, long j, long newest,
   } else {
     gaussian_correction (st, j, newest, correction);
   }
+  if (st->p.horizon_lock)
+    stabilize_lock_horizon (st, j, correction);
   stabilize_clamp (st, correction);
   return 1;
+}
+
+bspline_status
+bspline_stabilizer_set_horizon (bspline_stabilizer * st, int horizon_lock,
+    double horizon_angle)
+{
+  if (!(fabs (horizon_angle) <= 180.0))
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  st->p.horizon_lock = horizon_lock != 0;
+  st->p.horizon_angle = horizon_angle;
+  return BSPLINE_OK;
 }
 
 double
@@ -610,7 +661,7 @@ stabilize_auto_zoom (bspline_stabilizer * st, long k, long newest)
 
       stabilize_correction (st, j, newest, &c);
       req[j - first] = bspline_stabilize_cover_zoom (&c, st->p.width,
-          st->p.height, STABILIZE_MAX_ZOOM);
+          st->p.height, st->p.max_zoom);
     }
   }
   st->past_req[k % st->window] = req[k - first];
@@ -649,6 +700,7 @@ bspline_stabilizer_pop (bspline_stabilizer * st, int final,
   z = 1.0 + st->p.zoom / 100.0;
   if (st->p.auto_zoom)
     z *= stabilize_auto_zoom (st, k, newest);
+  z = fmin (z, st->p.max_zoom);
   bspline_affine_identity (&zoom);
   zoom.m[0] = z;
   zoom.m[4] = z;
