@@ -261,7 +261,9 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
 
   bspline_motion_params_init (&mp);
-  mp.model = self->run.motion_model;
+  /* the rotation model fits the camera's rotation to an affine motion */
+  mp.model = self->run.motion_model == BSPLINE_MOTION_ROTATION ?
+      BSPLINE_MOTION_AFFINE : self->run.motion_model;
   mp.n_threads = (int) self->run.resample.n_threads;
   /* with the lens stage, the estimator sees the undistorted frame at its
    * analysis resolution, and averages it no further */

@@ -64,6 +64,7 @@ typedef struct
   /* behind the object lock while streaming too: read for each frame */
   gboolean horizon_lock;
   gdouble horizon_angle;        /* degrees */
+  gdouble field_of_view;        /* degrees, 0: unset */
   GstBSplineNumbers analysis_region;    /* <x, y, w, h> fractions, or unset */
   bspline_motion_model motion_model;
   GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
@@ -179,11 +180,11 @@ struct _GstBSplineStabilize
 
 /* ---- gstbsplinestabilize.c ---- */
 
-/* The warp of a frame of info: its correction (NULL: none) after the lens
- * stage, as bsplinewarp's matrix about the pivot (0, 0), onto a frame of
- * the same size. */
+/* The warp of a frame of info: its correction (a 3x3 matrix, forward;
+ * NULL: none) after the lens stage, as bsplinewarp's matrix about the
+ * pivot (0, 0), onto a frame of the same size. */
 void gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
-    const GstVideoInfo * info, const bspline_affine * correction,
+    const GstVideoInfo * info, const gdouble * correction,
     bspline_geometry * geometry);
 
 /* Releases and frees a frame held back. */

@@ -64,7 +64,14 @@ void bspline_affine_decompose (const bspline_affine * a, double cx,
 typedef enum
 {
   BSPLINE_MOTION_SIMILARITY = 0,        /* translation, rotation, scale */
-  BSPLINE_MOTION_AFFINE = 1     /* six parameters */
+  BSPLINE_MOTION_AFFINE = 1,    /* six parameters */
+  /* the camera turning about its centre, K R K^-1 (K: the focal length
+   * bspline_stabilize_params' focal and the frame centre): a stabilizer
+   * model only (bspline_stabilizer_*, path = gaussian or tripod); the
+   * motion between frames is measured as affine, and the rotation R that
+   * best maps the rays of a grid of frame points to where that motion puts
+   * them is taken as the camera's (bspline_stabilize_rotation_fit) */
+  BSPLINE_MOTION_ROTATION = 2
 } bspline_motion_model;
 
 /* A frame to estimate motion on: 8-bit samples, either one grey (luma)
@@ -289,13 +296,21 @@ typedef struct
   int horizon_lock;
   double horizon_angle;         /* degrees, -180 .. 180 */
   bspline_motion_model model;
+  /* model = rotation: the focal length in pixels (the principal point is
+   * the frame centre); unused otherwise */
+  double focal;
   int width, height;            /* frame size, luma pixels */
 } bspline_stabilize_params;
 
 typedef struct
 {
-  bspline_affine correction;    /* input frame -> output frame, forward */
+  /* input frame -> output frame, forward; model = rotation: the affine map
+   * nearest matrix at the frame centre (its value and Jacobian there) */
+  bspline_affine correction;
   double zoom;                  /* total zoom factor in correction */
+  /* the correction as a 3x3 matrix, row-major, forward: a homography with
+   * model = rotation, correction's matrix otherwise */
+  double matrix[9];
 } bspline_stabilize_result;
 
 typedef struct bspline_stabilizer bspline_stabilizer;
@@ -348,6 +363,22 @@ bspline_status bspline_stabilizer_set_horizon (bspline_stabilizer *
 BSPLINE_API
 double bspline_stabilize_cover_zoom (const bspline_affine * correction,
     int width, int height, double max_zoom);
+/* The same for a correction given as a 3x3 matrix (a homography). */
+BSPLINE_API
+double bspline_stabilize_cover_zoom_matrix (const double correction[9],
+    int width, int height, double max_zoom);
+
+/* model = rotation: the camera rotation (a unit quaternion w, x, y, z; the
+ * rays d = ((x - cx) / focal, (y - cy) / focal, 1) of the first frame's
+ * pixels turn into those of the second's) that best explains the motion
+ * (first frame -> second frame pixels) of a width x height frame: the
+ * least-squares rotation between the rays of a 7 x 7 grid of points over
+ * the frame and of their images under motion (Horn 1987, "Closed-form
+ * solution of absolute orientation using unit quaternions", sec. 4).
+ * Returns 0 (q the identity) where the motion or focal is not finite. */
+BSPLINE_API
+int bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
+    int height, double focal, double q[4]);
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,11 @@
  *    the subject; with analysis-region around the rest (not at the frame's
  *    origin: the motion is brought back to the frame's pixels), the
  *    residual jitter against the truth is small;
- *  - the properties' defaults and ranges, and analysis-region values that
- *    are element errors naming the property.
+ *  - a 100-degree lens turning (pan, shake in yaw, pitch and roll):
+ *    motion-model=rotation against the similarity model, the residual of
+ *    the output's motion against the pan over the whole frame;
+ *  - the properties' defaults and ranges, and analysis-region values and
+ *    rotation-model settings that are element errors naming the property.
  *
  * The element runs with backend=cpu, or with the backend that
  * BSPLINE_TEST_BACKEND names (cuda: exits 77, skipped, where there is
@@ -68,6 +71,7 @@ rgbx_buffer (const uint8_t * rgb, int w, int h, int k)
 typedef struct
 {
   bspline_affine corr[N];
+  double matrix[N][9];          /* "correction-matrix" */
   double zoom[N];
   int n_posted, n_out, warnings;
   char error[512];
@@ -99,6 +103,10 @@ pop_messages (GstBus * bus, run_result * r)
 
       for (i = 0; i < 6; i++)
         r->corr[frame].m[i] =
+            g_value_get_double (gst_value_array_get_value (arr, i));
+      arr = gst_structure_get_value (s, "correction-matrix");
+      for (i = 0; i < 9; i++)
+        r->matrix[frame][i] =
             g_value_get_double (gst_value_array_get_value (arr, i));
       gst_structure_get_double (s, "correction-zoom", &r->zoom[frame]);
       r->n_posted++;
@@ -253,8 +261,7 @@ test_horizon_lock (test_rng * rng, double *locked_worst)
     }
     if (run == 0) {
       TEST_CHECK (worst > 2.0, "without horizon-lock the output's roll "
-          "stays within %.3f deg of the first frame's (the drift is 5)",
-          worst);
+          "stays within %.3f deg of the first frame's (the drift is 5)", worst);
       printf ("no horizon lock: the output's roll up to %.3f deg from the "
           "first frame's\n", worst);
     } else if (run == 1) {
@@ -334,6 +341,156 @@ test_analysis_region (test_rng * rng, double *whole_px, double *region_px)
   free (r);
 }
 
+/* ---- the camera rotation model ---- */
+
+#define WIDE_FOV 100.0          /* degrees, horizontal */
+
+/* The rotation matrix of yaw (about y), pitch (about x) and roll (about
+ * z), radians, applied in that order (roll last). */
+static void
+rotation_matrix (double yaw, double pitch, double roll, double *r)
+{
+  double ry[9] = { cos (yaw), 0, sin (yaw), 0, 1, 0, -sin (yaw), 0,
+    cos (yaw)
+  };
+  double rx[9] = { 1, 0, 0, 0, cos (pitch), -sin (pitch), 0, sin (pitch),
+    cos (pitch)
+  };
+  double rz[9] = { cos (roll), -sin (roll), 0, sin (roll), cos (roll), 0, 0,
+    0, 1
+  };
+  double t[9];
+
+  bspline_matrix_multiply (rx, ry, t);
+  bspline_matrix_multiply (rz, t, r);
+}
+
+/* K R K^-1 T(-o): photo pixels -> frame pixels of a camera turned by r,
+ * the photo being the first camera's pinhole picture centred on it. */
+static void
+wide_map (const double *r, double f, double ox, double oy, double *g)
+{
+  double k[9] = { f, 0, 0.5 * W, 0, f, 0.5 * H, 0, 0, 1 };
+  double k_inv[9] = { 1 / f, 0, -0.5 * W / f, 0, 1 / f, -0.5 * H / f, 0, 0,
+    1
+  };
+  double shift[9] = { 1, 0, -ox, 0, 1, -oy, 0, 0, 1 }, t[9], u[9];
+
+  bspline_matrix_multiply (k, r, t);
+  bspline_matrix_multiply (t, k_inv, u);
+  bspline_matrix_multiply (u, shift, g);
+}
+
+/* Frame k of the wide clip: the photo through g (order 5, double). */
+static int
+wide_render (const double *g, uint8_t * out)
+{
+  bspline_params params;
+  bspline_plan *plan = NULL;
+  double inv[9];
+  char msg[256];
+
+  clip_params (&params);
+  if (!bspline_matrix_invert (g, inv) || bspline_plan_new (&params, inv,
+          photo.width, photo.height, W, H, 3, &plan, msg, sizeof (msg))
+      != BSPLINE_OK)
+    return 0;
+  return clip_execute (cpu, plan, &photo, W, H, out);
+}
+
+/* Where the homography h puts (x, y). */
+static void
+apply_h (const double *h, double x, double y, double *u, double *v)
+{
+  double w = h[6] * x + h[7] * y + h[8];
+
+  *u = (h[0] * x + h[1] * y + h[2]) / w;
+  *v = (h[3] * x + h[4] * y + h[5]) / w;
+}
+
+/* A 100-degree lens panning by 0.15 degree a frame, shaking by up to 2
+ * degrees of yaw and pitch and 1 of roll (sums of sines, clip.h): through
+ * motion-model=rotation and through the similarity model, both
+ * path=gaussian smoothing=15; the residual of the output's frame-to-frame
+ * motion against the pan alone, over a 3 x 3 grid of points (corners,
+ * edge centres, centre), RMS px. */
+static void
+test_rotation_model (test_rng * rng, double *rot_px, double *sim_px)
+{
+  double f = 0.5 * W / tan (0.5 * WIDE_FOV * TEST_PI / 180.0);
+  double (*g)[9] = malloc (N * sizeof (*g)), pan[9], pan_h[9];
+  double ox = 0.5 * photo.width - 0.5 * W, oy = 0.5 * photo.height - 0.5 * H;
+  double pan_step = 0.15 * TEST_PI / 180.0;
+  clip_shake yaw, pitch, roll;
+  uint8_t **frames = calloc (N, sizeof (uint8_t *));
+  run_result *r = malloc (sizeof (run_result));
+  int run, k;
+
+  clip_shake_init (&yaw, rng);
+  clip_shake_init (&pitch, rng);
+  clip_shake_init (&roll, rng);
+  for (k = 0; k < N; k++) {
+    double rot[9];
+
+    rotation_matrix (k * pan_step + 2.0 * TEST_PI / 180.0 *
+        clip_shake_at (&yaw, k), 2.0 * TEST_PI / 180.0 *
+        clip_shake_at (&pitch, k), TEST_PI / 180.0 * clip_shake_at (&roll,
+            k), rot);
+    wide_map (rot, f, ox, oy, g[k]);
+    frames[k] = malloc ((size_t) W * H * 3);
+    TEST_CHECK (wide_render (g[k], frames[k]), "wide frame %d", k);
+  }
+  /* the intended frame-to-frame motion: the pan's step, K R K^-1 */
+  rotation_matrix (pan_step, 0.0, 0.0, pan);
+  {
+    double zero[9];
+
+    wide_map (pan, f, 0.0, 0.0, zero);
+    memcpy (pan_h, zero, sizeof (pan_h));
+  }
+  for (run = 0; run < 2; run++) {
+    char props[128];
+    double sum = 0.0;
+    int n = 0;
+
+    snprintf (props, sizeof (props), "smoothing=15 crop=fill path=gaussian "
+        "motion-model=%s field-of-view=%g", run ? "similarity" : "rotation",
+        WIDE_FOV);
+    run_clip (frames, W, H, props, -1, NULL, r);
+    TEST_CHECK (r->n_out == N && r->n_posted == N && r->error[0] == '\0',
+        "wide lens, %s: %d frames out, %d posted; %s", props, r->n_out,
+        r->n_posted, r->error);
+    for (k = 1; k < N; k++) {
+      double t0[9], t1[9], t0_inv[9], step[9];
+      int i, j;
+
+      bspline_matrix_multiply (r->matrix[k - 1], g[k - 1], t0);
+      bspline_matrix_multiply (r->matrix[k], g[k], t1);
+      if (!bspline_matrix_invert (t0, t0_inv))
+        continue;
+      bspline_matrix_multiply (t1, t0_inv, step);
+      for (j = 0; j < 3; j++)
+        for (i = 0; i < 3; i++) {
+          double x = 0.5 * W * i, y = 0.5 * H * j, u, v, iu, iv;
+
+          apply_h (step, x, y, &u, &v);
+          apply_h (pan_h, x, y, &iu, &iv);
+          sum += (u - iu) * (u - iu) + (v - iv) * (v - iv);
+          n++;
+        }
+    }
+    *(run ? sim_px : rot_px) = sqrt (sum / n);
+    printf ("100-degree lens, motion-model=%s: residual %.4f px RMS over "
+        "the frame\n", run ? "similarity" : "rotation", sqrt (sum / n));
+  }
+  TEST_CHECK (*rot_px <= 1.0 && *sim_px > 2.5 * *rot_px, "wide lens: "
+      "residual %.4f px with the rotation model, %.4f with the similarity",
+      *rot_px, *sim_px);
+  free_clip (frames);
+  free (g);
+  free (r);
+}
+
 static void
 test_properties (void)
 {
@@ -348,6 +505,16 @@ test_properties (void)
   static const char *const why[] = {
     "must be", "must be", "at least 16", "must be"
   };
+  /* the rotation model's settings that are refused, and what the error
+   * names */
+  static const char *const rotation_bad[][2] = {
+    {"motion-model=rotation path=gaussian", "field-of-view"},
+    {"motion-model=rotation field-of-view=90", "path = gaussian"},
+    {"motion-model=rotation field-of-view=90 path=gaussian max-angle=2",
+        "max-angle"},
+    {"motion-model=rotation field-of-view=90 path=gaussian horizon-lock=true",
+        "horizon lock"},
+  };
   uint8_t *frames[N];
   uint8_t *grey = calloc ((size_t) W * H * 3, 1);
   run_result *r = malloc (sizeof (run_result));
@@ -356,6 +523,10 @@ test_properties (void)
   d = G_PARAM_SPEC_DOUBLE (g_object_class_find_property (klass, "max-zoom"));
   TEST_CHECK (d && d->minimum == 0.0 && d->maximum == 300.0
       && d->default_value == 300.0, "max-zoom's range and default");
+  d = G_PARAM_SPEC_DOUBLE (g_object_class_find_property (klass,
+          "field-of-view"));
+  TEST_CHECK (d && d->minimum == 0.0 && d->maximum == 179.0
+      && d->default_value == 0.0, "field-of-view's range and default");
   d = G_PARAM_SPEC_DOUBLE (g_object_class_find_property (klass,
           "horizon-angle"));
   TEST_CHECK (d && d->minimum == -180.0 && d->maximum == 180.0
@@ -368,9 +539,9 @@ test_properties (void)
   p = g_object_class_find_property (klass, "analysis-region");
   TEST_CHECK (p && GST_IS_PARAM_SPEC_ARRAY_LIST (p)
       && (p->flags & GST_PARAM_MUTABLE_READY), "analysis-region");
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 5; i++) {
     static const char *const names[] = { "max-zoom", "horizon-angle",
-      "horizon-lock", "analysis-region"
+      "horizon-lock", "analysis-region", "field-of-view"
     };
     p = g_object_class_find_property (klass, names[i]);
     TEST_CHECK (p && strstr (g_param_spec_get_blurb (p), "default"),
@@ -389,6 +560,12 @@ test_properties (void)
         && strstr (r->error, why[i]), "analysis-region %s: %d frames out, "
         "error \"%s\"", bad[i], r->n_out, r->error);
   }
+  for (i = 0; i < G_N_ELEMENTS (rotation_bad); i++) {
+    run_clip (frames, W, H, rotation_bad[i][0], -1, NULL, r);
+    TEST_CHECK (r->n_out == 0 && strstr (r->error, rotation_bad[i][1]),
+        "%s: %d frames out, error \"%s\"", rotation_bad[i][0], r->n_out,
+        r->error);
+  }
   free (grey);
   free (r);
 }
@@ -397,7 +574,8 @@ int
 main (int argc, char **argv)
 {
   test_rng rng;
-  double locked = 0.0, whole_px = 0.0, region_px = 0.0;
+  double locked = 0.0, whole_px = 0.0, region_px = 0.0, rot_px = 0.0;
+  double sim_px = 0.0;
 
   gst_init (&argc, &argv);
   if (g_getenv ("BSPLINE_TEST_BACKEND"))
@@ -421,6 +599,7 @@ main (int argc, char **argv)
   test_properties ();
   test_horizon_lock (&rng, &locked);
   test_analysis_region (&rng, &whole_px, &region_px);
+  test_rotation_model (&rng, &rot_px, &sim_px);
 
   bspline_cpu_free (cpu);
   free (photo.rgb);

@@ -16,7 +16,8 @@
  * whole clip solved at once (transforms-mode=read's solve), a window the
  * crop cannot fit (no error, a usable path), frames whose motion is not
  * known (the path continues), horizon lock and max_zoom on a pan whose
- * roll drifts by 5 degrees, the parameters' checks.
+ * roll drifts by 5 degrees, the rotation model's fit of a roll and its
+ * still camera, the parameters' checks.
  *
  * Usage: test-path PHOTO.ppm [--print]
  */
@@ -565,6 +566,56 @@ test_horizon_lock (test_rng * rng)
   free (spec.maps);
 }
 
+/* The rotation fit of a motion that a camera rotation explains exactly: a
+ * roll about the frame centre is the rotation about the optical axis, to
+ * rounding; and a rotation model run on a still camera gives identity
+ * corrections. */
+static void
+test_rotation_fit (void)
+{
+  double a = 1.7 * TEST_PI / 180.0, q[4], err;
+  bspline_affine roll = { {cos (a), -sin (a), 0, sin (a), cos (a), 0} };
+  bspline_stabilize_params sp;
+  bspline_stabilizer *st;
+  bspline_stabilize_result r;
+  char msg[256];
+  int k, i;
+
+  roll.m[2] = 0.5 * W - roll.m[0] * 0.5 * W - roll.m[1] * 0.5 * H;
+  roll.m[5] = 0.5 * H - roll.m[3] * 0.5 * W - roll.m[4] * 0.5 * H;
+  TEST_CHECK (bspline_stabilize_rotation_fit (&roll, W, H, 250.0, q),
+      "rotation fit");
+  err = fabs (q[0] - cos (0.5 * a)) + fabs (q[1]) + fabs (q[2])
+      + fabs (q[3] - sin (0.5 * a));
+  TEST_CHECK (err <= 1e-12, "a roll of 1.7 degrees fitted as (%.15g, %.3g, "
+      "%.3g, %.15g)", q[0], q[1], q[2], q[3]);
+  roll.m[2] = NAN;
+  TEST_CHECK (!bspline_stabilize_rotation_fit (&roll, W, H, 250.0, q)
+      && q[0] == 1.0, "a motion that is not finite");
+
+  bspline_stabilize_params_init (&sp, W, H);
+  sp.model = BSPLINE_MOTION_ROTATION;
+  sp.path = BSPLINE_STABILIZE_PATH_GAUSSIAN;
+  sp.focal = 250.0;
+  TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+      == BSPLINE_OK, "rotation model: %s", msg);
+  err = 0.0;
+  for (k = 0; k < 20; k++) {
+    bspline_affine id;
+
+    bspline_affine_identity (&id);
+    bspline_stabilizer_push (st, &id);
+  }
+  while (bspline_stabilizer_ready (st, 1)) {
+    bspline_stabilizer_pop (st, 1, &r);
+    for (i = 0; i < 9; i++)
+      err = fmax (err, fabs (r.matrix[i] - (i % 4 == 0)));
+  }
+  TEST_CHECK (err <= 1e-12, "a still camera's rotation-model corrections "
+      "differ from the identity by %g", err);
+  bspline_stabilizer_free (st);
+}
+
 static void
 test_bad_params (void)
 {
@@ -596,6 +647,21 @@ test_bad_params (void)
           == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
           && strstr (msg, "horizon angle"), "horizon_angle %g: %s",
           angles[i], msg);
+    }
+    for (i = 0; i < 4; i++) {
+      /* the rotation model: no focal, the optimal path, a clamp, the
+       * horizon lock */
+      bspline_stabilize_params_init (&sp, W, H);
+      sp.model = BSPLINE_MOTION_ROTATION;
+      sp.focal = i == 0 ? 0.0 : 300.0;
+      sp.path = i == 1 ? BSPLINE_STABILIZE_PATH_OPTIMAL :
+          BSPLINE_STABILIZE_PATH_GAUSSIAN;
+      sp.max_shift = i == 2 ? 10.0 : -1.0;
+      sp.horizon_lock = i == 3;
+      TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+          == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
+          && strstr (msg, "rotation model"), "rotation model case %u: %s",
+          i, msg);
     }
     bspline_stabilize_params_init (&sp, W, H);
     TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
@@ -659,6 +725,7 @@ main (int argc, char **argv)
   test_sliding_vs_whole (&rng, &apart_rms, &apart_max, &jump_ratio);
   test_hard_cases (&rng);
   test_horizon_lock (&rng);
+  test_rotation_fit ();
   test_bad_params ();
 
   bspline_cpu_free (cpu);
