@@ -352,7 +352,8 @@ bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
 
 /* Horizon lock changed while a stream runs: from the next frame popped
  * (as bspline_stabilize_params' horizon_lock and horizon_angle; an angle
- * outside -180 .. 180 or not finite is refused). */
+ * outside -180 .. 180 or not finite is refused, and so is the lock with
+ * model = rotation). */
 BSPLINE_API
 bspline_status bspline_stabilizer_set_horizon (bspline_stabilizer *
     stabilizer, int horizon_lock, double horizon_angle);
