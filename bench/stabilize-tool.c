@@ -14,7 +14,10 @@
  *                   zoom (the clip of issue 25), a steady pan;
  *       stop-start  the same shake; the pan runs for the first third of
  *                   the clip, stops for the second, runs again;
- *       tripod      the same shake, no pan (PX PY are ignored).
+ *       tripod      the same shake, no pan (PX PY are ignored);
+ *       roll-drift  the broadband shake and a steady pan, the roll
+ *                   drifting by 5 degrees over the clip (a horizon that
+ *                   tilts: clip.h clip_add_roll_drift).
  *     Shake and pan are in frame pixels whatever SCALE.  CLIP is raw RGB24,
  *     or I420 (BT.601 full range) when its name ends in .yuv.  MAPS.txt
  *     starts with the line "N W H PX PY KIND OX OY" (OX OY: the origin o of
@@ -34,7 +37,9 @@
  *     prints the residual jitter of the corrected clip against the
  *     intended motion of the clip's KIND (clip.h clip_residual), its
  *     deviation from the intended camera (clip_deviation; where the maps
- *     file has the origin), and the mean measured fit residual.  With
+ *     file has the origin), the mean measured fit residual, and how far
+ *     the photo's horizon is from level in the output (the roll of
+ *     C_k o G_k: largest, and at the last frame).  With
  *     PATHS.txt, writes for each frame k the photo point (magnified photo
  *     pixels) at the centre of the intended camera, of the shaky frame
  *     and of the stabilized frame: "k ix iy sx sy ox oy" (the camera
@@ -82,11 +87,12 @@ typedef enum
   CLIP_KIND_SINES,
   CLIP_KIND_BROADBAND,
   CLIP_KIND_STOP_START,
-  CLIP_KIND_TRIPOD
+  CLIP_KIND_TRIPOD,
+  CLIP_KIND_ROLL_DRIFT
 } clip_kind;
 
 static const char *const clip_kind_names[] = {
-  "sines", "broadband", "stop-start", "tripod"
+  "sines", "broadband", "stop-start", "tripod", "roll-drift"
 };
 
 static int
@@ -94,7 +100,7 @@ parse_kind (const char *name, clip_kind * kind)
 {
   int i;
 
-  for (i = 0; i <= CLIP_KIND_TRIPOD; i++)
+  for (i = 0; i <= CLIP_KIND_ROLL_DRIFT; i++)
     if (strcmp (name, clip_kind_names[i]) == 0) {
       *kind = (clip_kind) i;
       return 1;
@@ -209,7 +215,7 @@ make (int argc, char **argv)
     return 1;
   if (argc > 12 && !parse_kind (argv[12], &kind)) {
     fprintf (stderr, "unknown clip kind %s (sines, broadband, stop-start, "
-        "tripod)\n", argv[12]);
+        "tripod, roll-drift)\n", argv[12]);
     return 1;
   }
   len = strlen (argv[7]);
@@ -237,6 +243,8 @@ make (int argc, char **argv)
   spec.pan_y /= scale;
   test_rng_init (&rng, strtoull (argv[6], NULL, 0));
   clip_make_maps (&spec, photo.width, photo.height, &rng);
+  if (kind == CLIP_KIND_ROLL_DRIFT)
+    clip_add_roll_drift (&spec, 5.0);
   /* the intended camera's centre at frame 0 in the photo magnified scale
    * times, less the frame centre: the origin of the maps file, whose maps
    * are from the magnified photo (clip_deviation) */
@@ -301,7 +309,7 @@ measure (int argc, char **argv)
   uint8_t *a, *b;
   FILE *fa, *fb;
   double rms_px, rms_deg, mean_dx, mean_dy, residual = 0.0;
-  double dev_rms, dev_max;
+  double dev_rms, dev_max, roll, roll_max = 0.0;
   size_t size;
   char msg[256];
   int k, w, h, unreliable = 0, has_origin;
@@ -353,11 +361,20 @@ measure (int argc, char **argv)
     printf ("; deviation %.3f px RMS, %.3f px max", dev_rms, dev_max);
   }
   printf ("; mean motion %.4f %.4f px per frame (intended %.4f %.4f, %s); "
-      "%d frames unmeasured; fit residual %.2f grey levels\n", mean_dx,
+      "%d frames unmeasured; fit residual %.2f grey levels", mean_dx,
       mean_dy, -spec.pan_x * clip_pan_at (&spec, spec.n_frames - 1)
       / (spec.n_frames - 1), -spec.pan_y * clip_pan_at (&spec,
           spec.n_frames - 1) / (spec.n_frames - 1), clip_kind_names[kind],
       unreliable, residual / spec.n_frames);
+  for (k = 0; k < spec.n_frames; k++) {
+    bspline_affine t;
+
+    bspline_affine_compose (&corr[k], &spec.maps[k], &t);
+    bspline_affine_decompose (&t, 0.5 * w, 0.5 * h, NULL, NULL, &roll, NULL);
+    roll_max = fmax (roll_max, fabs (roll));
+  }
+  printf ("; horizon from level up to %.4f deg, %.4f at the last frame\n",
+      roll_max, roll);
   if (argc > 7) {
     FILE *paths = fopen (argv[7], "w");
     double cx = 0.5 * w, cy = 0.5 * h;
@@ -494,7 +511,7 @@ main (int argc, char **argv)
   if (argc > 1 && strcmp (argv[1], "measure") == 0)
     return measure (argc, argv);
   fprintf (stderr, "usage: %s make PHOTO.ppm W H N SEED CLIP.rgb MAPS.txt "
-      "[SCALE [PX PY [sines|broadband|stop-start|tripod]]]\n"
+      "[SCALE [PX PY [sines|broadband|stop-start|tripod|roll-drift]]]\n"
       "       %s measure W H MAPS.txt SHAKY.rgb STABLE.rgb [PATHS.txt]\n"
       "       %s analyse W H CLIP.yuv THREADS [gpu]\n", argv[0], argv[0],
       argv[0]);

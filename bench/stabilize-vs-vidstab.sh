@@ -22,12 +22,16 @@
 #      previous frame in the border (ours crop=fill, vid.stab crop=black
 #      optzoom=0) so that only the path differs; residual jitter against
 #      the intended motion and the deviation from the intended camera,
-#      measured on the output frames (stabilize-tool measure).
+#      measured on the output frames (stabilize-tool measure);
+#   4. the horizon: that pan with its roll drifting by 5 degrees (640x360,
+#      90 frames), through bsplinestabilize without and with horizon-lock
+#      and through vid.stab: how far the photo's horizon is from level in
+#      the output frames.
 # Usage: bench/stabilize-vs-vidstab.sh [BUILD-DIR] [THREADS] [FRAMES] [MODE]
 # (defaults build, 2, 300, all).  MODE: sines (sections 1 and 2, FRAMES
 # frames), paths (section 3), paths-long (section 3, and the same three
-# clips at 640x360, 300 frames), all (1, 2 and 3).  With PATHS_DIR set,
-# section 3 keeps each run's per-frame camera paths there
+# clips at 640x360, 300 frames), horizon (section 4), all (1 to 4).  With
+# PATHS_DIR set, section 3 keeps each run's per-frame camera paths there
 # (PATHS_DIR/CLIP-WxH-RUN.txt, stabilize-tool measure's PATHS.txt) for
 # bench/plot-stabilize-paths.py.  Needs ffmpeg with vid.stab (Debian's has
 # it).
@@ -39,8 +43,8 @@ frames=${3:-300}
 mode=${4:-all}
 smoothing=30
 case "$mode" in
-  sines | paths | paths-long | all) ;;
-  *) echo "unknown mode $mode (sines, paths, paths-long, all)"; exit 2 ;;
+  sines | paths | paths-long | horizon | all) ;;
+  *) echo "unknown mode $mode (sines, paths, paths-long, horizon, all)"; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/stabilize-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -49,7 +53,7 @@ export GST_PLUGIN_PATH=$PWD/$build/gst GST_REGISTRY=$work/registry.bin
 [[ "$(ffmpeg -hide_banner -filters 2>/dev/null)" == *vidstabdetect* ]] || {
   echo "ffmpeg has no vid.stab filters"; exit 1; }
 # the core as built (libbspline-1.0)
-cc -O2 -std=gnu99 -Icore -Itests/core -Itests/stabilize \
+cc -O2 -std=gnu99 -Icore/include -Icore -Itests/core -Itests/stabilize \
   bench/stabilize-tool.c -L"$build/core" -lbspline-1.0 \
   -Wl,-rpath,"$(realpath "$build/core")" -lm \
   -o "$work/stabilize-tool"
@@ -198,12 +202,59 @@ paths_section () {
   done
 }
 
+# 4. the horizon: the broadband-shake pan with its roll drifting by 5
+# degrees, through bsplinestabilize without and with horizon-lock
+# (horizon-angle the first frame's true roll, from the maps file: the photo
+# level) and through vid.stab (no horizon lock); how far the photo's
+# horizon is from level in each output frame, measured on the frames.
+horizon_section () {
+  local w=640 h=360 n=90 roll0
+  local parse=(filesrc location="$work/p-shaky.rgb" ! rawvideoparse format=rgb
+    width="$w" height="$h" framerate=30/1)
+  local ours=(crop=fill backend=cpu n-threads="$threads")
+  local raw=(-f rawvideo -pix_fmt rgb24 -s "${w}x$h" -r 30
+    -i "$work/p-shaky.rgb")
+  echo
+  echo "== horizon, ${w}x$h, $n frames, broadband shake 6 px 0.5 deg and 5 degrees of roll drift, $threads threads"
+  echo "clip make:  stabilize-tool make face.ppm $w $h $n 4 shaky.rgb maps.txt 1 0.8 0.25 roll-drift"
+  "$work/stabilize-tool" make "$photo" "$w" "$h" "$n" 4 "$work/p-shaky.rgb" \
+    "$work/p-maps.txt" 1 0.8 0.25 roll-drift
+  # the roll of G_0 (degrees clockwise), as bspline_affine_decompose
+  roll0=$(awk 'NR == 2 { printf "%.12f", atan2($4 - $2, $1 + $5) * 45 / atan2(1, 1) }' \
+    "$work/p-maps.txt")
+  echo "first frame's roll: $roll0 deg"
+  measure () {
+    printf "%-26s " "$1"
+    "$work/stabilize-tool" measure "$w" "$h" "$work/p-maps.txt" \
+      "$work/p-shaky.rgb" "$2" | sed -E 's/; mean motion.*unmeasured; fit residual [0-9.]+ grey levels//'
+  }
+  measure shaky "$work/p-shaky.rgb"
+  gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize "${ours[@]}" ! \
+    filesink location="$work/p-out.rgb"
+  measure optimal "$work/p-out.rgb"
+  gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize horizon-lock=true \
+    horizon-angle="$roll0" "${ours[@]}" ! filesink location="$work/p-out.rgb"
+  measure optimal-horizon-lock "$work/p-out.rgb"
+  gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize path=gaussian \
+    horizon-lock=true horizon-angle="$roll0" "${ours[@]}" ! \
+    filesink location="$work/p-out.rgb"
+  measure gauss-15-horizon-lock "$work/p-out.rgb"
+  ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+    -vf format=yuv420p,vidstabdetect=shakiness=10:accuracy=15:result="$work/p.trf" \
+    -f null -
+  ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+    -vf format=yuv420p,vidstabtransform=input="$work/p.trf":crop=black:optzoom=0:interpol=bicubic,format=rgb24 \
+    -f rawvideo -pix_fmt rgb24 -y "$work/p-out.rgb"
+  measure vidstab-15 "$work/p-out.rgb"
+}
+
 [ -n "${PATHS_DIR:-}" ] && mkdir -p "$PATHS_DIR"
 case "$mode" in
   sines) sines_and_speed ;;
   paths) paths_section 480 270 90 ;;
   paths-long) paths_section 480 270 90; paths_section 640 360 300 ;;
-  all) sines_and_speed; paths_section 480 270 90 ;;
+  horizon) horizon_section ;;
+  all) sines_and_speed; paths_section 480 270 90; horizon_section ;;
 esac
 echo
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (at the end)"

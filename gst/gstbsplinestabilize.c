@@ -19,7 +19,8 @@
  *
  * Stabilizes shaky video in one pass: estimates the camera motion between
  * consecutive frames from the luma (a similarity or an affine map, robust
- * to moving objects; a frame with too little texture counts as no motion),
+ * to moving objects; a frame with too little texture counts as no motion;
+ * with motion-model=rotation, the camera's 3-D rotation fitted to it),
  * finds the intended camera path (path=optimal, the default: the
  * L1-optimal path of still, constant-velocity and constant-acceleration
  * pieces, solved for each frame over the `smoothing` frames after it;
@@ -93,7 +94,12 @@ enum
   PROP_TRANSFORMS_LOCATION,
   PROP_TRANSFORMS_MODE,
   PROP_PATH,
-  PROP_PATH_MARGIN
+  PROP_PATH_MARGIN,
+  PROP_MAX_ZOOM,
+  PROP_HORIZON_LOCK,
+  PROP_HORIZON_ANGLE,
+  PROP_ANALYSIS_REGION,
+  PROP_FIELD_OF_VIEW
 };
 
 #define DEFAULT_SMOOTHING 15
@@ -105,6 +111,9 @@ enum
 #define DEFAULT_ZOOM 0.0
 #define DEFAULT_AUTO_ZOOM FALSE
 #define DEFAULT_TRIPOD FALSE
+#define DEFAULT_MAX_ZOOM (100.0 * (BSPLINE_STABILIZE_MAX_ZOOM - 1.0))
+#define DEFAULT_HORIZON_LOCK FALSE
+#define DEFAULT_HORIZON_ANGLE 0.0
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
 
@@ -168,6 +177,8 @@ gst_bspline_stabilize_motion_model_get_type (void)
     {BSPLINE_MOTION_SIMILARITY, "Translation, rotation and scale",
         "similarity"},
     {BSPLINE_MOTION_AFFINE, "Full affine: also shear and aspect", "affine"},
+    {BSPLINE_MOTION_ROTATION, "Camera rotation K R K^-1 (wide lenses; needs "
+          "field-of-view and path=gaussian)", "rotation"},
     {0, NULL, NULL}
   };
 
@@ -236,6 +247,9 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   /* read when the element starts */
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
       GST_PARAM_MUTABLE_READY;
+  /* read for each frame */
+  const GParamFlags flags_playing = G_PARAM_READWRITE |
+      G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
@@ -309,6 +323,39 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "Zoom just enough to hide the borders, varying smoothly over the "
           "smoothing window, on top of zoom (at most 4x) (default false)",
           DEFAULT_AUTO_ZOOM, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_MAX_ZOOM,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_zoom),
+      g_param_spec_double ("max-zoom", "Max zoom",
+          "Largest total zoom in percent (zoom and auto-zoom together; with "
+          "path=optimal also the crop window that path-margin sets): where "
+          "hiding the borders would need more, they show as crop says "
+          "(range 0-300, default 300)", 0.0, DEFAULT_MAX_ZOOM,
+          DEFAULT_MAX_ZOOM, flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_HORIZON_LOCK,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, horizon_lock),
+      g_param_spec_boolean ("horizon-lock", "Horizon lock",
+          "Hold the roll of every output frame at the first frame's (with "
+          "horizon-angle 0) or levelled by horizon-angle, instead of "
+          "smoothing it; the pan and the zoom are smoothed as before, the "
+          "crop and auto-zoom follow; may change while playing (default "
+          "false)", DEFAULT_HORIZON_LOCK, flags_playing));
+  gst_bspline_settings_install_field (gobject_class, PROP_HORIZON_ANGLE,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, horizon_angle),
+      g_param_spec_double ("horizon-angle", "Horizon angle",
+          "With horizon-lock: the angle of the horizon in the first frame, "
+          "degrees clockwise on screen; every output frame is turned so "
+          "that it is level; may change while playing (range -180 to 180, "
+          "default 0)", -180.0, 180.0, DEFAULT_HORIZON_ANGLE, flags_playing));
+  gst_bspline_settings_install_field (gobject_class, PROP_ANALYSIS_REGION,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, analysis_region),
+      gst_param_spec_array ("analysis-region", "Analysis region",
+          "The rectangle the camera motion is measured in, <x, y, w, h> as "
+          "fractions of the frame (x right, y down from the top left "
+          "corner; x + w and y + h at most 1), at least 16 pixels a side: "
+          "what moves outside it does not count (default unset: the whole "
+          "frame)", g_param_spec_double ("analysis-region-entry",
+              "Analysis region entry", "x, y, w or h, a fraction of the "
+              "frame's width or height", 0.0, 1.0, 0.0, flags), flags));
   gst_bspline_settings_install_field (gobject_class, PROP_TRIPOD,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, tripod),
       g_param_spec_boolean ("tripod", "Tripod",
@@ -318,9 +365,19 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, motion_model),
       g_param_spec_enum ("motion-model", "Motion model",
           "Camera motion between frames: similarity (translation, rotation, "
-          "scale) or affine (default similarity)",
+          "scale), affine, or rotation (the camera turning about its centre, "
+          "K R K^-1 with field-of-view: for wide lenses; with path=gaussian "
+          "or tripod, no max-shift, max-angle or horizon-lock) (default "
+          "similarity)",
           GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, DEFAULT_MOTION_MODEL,
           flags));
+  gst_bspline_settings_install_field (gobject_class, PROP_FIELD_OF_VIEW,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, field_of_view),
+      g_param_spec_double ("field-of-view", "Field of view",
+          "motion-model=rotation: the horizontal field of view of the frames "
+          "in degrees (of the undistorted view with the lens stage), which "
+          "gives the focal length; 0 = new-camera-matrix's fx, which must "
+          "then be set (range 0-179, default 0)", 0.0, 179.0, 0.0, flags));
   gst_bspline_settings_install_field (gobject_class, PROP_TRANSFORMS_LOCATION,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, transforms_location),
       g_param_spec_string ("transforms-location", "Transforms location",
@@ -394,9 +451,54 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
 
+  gboolean streaming, reading, rotation;
+
   if (!gst_bspline_settings_set_property (object, &self->settings, pspec,
-          value))
+          value)) {
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  streaming = GST_STATE (self) >= GST_STATE_PAUSED;
+  reading = self->settings.transforms_location != NULL
+      && self->settings.transforms_mode ==
+      GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
+  rotation = self->settings.motion_model == BSPLINE_MOTION_ROTATION;
+  GST_OBJECT_UNLOCK (self);
+  if (!streaming || prop_id < PROP_SMOOTHING)
+    return;
+  /* the element's own properties are read at the start, but the horizon
+   * lock, which each frame reads (with a transforms file read, each
+   * section at its start) */
+  if (prop_id != PROP_HORIZON_LOCK && prop_id != PROP_HORIZON_ANGLE)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s cannot change while "
+            "the element streams: the new value applies from the next start "
+            "(state READY).", pspec->name), (NULL));
+  else if (rotation)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("motion-model=rotation "
+            "takes no horizon lock: the new %s is not used.", pspec->name),
+        (NULL));
+  else if (reading)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("With transforms-mode=read "
+            "the corrections are computed when the stream (or its caps) "
+            "starts: the new %s applies from the next caps or start.",
+            pspec->name), (NULL));
+}
+
+/* The horizon lock of the properties into the stabilizer: before each
+ * correction is computed (with transforms-mode=read, those of a section,
+ * all at its start). */
+static void
+gst_bspline_stabilize_sync_horizon (GstBSplineStabilize * self)
+{
+  gboolean lock;
+  gdouble angle;
+
+  GST_OBJECT_LOCK (self);
+  lock = self->settings.horizon_lock;
+  angle = self->settings.horizon_angle;
+  GST_OBJECT_UNLOCK (self);
+  bspline_stabilizer_set_horizon (self->path.stabilizer, lock, angle);
 }
 
 static void
@@ -417,7 +519,7 @@ gst_bspline_stabilize_get_property (GObject * object, guint prop_id,
  * past the fold are the fill (a correction may move a corner there). */
 void
 gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
-    const GstVideoInfo * info, const bspline_affine * correction,
+    const GstVideoInfo * info, const gdouble * correction,
     bspline_geometry * geometry)
 {
   gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
@@ -429,7 +531,7 @@ gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
   if (correction) {
     geometry->lens_fill_fold = 1;
     geometry->use_matrix = 1;
-    bspline_affine_to_matrix (correction, geometry->matrix);
+    memcpy (geometry->matrix, correction, sizeof (geometry->matrix));
   }
 }
 
@@ -554,6 +656,21 @@ gst_bspline_stabilize_lens_usable (GstBSplineStabilize * self,
   return FALSE;
 }
 
+/* motion-model=rotation: the focal length of frames `width` pixels wide,
+ * from field-of-view, else from new-camera-matrix's fx (0: neither is
+ * set, which bspline_stabilizer_new refuses). */
+static gdouble
+gst_bspline_stabilize_focal (GstBSplineStabilize * self, gint width)
+{
+  const GstBSplineStabilizeSettings *s = &self->run;
+
+  if (s->field_of_view > 0.0)
+    return 0.5 * width / tan (0.5 * s->field_of_view * G_PI / 180.0);
+  if (s->lens.new_camera_matrix.n == 4)
+    return s->lens.new_camera_matrix.v[0];
+  return 0.0;
+}
+
 /* New caps: the frames of the old ones leave first, then the engines are
  * made for the new size. */
 static gboolean
@@ -601,7 +718,19 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   sp.zoom = s->zoom;
   sp.auto_zoom = s->auto_zoom;
   sp.tripod = s->tripod;
+  sp.max_zoom = 1.0 + s->max_zoom / 100.0;
+  sp.horizon_lock = s->horizon_lock;
+  sp.horizon_angle = s->horizon_angle;
   sp.model = s->motion_model;
+  if (sp.model == BSPLINE_MOTION_ROTATION) {
+    sp.focal = gst_bspline_stabilize_focal (self, w);
+    if (sp.focal <= 0.0) {
+      g_strlcpy (msg, "motion-model=rotation needs the focal length: set "
+          "field-of-view (or new-camera-matrix with the lens stage)",
+          sizeof (msg));
+      goto bad_settings;
+    }
+  }
   if (bspline_stabilizer_new (&sp, &self->path.stabilizer, msg, sizeof (msg))
       != BSPLINE_OK)
     goto bad_settings;
@@ -758,6 +887,8 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   input = trans->queued_buf;
   trans->queued_buf = NULL;
   ret = gst_bspline_stabilize_check_input (self, input);
+  if (ret == GST_FLOW_OK && self->transforms.new_section)
+    gst_bspline_stabilize_sync_horizon (self);
   if (ret == GST_FLOW_OK && self->transforms.new_section
       && !gst_bspline_transforms_stream_start_section (&self->transforms,
           GST_ELEMENT (self), self->path.stabilizer,
@@ -790,13 +921,13 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
 }
 
 static gboolean
-gst_bspline_stabilize_is_identity (const bspline_affine * a)
+gst_bspline_stabilize_is_identity (const gdouble * m)
 {
-  static const gdouble id[6] = { 1, 0, 0, 0, 1, 0 };
+  static const gdouble id[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
   gint i;
 
-  for (i = 0; i < 6; i++)
-    if (fabs (a->m[i] - id[i]) > 1e-9)
+  for (i = 0; i < 9; i++)
+    if (fabs (m[i] - id[i]) > 1e-9)
       return FALSE;
   return TRUE;
 }
@@ -892,16 +1023,17 @@ failed:
 }
 
 static GValue *
-gst_bspline_stabilize_affine_value (const bspline_affine * a, GValue * array)
+gst_bspline_stabilize_numbers_value (const gdouble * numbers, gint n,
+    GValue * array)
 {
   gint i;
 
   g_value_init (array, GST_TYPE_ARRAY);
-  for (i = 0; i < 6; i++) {
+  for (i = 0; i < n; i++) {
     GValue v = G_VALUE_INIT;
 
     g_value_init (&v, G_TYPE_DOUBLE);
-    g_value_set_double (&v, a->m[i]);
+    g_value_set_double (&v, numbers[i]);
     gst_value_array_append_and_take_value (array, &v);
   }
   return array;
@@ -917,6 +1049,7 @@ gst_bspline_stabilize_post (GstBSplineStabilize * self,
   gdouble cy = 0.5 * GST_VIDEO_INFO_HEIGHT (&filter->in_info);
   gdouble mx, my, ma, ms, cdx, cdy, ca, cs;
   GValue motion = G_VALUE_INIT, correction = G_VALUE_INIT;
+  GValue matrix = G_VALUE_INIT;
   GstStructure *s;
 
   bspline_affine_decompose (&frame->motion.motion, cx, cy, &mx, &my, &ma, &ms);
@@ -932,9 +1065,12 @@ gst_bspline_stabilize_post (GstBSplineStabilize * self,
       "correction-angle", G_TYPE_DOUBLE, ca,
       "correction-zoom", G_TYPE_DOUBLE, result->zoom, NULL);
   gst_structure_take_value (s, "motion",
-      gst_bspline_stabilize_affine_value (&frame->motion.motion, &motion));
+      gst_bspline_stabilize_numbers_value (frame->motion.motion.m, 6, &motion));
   gst_structure_take_value (s, "correction",
-      gst_bspline_stabilize_affine_value (&result->correction, &correction));
+      gst_bspline_stabilize_numbers_value (result->correction.m, 6,
+          &correction));
+  gst_structure_take_value (s, "correction-matrix",
+      gst_bspline_stabilize_numbers_value (result->matrix, 9, &matrix));
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self), s));
 }
@@ -1011,7 +1147,7 @@ gst_bspline_stabilize_defer (GstBSplineStabilize * self,
   if (!defer || gst_bspline_stabilize_defer_refusal (self, defer)
       || gst_buffer_get_video_crop_meta (frame->buffer))
     return FALSE;
-  gst_bspline_stabilize_geometry (self, &filter->in_info, &result->correction,
+  gst_bspline_stabilize_geometry (self, &filter->in_info, result->matrix,
       &geometry);
   if (gst_bspline_chain_own_stage (&geometry, &stage, msg,
           sizeof (msg)) != BSPLINE_OK
@@ -1027,6 +1163,16 @@ gst_bspline_stabilize_defer (GstBSplineStabilize * self,
       &filter->in_info, FALSE, &stage);
   *ret = GST_FLOW_OK;
   return TRUE;
+}
+
+/* The oldest pending frame's correction, with the horizon lock as the
+ * properties say now (it may change while playing). */
+static void
+gst_bspline_stabilize_pop (GstBSplineStabilize * self, gboolean final,
+    bspline_stabilize_result * result)
+{
+  gst_bspline_stabilize_sync_horizon (self);
+  bspline_stabilizer_pop (self->path.stabilizer, final, result);
 }
 
 static GstFlowReturn
@@ -1050,7 +1196,7 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
     if (frame->have_correction)
       result = frame->correction;
     else if (bspline_stabilizer_ready (self->path.stabilizer, final))
-      bspline_stabilizer_pop (self->path.stabilizer, final, &result);
+      gst_bspline_stabilize_pop (self, final, &result);
     else
       return GST_FLOW_OK;
     g_queue_pop_head (&self->path.frames);
@@ -1075,13 +1221,13 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
   }
   /* (with the lens stage, every frame is resampled) */
   if (gst_bspline_settings_lens_model (&self->run.lens) == BSPLINE_LENS_NONE
-      && gst_bspline_stabilize_is_identity (&result.correction)) {
+      && gst_bspline_stabilize_is_identity (result.matrix)) {
     gst_video_frame_copy (&out, &in);
   } else {
     bspline_geometry geometry;
 
-    gst_bspline_stabilize_geometry (self, &filter->in_info,
-        &result.correction, &geometry);
+    gst_bspline_stabilize_geometry (self, &filter->in_info, result.matrix,
+        &geometry);
     if (self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
         && self->path.previous)
       have_prev = gst_video_frame_map (&prev, &filter->out_info,

@@ -210,7 +210,7 @@ gst_bspline_stabilize_motion_to_cpu (GstBSplineStabilize * self,
 
     if (gst_video_frame_map (&vframe, &filter->in_info, last->buffer,
             GST_MAP_READ)) {
-      gst_bspline_stabilize_luma (&vframe, &luma);
+      gst_bspline_stabilize_luma (&self->motion, &vframe, &luma);
       if (self->motion.analysis_plan == NULL
           || gst_bspline_stabilize_undistort (self, &vframe, last, &luma, msg,
               sizeof (msg)) == BSPLINE_OK)

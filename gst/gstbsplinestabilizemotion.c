@@ -22,6 +22,7 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "gstbsplinestabilizeprivate.h"
@@ -104,8 +105,21 @@ gst_bspline_stabilize_analysis_plan (GstBSplineStabilize * self,
   return TRUE;
 }
 
+/* luma cut to the analysis region (its pixels: the frame's, or with the
+ * lens stage the analysis frame's). */
+static void
+gst_bspline_stabilize_cut_region (const GstBSplineStabilizeMotion * motion,
+    bspline_luma_frame * luma)
+{
+  luma->data += motion->region_y * luma->stride
+      + (ptrdiff_t) motion->region_x * luma->pixel_stride;
+  luma->width = motion->width;
+  luma->height = motion->height;
+}
+
 void
-gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
+gst_bspline_stabilize_luma (const GstBSplineStabilizeMotion * motion,
+    GstVideoFrame * frame, bspline_luma_frame * luma)
 {
   const GstVideoInfo *info = &frame->info;
 
@@ -126,6 +140,8 @@ gst_bspline_stabilize_luma (GstVideoFrame * frame, bspline_luma_frame * luma)
     luma->offset_y = 0;
     luma->offset_r = -1;
   }
+  if (motion->analysis_plan == NULL)
+    gst_bspline_stabilize_cut_region (motion, luma);
 }
 
 
@@ -157,22 +173,83 @@ gst_bspline_stabilize_undistort (GstBSplineStabilize * self,
   }
   luma->data = motion->analysis.data;
   luma->stride = motion->analysis.stride;
-  luma->width = motion->analysis.width;
-  luma->height = motion->analysis.height;
+  gst_bspline_stabilize_cut_region (motion, luma);
   return BSPLINE_OK;
 }
 
-/* A motion estimated on the analysis frames of the lens stage, in the
- * frame's pixels: the analysis pixels' edges are analysis_factor frame
+/* A motion estimated on the region cut from the frame (or from the
+ * analysis frame of the lens stage) in the frame's pixels: the region's
+ * pixel (0, 0) is the frame's (region_x, region_y), M = T o M' o T^-1 with
+ * T that shift; the analysis pixels' edges are analysis_factor frame
  * pixels apart, from the same origin. */
 static void
 gst_bspline_stabilize_motion_to_frame (GstBSplineStabilizeMotion * motion,
     bspline_motion_result * r)
 {
+  gdouble *m = r->motion.m, x = motion->region_x, y = motion->region_y;
+
+  m[2] += x - m[0] * x - m[1] * y;
+  m[5] += y - m[3] * x - m[4] * y;
   if (motion->analysis_plan == NULL)
     return;
-  r->motion.m[2] *= motion->analysis_factor;
-  r->motion.m[5] *= motion->analysis_factor;
+  m[2] *= motion->analysis_factor;
+  m[5] *= motion->analysis_factor;
+}
+
+/* analysis-region (fractions of the frame) on frames of width x height
+ * pixels: the whole frame where it is unset; FALSE after an element error
+ * where it is not a rectangle inside the frame with sides of at least
+ * BSPLINE_MOTION_MIN_SIDE pixels. */
+static gboolean
+gst_bspline_stabilize_region (GstBSplineStabilize * self, gint width,
+    gint height)
+{
+  const GstBSplineNumbers *r = &self->run.analysis_region;
+  GstBSplineStabilizeMotion *motion = &self->motion;
+  gint x0, y0, x1, y1;
+
+  motion->region_x = 0;
+  motion->region_y = 0;
+  motion->width = width;
+  motion->height = height;
+  if (r->n == 0)
+    return TRUE;
+  if (r->n != 4 || !(r->v[0] >= 0.0 && r->v[1] >= 0.0 && r->v[2] > 0.0
+          && r->v[3] > 0.0 && r->v[0] + r->v[2] <= 1.0 + 1e-9
+          && r->v[1] + r->v[3] <= 1.0 + 1e-9))
+    goto bad_region;
+  x0 = (gint) lround (r->v[0] * width);
+  y0 = (gint) lround (r->v[1] * height);
+  x1 = MIN ((gint) lround ((r->v[0] + r->v[2]) * width), width);
+  y1 = MIN ((gint) lround ((r->v[1] + r->v[3]) * height), height);
+  if (x1 - x0 < BSPLINE_MOTION_MIN_SIDE || y1 - y0 < BSPLINE_MOTION_MIN_SIDE)
+    goto too_small;
+  motion->region_x = x0;
+  motion->region_y = y0;
+  motion->width = x1 - x0;
+  motion->height = y1 - y0;
+  GST_INFO_OBJECT (self, "motion measured in %dx%d pixels at (%d, %d) of "
+      "%dx%d", motion->width, motion->height, x0, y0, width, height);
+  return TRUE;
+
+  /* ERRORS */
+bad_region:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("analysis-region must be "
+            "<x, y, w, h>, fractions of the frame with x, y >= 0, w, h > 0, "
+            "x + w <= 1 and y + h <= 1 (or empty: the whole frame)."),
+        ("%u numbers given", r->n));
+    return FALSE;
+  }
+too_small:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("analysis-region <%g, %g, "
+            "%g, %g> is %dx%d pixels of the %dx%d frames the motion is "
+            "measured on: each side must be at least %d.", r->v[0], r->v[1],
+            r->v[2], r->v[3], x1 - x0, y1 - y0, width, height,
+            BSPLINE_MOTION_MIN_SIDE), (NULL));
+    return FALSE;
+  }
 }
 
 gboolean
@@ -184,10 +261,10 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
 
   bspline_motion_params_init (&mp);
-  mp.model = self->run.motion_model;
+  /* the rotation model fits the camera's rotation to an affine motion */
+  mp.model = self->run.motion_model == BSPLINE_MOTION_ROTATION ?
+      BSPLINE_MOTION_AFFINE : self->run.motion_model;
   mp.n_threads = (int) self->run.resample.n_threads;
-  motion->width = w;
-  motion->height = h;
   /* with the lens stage, the estimator sees the undistorted frame at its
    * analysis resolution, and averages it no further */
   if (gst_bspline_settings_lens_model (&self->run.lens) != BSPLINE_LENS_NONE) {
@@ -195,11 +272,14 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
 
     if (!gst_bspline_stabilize_analysis_plan (self, in_info, factor))
       return FALSE;
-    motion->width = motion->analysis.width;
-    motion->height = motion->analysis.height;
-    mp.analysis_width = motion->width;
+    w = motion->analysis.width;
+    h = motion->analysis.height;
+    mp.analysis_width = w;
     mp.search_range /= factor;
   }
+  /* the estimator sees the region alone */
+  if (!gst_bspline_stabilize_region (self, w, h))
+    return FALSE;
   motion->params = mp;
   return TRUE;
 }
@@ -224,7 +304,7 @@ gst_bspline_stabilize_motion_estimate (GstBSplineStabilize * self,
 
   if (!gst_bspline_stabilize_map_input (self, frame, &vframe))
     return GST_FLOW_ERROR;
-  gst_bspline_stabilize_luma (&vframe, &luma);
+  gst_bspline_stabilize_luma (&self->motion, &vframe, &luma);
   ret = gst_bspline_stabilize_cuda_estimate (self, &vframe, &luma, frame, r,
       &estimated);
   if (ret == GST_FLOW_OK && !estimated && self->motion.analysis_plan

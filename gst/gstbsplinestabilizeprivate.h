@@ -60,6 +60,12 @@ typedef struct
   gdouble zoom;
   gboolean auto_zoom;
   gboolean tripod;
+  gdouble max_zoom;             /* percent */
+  /* behind the object lock while streaming too: read for each frame */
+  gboolean horizon_lock;
+  gdouble horizon_angle;        /* degrees */
+  gdouble field_of_view;        /* degrees, 0: unset */
+  GstBSplineNumbers analysis_region;    /* <x, y, w, h> fractions, or unset */
   bspline_motion_model motion_model;
   GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
   GstBSplineLensSettings lens;  /* the lens stage's */
@@ -108,6 +114,10 @@ typedef struct
   bspline_plan *analysis_plan;
   bspline_image analysis;
   gint analysis_factor;
+  /* analysis-region: where the frames the motion is estimated on (the
+   * frame's luma, or with the lens stage the analysis frame) are cut, in
+   * their own pixels; width x height from there */
+  gint region_x, region_y;
 } GstBSplineStabilizeMotion;
 
 /* The CUDA frames (gstbsplinestabilizecuda.c): the frames held back on
@@ -170,11 +180,11 @@ struct _GstBSplineStabilize
 
 /* ---- gstbsplinestabilize.c ---- */
 
-/* The warp of a frame of info: its correction (NULL: none) after the lens
- * stage, as bsplinewarp's matrix about the pivot (0, 0), onto a frame of
- * the same size. */
+/* The warp of a frame of info: its correction (a 3x3 matrix, forward;
+ * NULL: none) after the lens stage, as bsplinewarp's matrix about the
+ * pivot (0, 0), onto a frame of the same size. */
 void gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
-    const GstVideoInfo * info, const bspline_affine * correction,
+    const GstVideoInfo * info, const gdouble * correction,
     bspline_geometry * geometry);
 
 /* Releases and frees a frame held back. */
@@ -196,9 +206,11 @@ gboolean gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
 bspline_status gst_bspline_stabilize_motion_new_estimator
     (GstBSplineStabilizeMotion * motion, gchar * msg, gsize msg_len);
 
-/* The luma (or R'G'B') of a mapped frame, for the motion estimator. */
-void gst_bspline_stabilize_luma (GstVideoFrame * frame,
-    bspline_luma_frame * luma);
+/* The luma (or R'G'B') of a mapped frame, for the motion estimator: its
+ * analysis-region (without the lens stage, whose analysis frame
+ * gst_bspline_stabilize_undistort cuts). */
+void gst_bspline_stabilize_luma (const GstBSplineStabilizeMotion * motion,
+    GstVideoFrame * frame, bspline_luma_frame * luma);
 
 /* With the lens stage, the frame the motion is estimated on (on the GPU
  * where there is one, from the frame's device copy where it has one), in

@@ -64,7 +64,14 @@ void bspline_affine_decompose (const bspline_affine * a, double cx,
 typedef enum
 {
   BSPLINE_MOTION_SIMILARITY = 0,        /* translation, rotation, scale */
-  BSPLINE_MOTION_AFFINE = 1     /* six parameters */
+  BSPLINE_MOTION_AFFINE = 1,    /* six parameters */
+  /* the camera turning about its centre, K R K^-1 (K: the focal length
+   * bspline_stabilize_params' focal and the frame centre): a stabilizer
+   * model only (bspline_stabilizer_*, path = gaussian or tripod); the
+   * motion between frames is measured as affine, and the rotation R that
+   * best maps the rays of a grid of frame points to where that motion puts
+   * them is taken as the camera's (bspline_stabilize_rotation_fit) */
+  BSPLINE_MOTION_ROTATION = 2
 } bspline_motion_model;
 
 /* A frame to estimate motion on: 8-bit samples, either one grey (luma)
@@ -256,6 +263,9 @@ typedef enum
 
 #define BSPLINE_STABILIZE_DEFAULT_MARGIN 30.0
 #define BSPLINE_STABILIZE_MAX_MARGIN 100.0
+/* the total zoom factor of a correction, at most (max_zoom's default and
+ * largest value) */
+#define BSPLINE_STABILIZE_MAX_ZOOM 4.0
 
 typedef struct
 {
@@ -272,14 +282,35 @@ typedef struct
   double zoom;                  /* percent, added to auto-zoom; may be < 0 */
   int auto_zoom;                /* zoom just enough to hide the borders */
   int tripod;                   /* hold the first frame's view */
+  /* The total zoom factor (zoom and auto-zoom together) at most, and with
+   * path = optimal the crop window's zoom too: 1 .. BSPLINE_STABILIZE_MAX_ZOOM
+   * (default BSPLINE_STABILIZE_MAX_ZOOM). */
+  double max_zoom;
+  /* Horizon lock: the intended camera's roll held at -horizon_angle
+   * instead of smoothed (or, tripod, held), so that a horizon that the
+   * first frame shows at horizon_angle degrees (clockwise on screen) is
+   * level in every output frame; horizon_angle 0 keeps the first frame's
+   * roll.  Its translation, scale and shear stay as the path found them
+   * (the roll turns about the point where the intended camera puts the
+   * first frame's centre); max_angle still clamps the result. */
+  int horizon_lock;
+  double horizon_angle;         /* degrees, -180 .. 180 */
   bspline_motion_model model;
+  /* model = rotation: the focal length in pixels (the principal point is
+   * the frame centre); unused otherwise */
+  double focal;
   int width, height;            /* frame size, luma pixels */
 } bspline_stabilize_params;
 
 typedef struct
 {
-  bspline_affine correction;    /* input frame -> output frame, forward */
+  /* input frame -> output frame, forward; model = rotation: the affine map
+   * nearest matrix at the frame centre (its value and Jacobian there) */
+  bspline_affine correction;
   double zoom;                  /* total zoom factor in correction */
+  /* the correction as a 3x3 matrix, row-major, forward: a homography with
+   * model = rotation, correction's matrix otherwise */
+  double matrix[9];
 } bspline_stabilize_result;
 
 typedef struct bspline_stabilizer bspline_stabilizer;
@@ -319,12 +350,36 @@ BSPLINE_API
 bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
     int final, bspline_stabilize_result * result);
 
+/* Horizon lock changed while a stream runs: from the next frame popped
+ * (as bspline_stabilize_params' horizon_lock and horizon_angle; an angle
+ * outside -180 .. 180 or not finite is refused, and so is the lock with
+ * model = rotation). */
+BSPLINE_API
+bspline_status bspline_stabilizer_set_horizon (bspline_stabilizer *
+    stabilizer, int horizon_lock, double horizon_angle);
+
 /* Smallest zoom z >= 1 about the frame centre such that the output frame
  * is covered by the input after `correction` (forward, input -> output)
  * then zoom z; at most max_zoom. */
 BSPLINE_API
 double bspline_stabilize_cover_zoom (const bspline_affine * correction,
     int width, int height, double max_zoom);
+/* The same for a correction given as a 3x3 matrix (a homography). */
+BSPLINE_API
+double bspline_stabilize_cover_zoom_matrix (const double correction[9],
+    int width, int height, double max_zoom);
+
+/* model = rotation: the camera rotation (a unit quaternion w, x, y, z; the
+ * rays d = ((x - cx) / focal, (y - cy) / focal, 1) of the first frame's
+ * pixels turn into those of the second's) that best explains the motion
+ * (first frame -> second frame pixels) of a width x height frame: the
+ * least-squares rotation between the rays of a 7 x 7 grid of points over
+ * the frame and of their images under motion (Horn 1987, "Closed-form
+ * solution of absolute orientation using unit quaternions", sec. 4).
+ * Returns 0 (q the identity) where the motion or focal is not finite. */
+BSPLINE_API
+int bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
+    int height, double focal, double q[4]);
 
 #ifdef __cplusplus
 }

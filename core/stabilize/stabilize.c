@@ -26,6 +26,16 @@
  * translation of the centre to max-shift on each axis, the angle to
  * max-angle) and zoomed about the centre.
  *
+ * Horizon lock: the intended camera S_k = C_k o A_k keeps everything the
+ * path gave it but its roll theta, which is set to the locked angle; the
+ * correction is made again from it (before the clamps, so that auto-zoom
+ * and max-shift see the locked correction).  The roll of the output
+ * against frame 0 is then exactly the locked angle wherever the camera
+ * path A_k is right: what is left is the drift of the measured roll.
+ *
+ * max_zoom caps the total zoom (zoom times auto-zoom), and with path =
+ * optimal the crop window's zoom, which otherwise grows with the margin.
+ *
  * auto-zoom: the zoom z_k that hides the borders of frame k, req_k
  * (bspline_stabilize_cover_zoom), is made smooth as the Gaussian average
  * over the window of the running maximum of req over the window.  Every
@@ -43,7 +53,6 @@
 
 #define PATH_PARAMS 7           /* tx, ty, theta, u00, u01, u10, u11 */
 #define STABILIZE_MAX_SMOOTHING 1000
-#define STABILIZE_MAX_ZOOM 4.0
 /* path = optimal: the frames already output that a window continues from
  * (three fix every difference the objective sees, camera-path.h) */
 #define PATH_FIXED 3
@@ -112,6 +121,10 @@ bspline_stabilize_params_init (bspline_stabilize_params * params, int width,
   params->zoom = 0.0;
   params->auto_zoom = 0;
   params->tripod = 0;
+  params->max_zoom = BSPLINE_STABILIZE_MAX_ZOOM;
+  params->horizon_lock = 0;
+  params->horizon_angle = 0.0;
+  params->focal = 0.0;
   params->model = BSPLINE_MOTION_SIMILARITY;
   params->width = width;
   params->height = height;
@@ -166,14 +179,40 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
       || (params->path != BSPLINE_STABILIZE_PATH_OPTIMAL
           && params->path != BSPLINE_STABILIZE_PATH_GAUSSIAN)
       || !(params->margin >= 0.0
-          && params->margin <= BSPLINE_STABILIZE_MAX_MARGIN)) {
+          && params->margin <= BSPLINE_STABILIZE_MAX_MARGIN)
+      || !(params->max_zoom >= 1.0
+          && params->max_zoom <= BSPLINE_STABILIZE_MAX_ZOOM)
+      || !(fabs (params->horizon_angle) <= 180.0)
+      || (params->model != BSPLINE_MOTION_SIMILARITY
+          && params->model != BSPLINE_MOTION_AFFINE
+          && params->model != BSPLINE_MOTION_ROTATION)) {
     snprintf (msg, msg_len,
         "bad stabilization parameters (smoothing %d, "
         "0 to %d; size %dx%d; zoom %g percent, above -100; path %d; margin "
-        "%g percent, 0 to %g)", s, STABILIZE_MAX_SMOOTHING, params->width,
+        "%g percent, 0 to %g; maximum zoom %g, 1 to %g; horizon angle %g "
+        "degrees, -180 to 180)", s, STABILIZE_MAX_SMOOTHING, params->width,
         params->height, params->zoom, (int) params->path, params->margin,
-        BSPLINE_STABILIZE_MAX_MARGIN);
+        BSPLINE_STABILIZE_MAX_MARGIN, params->max_zoom,
+        BSPLINE_STABILIZE_MAX_ZOOM, params->horizon_angle);
     return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  if (params->model == BSPLINE_MOTION_ROTATION) {
+    const char *why = NULL;
+
+    if (!(params->focal > 0.0 && isfinite (params->focal)))
+      why = "needs a focal length above 0";
+    else if (params->path != BSPLINE_STABILIZE_PATH_GAUSSIAN && !params->tripod)
+      why = "needs path = gaussian (or tripod): the L1-optimal path is "
+          "solved over affine maps";
+    else if (params->max_shift >= 0.0 || params->max_angle >= 0.0)
+      why = "takes no max-shift or max-angle clamp";
+    else if (params->horizon_lock)
+      why = "takes no horizon lock";
+    if (why) {
+      snprintf (msg, msg_len, "the camera rotation model %s (focal %g "
+          "pixels)", why, params->focal);
+      return BSPLINE_ERROR_INVALID_ARGUMENT;
+    }
   }
   st = calloc (1, sizeof (*st));
   if (st == NULL)
@@ -191,16 +230,17 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
   sigma = s / 3.0;
   for (i = -s; i <= s; i++)
     st->weights[i + s] = s == 0 ? 1.0 : exp (-0.5 * (i / sigma) * (i / sigma));
-  if (params->path == BSPLINE_STABILIZE_PATH_OPTIMAL && !params->tripod) {
+  if (params->path == BSPLINE_STABILIZE_PATH_OPTIMAL && !params->tripod
+      && params->model != BSPLINE_MOTION_ROTATION) {
     bspline_camera_path_params *cp = &st->path_params;
     bspline_status status;
 
     bspline_camera_path_params_init (cp, params->width, params->height);
     cp->model = params->model;
     /* the crop window: the output's view (its zoom, never below the
-     * frame) shrunk by the margin */
-    cp->zoom = (1.0 + params->margin / 100.0) * fmax (1.0,
-        1.0 + params->zoom / 100.0);
+     * frame) shrunk by the margin, and never by more than max_zoom */
+    cp->zoom = fmin (params->max_zoom, (1.0 + params->margin / 100.0) *
+        fmax (1.0, 1.0 + params->zoom / 100.0));
     cp->w1 = PATH_W1;
     cp->w2 = PATH_W2;
     cp->w3 = PATH_W3;
@@ -296,6 +336,217 @@ path_at (const bspline_stabilizer * st, long k)
   return st->path[k - st->base];
 }
 
+/* ---- the camera rotation model (model = rotation) ----
+ *
+ * The path of frame k is the camera rotation R_k from frame 0 (a unit
+ * quaternion w, x, y, z in path[0 .. 3]): R_k = Q_k R_(k-1), Q_k the
+ * rotation fitted to the motion from frame k - 1 (the sign chosen nearest
+ * the previous frame's, so that the path is continuous).  The intended
+ * path S_k is the path=gaussian regression of the four components,
+ * normalised (for rotations that close together, the regression of
+ * quaternions is the smooth mean of the rotations to second order); the
+ * correction is the homography C_k = K S_k R_k^-1 K^-1. */
+
+/* r = a b: b's rotation, then a's (Hamilton's product) */
+static void
+quat_multiply (const double *a, const double *b, double *r)
+{
+  double t[4];
+
+  t[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+  t[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+  t[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+  t[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+  memcpy (r, t, sizeof (t));
+}
+
+/* q / |q|; the identity where q is 0 or not finite */
+static void
+quat_normalize (double *q)
+{
+  double n = sqrt (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  int i;
+
+  if (!(n > 0.0 && isfinite (n))) {
+    q[0] = 1.0;
+    q[1] = q[2] = q[3] = 0.0;
+    return;
+  }
+  for (i = 0; i < 4; i++)
+    q[i] /= n;
+}
+
+/* The rotation matrix (row-major) of a unit quaternion: about z by theta
+ * it is [cos -sin 0; sin cos 0; 0 0 1], the turn of the picture clockwise
+ * on screen (y down) as bspline_affine_decompose's angle. */
+static void
+quat_to_matrix (const double *q, double *r)
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+
+  r[0] = 1.0 - 2.0 * (y * y + z * z);
+  r[1] = 2.0 * (x * y - w * z);
+  r[2] = 2.0 * (x * z + w * y);
+  r[3] = 2.0 * (x * y + w * z);
+  r[4] = 1.0 - 2.0 * (x * x + z * z);
+  r[5] = 2.0 * (y * z - w * x);
+  r[6] = 2.0 * (x * z - w * y);
+  r[7] = 2.0 * (y * z + w * x);
+  r[8] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+/* The eigenvector v of the largest eigenvalue of the symmetric 4x4 matrix
+ * a (destroyed): cyclic Jacobi rotations until the off-diagonal part
+ * vanishes (Golub & Van Loan, "Matrix Computations", 4th ed., sec. 8.5.3;
+ * the rotation's tangent as Numerical Recipes, 2nd ed., eq. 11.1.8). */
+static void
+largest_eigenvector (double a[4][4], double v[4])
+{
+  double e[4][4] = { {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1} };
+  double norm = 0.0;
+  int sweep, p, q, k, best = 0;
+
+  for (p = 0; p < 4; p++)
+    for (q = 0; q < 4; q++)
+      norm += a[p][q] * a[p][q];
+  for (sweep = 0; sweep < 50; sweep++) {
+    double off = 0.0;
+
+    for (p = 0; p < 3; p++)
+      for (q = p + 1; q < 4; q++)
+        off += a[p][q] * a[p][q];
+    if (!(off > 1e-30 * norm))
+      break;
+    for (p = 0; p < 3; p++)
+      for (q = p + 1; q < 4; q++) {
+        double theta, t, c, sn;
+
+        if (a[p][q] == 0.0)
+          continue;
+        theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+        t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs (theta) + sqrt (theta * theta
+                + 1.0));
+        c = 1.0 / sqrt (t * t + 1.0);
+        sn = t * c;
+        for (k = 0; k < 4; k++) {
+          double kp = a[k][p], kq = a[k][q];
+
+          a[k][p] = c * kp - sn * kq;
+          a[k][q] = sn * kp + c * kq;
+        }
+        for (k = 0; k < 4; k++) {
+          double pk = a[p][k], qk = a[q][k];
+
+          a[p][k] = c * pk - sn * qk;
+          a[q][k] = sn * pk + c * qk;
+        }
+        for (k = 0; k < 4; k++) {
+          double kp = e[k][p], kq = e[k][q];
+
+          e[k][p] = c * kp - sn * kq;
+          e[k][q] = sn * kp + c * kq;
+        }
+      }
+  }
+  for (k = 1; k < 4; k++)
+    if (a[k][k] > a[best][best])
+      best = k;
+  for (k = 0; k < 4; k++)
+    v[k] = e[k][best];
+}
+
+/* The ray of pixel (x, y) through K (focal f, centre c), unit length. */
+static void
+pixel_ray (double x, double y, double cx, double cy, double f, double *d)
+{
+  double n;
+
+  d[0] = (x - cx) / f;
+  d[1] = (y - cy) / f;
+  d[2] = 1.0;
+  n = sqrt (d[0] * d[0] + d[1] * d[1] + 1.0);
+  d[0] /= n;
+  d[1] /= n;
+  d[2] /= n;
+}
+
+#define ROTATION_FIT_GRID 7
+
+int
+bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
+    int height, double focal, double q[4])
+{
+  const double *m = motion->m;
+  double cx = 0.5 * width, cy = 0.5 * height, sab[3][3], n[4][4];
+  int i, j, finite = focal > 0.0 && isfinite (focal);
+
+  q[0] = 1.0;
+  q[1] = q[2] = q[3] = 0.0;
+  for (i = 0; i < 6; i++)
+    finite = finite && isfinite (m[i]);
+  if (!finite)
+    return 0;
+  /* S = sum of a b^T over the grid, a the ray of a point, b of its image */
+  memset (sab, 0, sizeof (sab));
+  for (j = 0; j < ROTATION_FIT_GRID; j++)
+    for (i = 0; i < ROTATION_FIT_GRID; i++) {
+      double x = width * (i + 0.5) / ROTATION_FIT_GRID;
+      double y = height * (j + 0.5) / ROTATION_FIT_GRID;
+      double a[3], b[3];
+      int r, c;
+
+      pixel_ray (x, y, cx, cy, focal, a);
+      pixel_ray (m[0] * x + m[1] * y + m[2], m[3] * x + m[4] * y + m[5], cx,
+          cy, focal, b);
+      for (r = 0; r < 3; r++)
+        for (c = 0; c < 3; c++)
+          sab[r][c] += a[r] * b[c];
+    }
+  /* Horn 1987, eq. 4.12 (his M = sab): the unit quaternion maximising
+   * sum b . (q a q*) is the eigenvector of N's largest eigenvalue */
+  n[0][0] = sab[0][0] + sab[1][1] + sab[2][2];
+  n[0][1] = n[1][0] = sab[1][2] - sab[2][1];
+  n[0][2] = n[2][0] = sab[2][0] - sab[0][2];
+  n[0][3] = n[3][0] = sab[0][1] - sab[1][0];
+  n[1][1] = sab[0][0] - sab[1][1] - sab[2][2];
+  n[1][2] = n[2][1] = sab[0][1] + sab[1][0];
+  n[1][3] = n[3][1] = sab[2][0] + sab[0][2];
+  n[2][2] = -sab[0][0] + sab[1][1] - sab[2][2];
+  n[2][3] = n[3][2] = sab[1][2] + sab[2][1];
+  n[3][3] = -sab[0][0] - sab[1][1] + sab[2][2];
+  largest_eigenvector (n, q);
+  quat_normalize (q);
+  if (q[0] < 0.0)
+    for (i = 0; i < 4; i++)
+      q[i] = -q[i];
+  return 1;
+}
+
+/* model = rotation: frame n's path from the motion (see above) */
+static void
+rotation_push (bspline_stabilizer * st, long n, const bspline_affine * motion)
+{
+  double *q = st->path[st->count], step[4], dot = 0.0;
+  const double *prev = st->count > 0 ? st->path[st->count - 1] : NULL;
+  int i;
+
+  memset (q, 0, PATH_PARAMS * sizeof (double));
+  q[0] = 1.0;
+  if (n == 0 || prev == NULL)
+    return;
+  if (bspline_stabilize_rotation_fit (motion, st->p.width, st->p.height,
+          st->p.focal, step))
+    quat_multiply (step, prev, q);
+  else
+    memcpy (q, prev, 4 * sizeof (double));
+  quat_normalize (q);
+  for (i = 0; i < 4; i++)
+    dot += q[i] * prev[i];
+  if (dot < 0.0)
+    for (i = 0; i < 4; i++)
+      q[i] = -q[i];
+}
+
 bspline_status
 bspline_stabilizer_push (bspline_stabilizer * st, const bspline_affine * motion)
 {
@@ -324,6 +575,11 @@ bspline_stabilizer_push (bspline_stabilizer * st, const bspline_affine * motion)
     }
   }
 
+  if (st->p.model == BSPLINE_MOTION_ROTATION) {
+    rotation_push (st, n, motion);
+    st->count++;
+    return BSPLINE_OK;
+  }
   for (i = 0; i < 6; i++)
     finite = finite && isfinite (motion->m[i]);
   if (n == 0 || !finite) {
@@ -370,58 +626,89 @@ camera_inverse (const bspline_stabilizer * st, long k, bspline_affine * inv)
     bspline_affine_identity (inv);
 }
 
+/* The intended path's first n parameters at frame k: the weighted
+ * least-squares line through the window about k, at k (local linear
+ * regression, the top of the file), from the frames up to newest. */
+static void
+path_smooth (const bspline_stabilizer * st, long k, long newest, int n,
+    double *q)
+{
+  int s = st->p.smoothing, i;
+  long first = k - s, last = k + s, j;
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, y0[PATH_PARAMS], y1[PATH_PARAMS];
+  double centre, sigma = s / 3.0, det;
+
+  /* a window cut by the stream's start or end slides inside it */
+  if (first < 0) {
+    first = 0;
+    last = 2 * s < newest ? 2 * s : newest;
+  } else if (last > newest) {
+    last = newest;
+    first = newest - 2 * s > st->base ? newest - 2 * s : st->base;
+  }
+  centre = 0.5 * (first + last);
+  memset (y0, 0, sizeof (y0));
+  memset (y1, 0, sizeof (y1));
+  for (j = first; j <= last; j++) {
+    double u = (j - centre) / sigma, d = (double) (j - k);
+    double w = s == 0 ? 1.0 : exp (-0.5 * u * u);
+    const double *v = path_at (st, j);
+
+    s0 += w;
+    s1 += w * d;
+    s2 += w * d * d;
+    for (i = 0; i < n; i++) {
+      y0[i] += w * v[i];
+      y1[i] += w * d * v[i];
+    }
+  }
+  det = s0 * s2 - s1 * s1;
+  for (i = 0; i < n; i++)
+    q[i] = det > 1e-9 * s0 * s2 ? (s2 * y0[i] - s1 * y1[i]) / det : y0[i] / s0;
+}
+
 /* The Gaussian path's correction of frame k (tripod: A_k^-1), before the
  * clamps and the zoom, from the frames up to newest. */
 static void
 gaussian_correction (const bspline_stabilizer * st, long k, long newest,
     bspline_affine * correction)
 {
-  int s = st->p.smoothing, i;
   bspline_affine real_inv, smooth;
-  double q[PATH_PARAMS], det;
-  long j;
+  double q[PATH_PARAMS];
 
   camera_inverse (st, k, &real_inv);
   if (st->p.tripod) {
     *correction = real_inv;
   } else {
-    long first = k - s, last = k + s;
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, y0[PATH_PARAMS], y1[PATH_PARAMS];
-    double centre, sigma = s / 3.0;
-
-    /* a window cut by the stream's start or end slides inside it */
-    if (first < 0) {
-      first = 0;
-      last = 2 * s < newest ? 2 * s : newest;
-    } else if (last > newest) {
-      last = newest;
-      first = newest - 2 * s > st->base ? newest - 2 * s : st->base;
-    }
-    centre = 0.5 * (first + last);
-
-    /* weighted least-squares line through the window, at frame k */
-    memset (y0, 0, sizeof (y0));
-    memset (y1, 0, sizeof (y1));
-    for (j = first; j <= last; j++) {
-      double u = (j - centre) / sigma, d = (double) (j - k);
-      double w = s == 0 ? 1.0 : exp (-0.5 * u * u);
-      const double *v = path_at (st, j);
-
-      s0 += w;
-      s1 += w * d;
-      s2 += w * d * d;
-      for (i = 0; i < PATH_PARAMS; i++) {
-        y0[i] += w * v[i];
-        y1[i] += w * d * v[i];
-      }
-    }
-    det = s0 * s2 - s1 * s1;
-    for (i = 0; i < PATH_PARAMS; i++)
-      q[i] = det > 1e-9 * s0 * s2 ? (s2 * y0[i] - s1 * y1[i]) / det
-          : y0[i] / s0;
+    path_smooth (st, k, newest, PATH_PARAMS, q);
     path_to_affine (st, q, &smooth);
     bspline_affine_compose (&smooth, &real_inv, correction);
   }
+}
+
+/* model = rotation: the correction of frame k as a homography, K S_k
+ * R_k^-1 K^-1 (tripod: S_k the identity), before the zoom. */
+static void
+rotation_correction (const bspline_stabilizer * st, long k, long newest,
+    double h[9])
+{
+  const double *r = path_at (st, k);
+  double f = st->p.focal, cx = st->cx, cy = st->cy;
+  double smooth[4] = { 1.0, 0.0, 0.0, 0.0 }, rel[4], m[9], t[9];
+  double inv[4] = { r[0], -r[1], -r[2], -r[3] };
+  double k_mat[9] = { f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0 };
+  double k_inv[9] = { 1.0 / f, 0.0, -cx / f, 0.0, 1.0 / f, -cy / f, 0.0, 0.0,
+    1.0
+  };
+
+  if (!st->p.tripod) {
+    path_smooth (st, k, newest, 4, smooth);
+    quat_normalize (smooth);
+  }
+  quat_multiply (smooth, inv, rel);
+  quat_to_matrix (rel, m);
+  bspline_matrix_multiply (k_mat, m, t);
+  bspline_matrix_multiply (t, k_inv, h);
 }
 
 /* max-angle and max-shift applied to a correction, about the centre:
@@ -529,6 +816,27 @@ optimal_window (bspline_stabilizer * st, long k, long newest, int final)
   st->win_final = 0;
 }
 
+/* Horizon lock: the intended camera S = C o A_j of a correction C, its
+ * roll replaced by the locked one (path_from_affine's parameters about the
+ * centre: only theta changes), the correction made again from it. */
+static void
+stabilize_lock_horizon (const bspline_stabilizer * st, long j,
+    bspline_affine * correction)
+{
+  double lock = -st->p.horizon_angle * (BSPLINE_STABILIZE_PI / 180.0);
+  double q[PATH_PARAMS];
+  bspline_affine real, real_inv, smooth;
+
+  path_to_affine (st, path_at (st, j), &real);
+  if (!bspline_affine_invert (&real, &real_inv))
+    return;
+  bspline_affine_compose (correction, &real, &smooth);
+  path_from_affine (st, &smooth, lock, q);
+  q[2] = lock;
+  path_to_affine (st, q, &smooth);
+  bspline_affine_compose (&smooth, &real_inv, correction);
+}
+
 /* The clamped correction of frame j >= k (the oldest pending frame, whose
  * optimal window has been solved), before any zoom, from the frames up to
  * newest.  Returns 0 where it is not known yet (beyond the window). */
@@ -543,7 +851,39 @@ stabilize_correction (const bspline_stabilizer * st, long j, long newest,
   } else {
     gaussian_correction (st, j, newest, correction);
   }
+  if (st->p.horizon_lock)
+    stabilize_lock_horizon (st, j, correction);
   stabilize_clamp (st, correction);
+  return 1;
+}
+
+bspline_status
+bspline_stabilizer_set_horizon (bspline_stabilizer * st, int horizon_lock,
+    double horizon_angle)
+{
+  if (!(fabs (horizon_angle) <= 180.0)
+      || (horizon_lock && st->p.model == BSPLINE_MOTION_ROTATION))
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  st->p.horizon_lock = horizon_lock != 0;
+  st->p.horizon_angle = horizon_angle;
+  return BSPLINE_OK;
+}
+
+/* The correction of frame j as a 3x3 matrix (stabilize_correction's, or
+ * the rotation model's homography).  Returns 0 where it is not known. */
+static int
+stabilize_correction_matrix (const bspline_stabilizer * st, long j,
+    long newest, double h[9])
+{
+  bspline_affine c;
+
+  if (st->p.model == BSPLINE_MOTION_ROTATION) {
+    rotation_correction (st, j, newest, h);
+    return 1;
+  }
+  if (!stabilize_correction (st, j, newest, &c))
+    return 0;
+  bspline_affine_to_matrix (&c, h);
   return 1;
 }
 
@@ -551,11 +891,21 @@ double
 bspline_stabilize_cover_zoom (const bspline_affine * correction, int width,
     int height, double max_zoom)
 {
-  bspline_affine inv;
+  double m[9];
+
+  bspline_affine_to_matrix (correction, m);
+  return bspline_stabilize_cover_zoom_matrix (m, width, height, max_zoom);
+}
+
+double
+bspline_stabilize_cover_zoom_matrix (const double correction[9], int width,
+    int height, double max_zoom)
+{
+  double inv[9];
   double lo = 1.0, hi = max_zoom, cx = 0.5 * width, cy = 0.5 * height;
   int it, k;
 
-  if (!bspline_affine_invert (correction, &inv))
+  if (!bspline_matrix_invert (correction, inv))
     return max_zoom;
   for (it = 0; it <= 60; it++) {
     double z = it == 0 ? 1.0 : it == 1 ? max_zoom : 0.5 * (lo + hi);
@@ -564,11 +914,13 @@ bspline_stabilize_cover_zoom (const bspline_affine * correction, int width,
     for (k = 0; k < 4 && inside; k++) {
       double qx = cx + (((k & 1) ? width : 0) - cx) / z;
       double qy = cy + (((k & 2) ? height : 0) - cy) / z;
-      double px = inv.m[0] * qx + inv.m[1] * qy + inv.m[2];
-      double py = inv.m[3] * qx + inv.m[4] * qy + inv.m[5];
+      double pw = inv[6] * qx + inv[7] * qy + inv[8];
+      double px = (inv[0] * qx + inv[1] * qy + inv[2]) / pw;
+      double py = (inv[3] * qx + inv[4] * qy + inv[5]) / pw;
       double tol = 1e-9 * (width + height);
 
-      inside = px >= -tol && py >= -tol && px <= width + tol
+      /* (a corner behind the camera, pw <= 0, is outside) */
+      inside = pw > 0.0 && px >= -tol && py >= -tol && px <= width + tol
           && py <= height + tol;
     }
     if (it == 0 && inside)
@@ -606,11 +958,12 @@ stabilize_auto_zoom (bspline_stabilizer * st, long k, long newest)
     if (j < k) {
       req[j - first] = st->past_req[j % st->window];
     } else {
-      bspline_affine c;
+      double c[9];
 
-      stabilize_correction (st, j, newest, &c);
-      req[j - first] = bspline_stabilize_cover_zoom (&c, st->p.width,
-          st->p.height, STABILIZE_MAX_ZOOM);
+      if (!stabilize_correction_matrix (st, j, newest, c))
+        bspline_matrix_identity (c);
+      req[j - first] = bspline_stabilize_cover_zoom_matrix (c, st->p.width,
+          st->p.height, st->p.max_zoom);
     }
   }
   st->past_req[k % st->window] = req[k - first];
@@ -630,13 +983,31 @@ stabilize_auto_zoom (bspline_stabilizer * st, long k, long newest)
   return fmax (z, 1.0);
 }
 
+/* The affine map nearest the homography h at (cx, cy): its value and
+ * Jacobian there. */
+static void
+matrix_nearest_affine (const double *h, double cx, double cy,
+    bspline_affine * a)
+{
+  double w = h[6] * cx + h[7] * cy + h[8];
+  double u = (h[0] * cx + h[1] * cy + h[2]) / w;
+  double v = (h[3] * cx + h[4] * cy + h[5]) / w;
+
+  a->m[0] = (h[0] - u * h[6]) / w;
+  a->m[1] = (h[1] - u * h[7]) / w;
+  a->m[3] = (h[3] - v * h[6]) / w;
+  a->m[4] = (h[4] - v * h[7]) / w;
+  a->m[2] = u - a->m[0] * cx - a->m[1] * cy;
+  a->m[5] = v - a->m[3] * cx - a->m[4] * cy;
+}
+
 bspline_status
 bspline_stabilizer_pop (bspline_stabilizer * st, int final,
     bspline_stabilize_result * result)
 {
   long k = st->next, newest = st->base + st->count - 1;
   bspline_affine c, zoom;
-  double z;
+  double z, h[9];
 
   if (!bspline_stabilizer_ready (st, final))
     return BSPLINE_ERROR_INVALID_ARGUMENT;
@@ -644,17 +1015,29 @@ bspline_stabilizer_pop (bspline_stabilizer * st, int final,
     optimal_window (st, k, newest, final);
     st->done_b[k % (PATH_FIXED + 1)] = st->win_b[k - st->win_from];
   }
-  if (!stabilize_correction (st, k, newest, &c))
+  if (st->p.model == BSPLINE_MOTION_ROTATION)
+    rotation_correction (st, k, newest, h);
+  else if (!stabilize_correction (st, k, newest, &c))
     bspline_affine_identity (&c);
   z = 1.0 + st->p.zoom / 100.0;
   if (st->p.auto_zoom)
     z *= stabilize_auto_zoom (st, k, newest);
+  z = fmin (z, st->p.max_zoom);
   bspline_affine_identity (&zoom);
   zoom.m[0] = z;
   zoom.m[4] = z;
   zoom.m[2] = st->cx - z * st->cx;
   zoom.m[5] = st->cy - z * st->cy;
-  bspline_affine_compose (&zoom, &c, &result->correction);
+  if (st->p.model == BSPLINE_MOTION_ROTATION) {
+    double zm[9];
+
+    bspline_affine_to_matrix (&zoom, zm);
+    bspline_matrix_multiply (zm, h, result->matrix);
+    matrix_nearest_affine (result->matrix, st->cx, st->cy, &result->correction);
+  } else {
+    bspline_affine_compose (&zoom, &c, &result->correction);
+    bspline_affine_to_matrix (&result->correction, result->matrix);
+  }
   result->zoom = z;
   st->next++;
   return BSPLINE_OK;

@@ -194,6 +194,25 @@ clip_make_maps (clip_spec * spec, int photo_w, int photo_h, test_rng * rng)
   }
 }
 
+/* A horizon that drifts: each frame k turned about its centre by a roll
+ * growing linearly from 0 at the first frame to `degrees` (clockwise on
+ * screen) at the last, G_k <- R_c(degrees k / (n - 1)) o G_k. */
+static inline void
+clip_add_roll_drift (clip_spec * spec, double degrees)
+{
+  double cx = 0.5 * spec->width, cy = 0.5 * spec->height;
+  int k;
+
+  for (k = 1; k < spec->n_frames; k++) {
+    double a = degrees * k / (spec->n_frames - 1) * TEST_PI / 180.0;
+    bspline_affine r = { {cos (a), -sin (a), 0.0, sin (a), cos (a), 0.0} };
+
+    r.m[2] = cx - r.m[0] * cx - r.m[1] * cy;
+    r.m[5] = cy - r.m[3] * cx - r.m[4] * cy;
+    bspline_affine_compose (&r, &spec->maps[k], &spec->maps[k]);
+  }
+}
+
 /* The renderings' resampling: the double engine, order 5, mirror
  * boundary, no antialiasing. */
 static inline void

@@ -15,7 +15,9 @@
  * most 0.05 px RMS on the pan).  Then: the sliding-window path against the
  * whole clip solved at once (transforms-mode=read's solve), a window the
  * crop cannot fit (no error, a usable path), frames whose motion is not
- * known (the path continues), the parameters' checks.
+ * known (the path continues), horizon lock and max_zoom on a pan whose
+ * roll drifts by 5 degrees, the rotation model's fit of a roll and its
+ * still camera, the parameters' checks.
  *
  * Usage: test-path PHOTO.ppm [--print]
  */
@@ -466,6 +468,154 @@ test_hard_cases (test_rng * rng)
   free (spec.maps);
 }
 
+/* The roll of the output frame k against the photo (degrees clockwise):
+ * that of T_k = C_k o G_k. */
+static double
+output_roll (const clip_spec * spec, const bspline_affine * correction, int k)
+{
+  bspline_affine t;
+  double angle;
+
+  bspline_affine_compose (correction, &spec->maps[k], &t);
+  bspline_affine_decompose (&t, 0.5 * spec->width, 0.5 * spec->height, NULL,
+      NULL, &angle, NULL);
+  return angle;
+}
+
+/* Horizon lock and max_zoom on the true motions of a pan whose roll drifts
+ * by 5 degrees, both paths: with the lock the output's roll is the locked
+ * angle to rounding (horizon_angle = the first frame's roll: the photo
+ * level; 0: the first frame's roll), without it the roll follows the
+ * drift; with auto-zoom every border stays hidden and the zoom grows; with
+ * max_zoom the zoom never passes it. */
+static void
+test_horizon_lock (test_rng * rng)
+{
+  enum
+  { NH = 60 };
+  clip_spec spec = { NH, W, H, 0.8, 0.25, 6.0, 0.5, 0.0, NULL, 1, 0, 0, 0 };
+  bspline_affine motions[NH];
+  double roll0;
+  int path, c, k;
+
+  clip_make_maps (&spec, photo.width, photo.height, rng);
+  clip_add_roll_drift (&spec, 5.0);
+  for (k = 0; k < NH; k++)
+    true_motion (&spec, k, &motions[k]);
+  bspline_affine_decompose (&spec.maps[0], 0.5 * W, 0.5 * H, NULL, NULL,
+      &roll0, NULL);
+  for (path = 0; path < 2; path++)
+    for (c = 0; c < 4; c++) {
+      /* c: 0 no lock, 1 locked level, 2 locked at the first frame's roll
+       * (auto-zoom), 3 locked level, auto-zoom under max_zoom 1.03 */
+      bspline_stabilize_params sp;
+      bspline_stabilizer *st;
+      double target = c == 2 ? roll0 : 0.0, worst = 0.0, zmax = 0.0;
+      double uncovered = 1.0;
+      char msg[256];
+      int out = 0;
+
+      bspline_stabilize_params_init (&sp, W, H);
+      sp.path = path ? BSPLINE_STABILIZE_PATH_GAUSSIAN :
+          BSPLINE_STABILIZE_PATH_OPTIMAL;
+      sp.horizon_lock = c > 0;
+      sp.horizon_angle = c == 2 ? 0.0 : roll0;
+      sp.auto_zoom = c >= 2;
+      if (c == 3)
+        sp.max_zoom = 1.03;
+      TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+          == BSPLINE_OK, "stabilizer: %s", msg);
+      for (k = 0; k <= NH; k++) {
+        bspline_stabilize_result r;
+        int final = k == NH;
+
+        if (!final)
+          bspline_stabilizer_push (st, &motions[k]);
+        while (bspline_stabilizer_ready (st, final)) {
+          bspline_stabilizer_pop (st, final, &r);
+          worst = fmax (worst, fabs (output_roll (&spec, &r.correction, out)
+                  - (c == 0 ? roll0 : target)));
+          zmax = fmax (zmax, r.zoom);
+          uncovered = fmax (uncovered, bspline_stabilize_cover_zoom
+              (&r.correction, W, H, 4.0));
+          out++;
+        }
+      }
+      TEST_CHECK (out == NH, "%d corrections", out);
+      if (c == 0)
+        TEST_CHECK (worst > 2.0, "path %d without the lock: the output's "
+            "roll stays within %.3f deg of the first frame's (the drift is "
+            "5)", path, worst);
+      else
+        TEST_CHECK (worst <= 1e-9, "path %d, case %d: the output's roll is "
+            "%.3g deg from the locked one", path, c, worst);
+      if (c == 2)
+        TEST_CHECK (uncovered <= 1.0 + 1e-6 && zmax > 1.03, "path %d: "
+            "auto-zoom %.4f at most leaves a border needing %.4f", path,
+            zmax, uncovered);
+      if (c == 3)
+        TEST_CHECK (zmax <= 1.03 + 1e-12 && uncovered > 1.0, "path %d: "
+            "max_zoom 1.03, zoom up to %.4f (borders needing %.4f)", path,
+            zmax, uncovered);
+      printf ("horizon, path %s, %s: output roll within %.2g deg of %s, "
+          "zoom up to %.4f\n", path ? "gaussian" : "optimal",
+          c == 0 ? "no lock" : c == 3 ? "locked, max_zoom 1.03" : "locked",
+          worst, c == 0 ? "the first frame's" : "the locked angle", zmax);
+      bspline_stabilizer_free (st);
+    }
+  free (spec.maps);
+}
+
+/* The rotation fit of a motion that a camera rotation explains exactly: a
+ * roll about the frame centre is the rotation about the optical axis, to
+ * rounding; and a rotation model run on a still camera gives identity
+ * corrections. */
+static void
+test_rotation_fit (void)
+{
+  double a = 1.7 * TEST_PI / 180.0, q[4], err;
+  bspline_affine roll = { {cos (a), -sin (a), 0, sin (a), cos (a), 0} };
+  bspline_stabilize_params sp;
+  bspline_stabilizer *st;
+  bspline_stabilize_result r;
+  char msg[256];
+  int k, i;
+
+  roll.m[2] = 0.5 * W - roll.m[0] * 0.5 * W - roll.m[1] * 0.5 * H;
+  roll.m[5] = 0.5 * H - roll.m[3] * 0.5 * W - roll.m[4] * 0.5 * H;
+  TEST_CHECK (bspline_stabilize_rotation_fit (&roll, W, H, 250.0, q),
+      "rotation fit");
+  err = fabs (q[0] - cos (0.5 * a)) + fabs (q[1]) + fabs (q[2])
+      + fabs (q[3] - sin (0.5 * a));
+  TEST_CHECK (err <= 1e-12, "a roll of 1.7 degrees fitted as (%.15g, %.3g, "
+      "%.3g, %.15g)", q[0], q[1], q[2], q[3]);
+  roll.m[2] = NAN;
+  TEST_CHECK (!bspline_stabilize_rotation_fit (&roll, W, H, 250.0, q)
+      && q[0] == 1.0, "a motion that is not finite");
+
+  bspline_stabilize_params_init (&sp, W, H);
+  sp.model = BSPLINE_MOTION_ROTATION;
+  sp.path = BSPLINE_STABILIZE_PATH_GAUSSIAN;
+  sp.focal = 250.0;
+  TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+      == BSPLINE_OK, "rotation model: %s", msg);
+  err = 0.0;
+  for (k = 0; k < 20; k++) {
+    bspline_affine id;
+
+    bspline_affine_identity (&id);
+    bspline_stabilizer_push (st, &id);
+  }
+  while (bspline_stabilizer_ready (st, 1)) {
+    bspline_stabilizer_pop (st, 1, &r);
+    for (i = 0; i < 9; i++)
+      err = fmax (err, fabs (r.matrix[i] - (i % 4 == 0)));
+  }
+  TEST_CHECK (err <= 1e-12, "a still camera's rotation-model corrections "
+      "differ from the identity by %g", err);
+  bspline_stabilizer_free (st);
+}
+
 static void
 test_bad_params (void)
 {
@@ -479,6 +629,51 @@ test_bad_params (void)
   sp.path = (bspline_stabilize_path) 7;
   TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
       == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL, "path 7 accepted");
+  {
+    static const double zooms[] = { 0.99, 4.01, NAN };
+    static const double angles[] = { -180.5, 181.0, NAN, INFINITY };
+
+    for (i = 0; i < sizeof (zooms) / sizeof (zooms[0]); i++) {
+      bspline_stabilize_params_init (&sp, W, H);
+      sp.max_zoom = zooms[i];
+      TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+          == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
+          && strstr (msg, "maximum zoom"), "max_zoom %g: %s", zooms[i], msg);
+    }
+    for (i = 0; i < sizeof (angles) / sizeof (angles[0]); i++) {
+      bspline_stabilize_params_init (&sp, W, H);
+      sp.horizon_angle = angles[i];
+      TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+          == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
+          && strstr (msg, "horizon angle"), "horizon_angle %g: %s",
+          angles[i], msg);
+    }
+    for (i = 0; i < 4; i++) {
+      /* the rotation model: no focal, the optimal path, a clamp, the
+       * horizon lock */
+      bspline_stabilize_params_init (&sp, W, H);
+      sp.model = BSPLINE_MOTION_ROTATION;
+      sp.focal = i == 0 ? 0.0 : 300.0;
+      sp.path = i == 1 ? BSPLINE_STABILIZE_PATH_OPTIMAL :
+          BSPLINE_STABILIZE_PATH_GAUSSIAN;
+      sp.max_shift = i == 2 ? 10.0 : -1.0;
+      sp.horizon_lock = i == 3;
+      TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+          == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
+          && strstr (msg, "rotation model"), "rotation model case %u: %s",
+          i, msg);
+    }
+    bspline_stabilize_params_init (&sp, W, H);
+    TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+        == BSPLINE_OK, "defaults: %s", msg);
+    TEST_CHECK (bspline_stabilizer_set_horizon (st, 1, 200.0)
+        == BSPLINE_ERROR_INVALID_ARGUMENT
+        && bspline_stabilizer_set_horizon (st, 1, NAN)
+        == BSPLINE_ERROR_INVALID_ARGUMENT
+        && bspline_stabilizer_set_horizon (st, 1, -180.0) == BSPLINE_OK,
+        "set_horizon's range");
+    bspline_stabilizer_free (st);
+  }
   for (i = 0; i < sizeof (margins) / sizeof (margins[0]); i++) {
     bspline_stabilize_params_init (&sp, W, H);
     sp.margin = margins[i];
@@ -529,6 +724,8 @@ main (int argc, char **argv)
   test_affine (&rng);
   test_sliding_vs_whole (&rng, &apart_rms, &apart_max, &jump_ratio);
   test_hard_cases (&rng);
+  test_horizon_lock (&rng);
+  test_rotation_fit ();
   test_bad_params ();
 
   bspline_cpu_free (cpu);
