@@ -30,6 +30,9 @@
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-stabilize.h"
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#include "gstbsplinecudamemory.h"
+#endif
 
 G_BEGIN_DECLS
 
@@ -93,6 +96,9 @@ typedef struct
   bspline_image previous[GST_VIDEO_MAX_PLANES];       /* keep-border's */
   gdouble inverse[GST_VIDEO_MAX_PLANES][9];
   bspline_lens lens[GST_VIDEO_MAX_PLANES];
+  /* src, dst and previous are device images (frames mapped as CUDA
+   * memory: gst_bspline_stabilize_cuda_map) */
+  gboolean src_device, dst_device;
 } GstBSplineStabilizeWarpPlanes;
 
 /* The motion estimation (gstbsplinestabilizemotion.c): on the CPU, or on
@@ -131,6 +137,9 @@ typedef struct
   GstBuffer *keep_of;
   guint64 keep_position;
   gboolean keep_on_cpu;
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  GstBSplineCudaMemory memory;  /* gst.cuda.context, memory:CUDAMemory */
+#endif
 } GstBSplineStabilizeCuda;
 
 /* The camera path: the frames held back for the look-ahead and the
@@ -181,7 +190,9 @@ void gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
 void gst_bspline_stabilize_frame_free (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame);
 
-/* Maps a frame held back for reading; FALSE after an element error. */
+/* Maps a frame held back for reading (as CUDA memory where the motion is
+ * estimated on the GPU: gst_bspline_stabilize_cuda_map); FALSE after an
+ * element error. */
 gboolean gst_bspline_stabilize_map_input (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame, GstVideoFrame * vframe);
 
@@ -274,6 +285,30 @@ gboolean gst_bspline_stabilize_cuda_propose (GstBSplineStabilize * self,
 /* Output from a pool of pinned memory where the GPU warps. */
 void gst_bspline_stabilize_cuda_decide (GstBSplineStabilize * self,
     GstQuery * query);
+
+/* decide_allocation for output in CUDA memory: TRUE and the answer in
+ * *ret (a CUDA pool of the shared context) where the caps are CUDA
+ * memory's. */
+gboolean gst_bspline_stabilize_cuda_decide_memory (GstBSplineStabilize *
+    self, GstQuery * query, gboolean * ret);
+
+/* Makes the engine's CUDA context current on the streaming thread (where
+ * it is a shared one): TRUE where it was pushed, the argument of
+ * gst_bspline_stabilize_cuda_leave. */
+gboolean gst_bspline_stabilize_cuda_enter (GstBSplineStabilize * self);
+void gst_bspline_stabilize_cuda_leave (GstBSplineStabilize * self,
+    gboolean entered);
+
+/* gst_video_frame_map, with the planes as device pointers where buffer is
+ * CUDA memory of the engine's context and the GPU does the work
+ * (estimate: the motion, without the lens stage; else the warp). */
+gboolean gst_bspline_stabilize_cuda_map (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean estimate);
+
+/* Whether vframe was mapped with device pointers. */
+gboolean gst_bspline_stabilize_cuda_mapped_on_device (const GstVideoFrame *
+    vframe);
 #else
 static inline gboolean
 gst_bspline_stabilize_cuda_start_motion (G_GNUC_UNUSED GstBSplineStabilize *
@@ -348,6 +383,128 @@ gst_bspline_stabilize_cuda_propose (G_GNUC_UNUSED GstBSplineStabilize * self,
 static inline void
 gst_bspline_stabilize_cuda_decide (G_GNUC_UNUSED GstBSplineStabilize * self,
     G_GNUC_UNUSED GstQuery * query)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_decide_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstQuery * query, G_GNUC_UNUSED gboolean * ret)
+{
+  return FALSE;
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_enter (G_GNUC_UNUSED GstBSplineStabilize * self)
+{
+  return FALSE;
+}
+
+static inline void
+gst_bspline_stabilize_cuda_leave (G_GNUC_UNUSED GstBSplineStabilize * self,
+    G_GNUC_UNUSED gboolean entered)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_map (G_GNUC_UNUSED GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, G_GNUC_UNUSED gboolean estimate)
+{
+  return gst_video_frame_map (vframe, (GstVideoInfo *) info, buffer, flags);
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_mapped_on_device (G_GNUC_UNUSED const
+    GstVideoFrame * vframe)
+{
+  return FALSE;
+}
+#endif
+
+/* ---- gstbsplinestabilizecuda.c: with memory:CUDAMemory only ---- */
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+/* The engine's start-up (GstBSplineEngineNewCuda): on the pipeline's
+ * CUDA context where a neighbour has one already. */
+bspline_status gst_bspline_stabilize_cuda_new_engine (GstElement * element,
+    gint device_id, struct bspline_cuda **cuda, gchar * msg, gsize msg_len);
+
+/* CUDA memory on either pad: the pipeline's CUDA context and an engine on
+ * it (the motion is made on it after).  FALSE after an element error. */
+gboolean gst_bspline_stabilize_cuda_negotiate_memory (GstBSplineStabilize *
+    self, GstCaps * incaps, GstCaps * outcaps);
+
+/* Both pads in the same memory (system or CUDA). */
+gboolean gst_bspline_stabilize_cuda_same_memory (GstBSplineStabilize * self);
+
+/* The caps of the other pad: each memory, CUDA memory where the CUDA
+ * engine can be used (backend auto or cuda, a GPU). */
+GstCaps *gst_bspline_stabilize_cuda_transform_caps (GstBSplineStabilize *
+    self, GstCaps * caps);
+
+/* A context set on the element: the pipeline's CUDA context. */
+void gst_bspline_stabilize_cuda_set_context (GstBSplineStabilize * self,
+    GstContext * context);
+
+/* TRUE where the query is answered here (the CUDA context query). */
+gboolean gst_bspline_stabilize_cuda_query (GstBSplineStabilize * self,
+    GstQuery * query);
+
+/* After the base class answered a caps query on the sink pad: CUDA memory
+ * preferred where upstream offers it. */
+void gst_bspline_stabilize_cuda_query_result (GstBSplineStabilize * self,
+    GstPadDirection direction, GstQuery * query);
+
+/* Frees the engine and forgets the pipeline's CUDA context (stop). */
+void gst_bspline_stabilize_cuda_clear_memory (GstBSplineStabilize * self);
+#else
+/* the engine starts on the device's primary context */
+#define gst_bspline_stabilize_cuda_new_engine NULL
+
+static inline gboolean
+gst_bspline_stabilize_cuda_negotiate_memory (G_GNUC_UNUSED
+    GstBSplineStabilize * self, G_GNUC_UNUSED GstCaps * incaps,
+    G_GNUC_UNUSED GstCaps * outcaps)
+{
+  return TRUE;
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_same_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self)
+{
+  return TRUE;
+}
+
+static inline GstCaps *
+gst_bspline_stabilize_cuda_transform_caps (G_GNUC_UNUSED GstBSplineStabilize
+    * self, GstCaps * caps)
+{
+  return gst_caps_ref (caps);
+}
+
+static inline void
+gst_bspline_stabilize_cuda_set_context (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstContext * context)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_query (G_GNUC_UNUSED GstBSplineStabilize * self,
+    G_GNUC_UNUSED GstQuery * query)
+{
+  return FALSE;
+}
+
+static inline void
+gst_bspline_stabilize_cuda_query_result (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstPadDirection direction,
+    G_GNUC_UNUSED GstQuery * query)
+{
+}
+
+static inline void
+gst_bspline_stabilize_cuda_clear_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self)
 {
 }
 #endif
