@@ -100,7 +100,9 @@ enum
   PROP_TRANSFORMS_LOCATION,
   PROP_TRANSFORMS_MODE,
   PROP_PATH,
-  PROP_PATH_MARGIN
+  PROP_PATH_MARGIN,
+  /* issue 41, the GPU's throughput */
+  PROP_SOLVE_THREAD
 };
 
 #define DEFAULT_SMOOTHING 15
@@ -114,6 +116,7 @@ enum
 #define DEFAULT_TRIPOD FALSE
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
+#define DEFAULT_SOLVE_THREAD FALSE
 
 /* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
 #define GST_BSPLINE_STABILIZE_FORMATS \
@@ -358,6 +361,15 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, DEFAULT_TRANSFORMS_MODE,
           flags));
 
+  /* the camera path's solve beside the next frame's motion
+   * (gstbsplinestabilizesolve.c) */
+  gst_bspline_settings_install_field (gobject_class, PROP_SOLVE_THREAD,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, solve_thread),
+      g_param_spec_boolean ("solve-thread", "Solve thread",
+          "Solve the camera path on a thread of its own while the next "
+          "frame's motion is estimated: the same output, one frame more of "
+          "latency (default false)", DEFAULT_SOLVE_THREAD, flags));
+
   gst_element_class_set_static_metadata (element_class,
       "B-spline video stabilizer", "Filter/Effect/Video",
       "Removes camera shake: motion estimation, path smoothing and an exact "
@@ -527,7 +539,10 @@ static void
 gst_bspline_stabilize_reset (GstBSplineStabilize * self)
 {
   GstBSplineStabilizeFrame *frame;
+  bspline_stabilize_result dropped;
 
+  /* the pop on the solve's thread ends first; its frame goes too */
+  gst_bspline_stabilize_solve_collect (&self->path.solve, &dropped);
   while ((frame = g_queue_pop_head (&self->path.frames)))
     gst_bspline_stabilize_frame_free (self, frame);
   gst_clear_buffer (&self->path.previous);
@@ -543,6 +558,7 @@ gst_bspline_stabilize_clear_caps_state (GstBSplineStabilize * self)
 {
   gst_bspline_stabilize_cuda_clear (self);
   gst_bspline_stabilize_motion_clear (&self->motion);
+  gst_bspline_stabilize_solve_stop (&self->path.solve);
   bspline_stabilizer_free (self->path.stabilizer);
   self->path.stabilizer = NULL;
 }
@@ -660,6 +676,10 @@ gst_bspline_stabilize_start_caps (GstBSplineStabilize * self,
   if (bspline_stabilizer_new (&sp, &self->path.stabilizer, msg, sizeof (msg))
       != BSPLINE_OK)
     goto bad_settings;
+  /* with a transforms file read, every correction is known: no solve */
+  if (s->solve_thread && self->transforms.file == NULL)
+    gst_bspline_stabilize_solve_start (&self->path.solve,
+        self->path.stabilizer);
   if (!gst_bspline_stabilize_motion_start (self, in_info))
     return FALSE;
   /* with the warp on the GPU, the frames go up once, where the motion
@@ -776,6 +796,9 @@ gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
   ret = gst_bspline_stabilize_motion_estimate (self, frame, &r);
   if (ret != GST_FLOW_OK)
     return ret;
+  /* the motion ran beside the solve's pop: the stabilizer is free again
+   * once it is done */
+  gst_bspline_stabilize_solve_wait (&self->path.solve);
   if (bspline_stabilizer_push (self->path.stabilizer, &r.motion)
       != BSPLINE_OK)
     goto push_failed;
@@ -1153,7 +1176,8 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  GstBSplineStabilizeFrame *frame;
+  GstBSplineStabilizeSolve *solve = &self->path.solve;
+  GstBSplineStabilizeFrame *frame, *next;
   bspline_stabilize_result result;
   GstVideoFrame in, out, prev;
   gboolean have_prev = FALSE, copy, on_device;
@@ -1167,11 +1191,25 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
       return GST_FLOW_OK;
     if (frame->have_correction)
       result = frame->correction;
-    else if (bspline_stabilizer_ready (self->path.stabilizer, final))
-      bspline_stabilizer_pop (self->path.stabilizer, final, &result);
-    else
+    else if (gst_bspline_stabilize_solve_collect (solve, &result))
+      GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": solved on the "
+          "solve's thread", frame->position);
+    else if (!bspline_stabilizer_ready (self->path.stabilizer, final))
       return GST_FLOW_OK;
+    else if (!final && gst_bspline_stabilize_solve_threaded (solve)) {
+      /* the first frame of the overlap goes out with the next one */
+      gst_bspline_stabilize_solve_request (solve);
+      return GST_FLOW_OK;
+    } else
+      bspline_stabilizer_pop (self->path.stabilizer, final, &result);
     g_queue_pop_head (&self->path.frames);
+    /* the next frame's correction is solved while this one is warped and
+     * the next input frame's motion is estimated */
+    next = g_queue_peek_head (&self->path.frames);
+    if (!final && next && !next->have_correction
+        && gst_bspline_stabilize_solve_threaded (solve)
+        && bspline_stabilizer_ready (self->path.stabilizer, FALSE))
+      gst_bspline_stabilize_solve_request (solve);
     if (!gst_bspline_stabilize_late (self, frame))
       break;
     /* analysed, recorded and posted, but not warped */
@@ -1340,7 +1378,8 @@ gst_bspline_stabilize_src_event (GstBaseTransform * trans, GstEvent * event)
   return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
 }
 
-/* The look-ahead is the latency: `smoothing` frames.  A drain query
+/* The look-ahead is the latency: `smoothing` frames (one more with
+ * solve-thread).  A drain query
  * (serialized) pushes the frames held back. */
 static gboolean
 gst_bspline_stabilize_query (GstBaseTransform * trans,
@@ -1365,7 +1404,9 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
     gint smoothing, fps_n = 0, fps_d = 1, reading;
 
     GST_OBJECT_LOCK (self);
-    smoothing = self->settings.smoothing;
+    /* the solve's thread keeps one frame more */
+    smoothing = self->settings.smoothing + (self->settings.solve_thread ? 1 :
+        0);
     reading = self->settings.transforms_location != NULL
         && self->settings.transforms_mode ==
         GST_BSPLINE_STABILIZE_TRANSFORMS_READ;

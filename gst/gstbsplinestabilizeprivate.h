@@ -68,6 +68,8 @@ typedef struct
   GstBSplineLensSettings lens;  /* the lens stage's */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
+  /* issue 41: the camera path's solve on a thread of its own */
+  gboolean solve_thread;
 } GstBSplineStabilizeSettings;
 
 /* A frame held back for its look-ahead. */
@@ -142,11 +144,33 @@ typedef struct
 #endif
 } GstBSplineStabilizeCuda;
 
+/* The camera path's solve on a thread of its own
+ * (gstbsplinestabilizesolve.c): idle, a pop of the oldest frame's
+ * correction running, or its result waiting to be collected. */
+typedef enum
+{
+  GST_BSPLINE_STABILIZE_SOLVE_IDLE,
+  GST_BSPLINE_STABILIZE_SOLVE_RUNNING,
+  GST_BSPLINE_STABILIZE_SOLVE_DONE
+} GstBSplineStabilizeSolveState;
+
+typedef struct
+{
+  GThread *thread;              /* NULL: the path is solved in line */
+  GMutex lock;
+  GCond cond;
+  GstBSplineStabilizeSolveState state;  /* behind lock */
+  gboolean quit;                /* behind lock */
+  bspline_stabilizer *stabilizer;
+  bspline_stabilize_result result;      /* DONE: the pop's */
+} GstBSplineStabilizeSolve;
+
 /* The camera path: the frames held back for the look-ahead and the
  * stabilizer that smooths their motion. */
 typedef struct
 {
   bspline_stabilizer *stabilizer;
+  GstBSplineStabilizeSolve solve;
   GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
   GstBuffer *previous;          /* the last output frame, for keep-border */
   guint64 n_in;                 /* frames since start or flush */
@@ -195,6 +219,33 @@ void gst_bspline_stabilize_frame_free (GstBSplineStabilize * self,
  * element error. */
 gboolean gst_bspline_stabilize_map_input (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame, GstVideoFrame * vframe);
+
+/* ---- gstbsplinestabilizesolve.c ---- */
+
+/* The solve's thread for stabilizer (solve-thread=true; where no thread
+ * can be made, the path is solved on the streaming thread). */
+void gst_bspline_stabilize_solve_start (GstBSplineStabilizeSolve * solve,
+    bspline_stabilizer * stabilizer);
+
+/* Whether the solve has a thread of its own. */
+gboolean gst_bspline_stabilize_solve_threaded (const GstBSplineStabilizeSolve
+    * solve);
+
+/* Starts bspline_stabilizer_pop (not final) of the oldest frame on the
+ * thread (idle, threaded, the frame ready); the stabilizer is the
+ * thread's until gst_bspline_stabilize_solve_wait. */
+void gst_bspline_stabilize_solve_request (GstBSplineStabilizeSolve * solve);
+
+/* Waits for a pop running; TRUE where a result waits to be collected. */
+gboolean gst_bspline_stabilize_solve_wait (GstBSplineStabilizeSolve * solve);
+
+/* Waits for a pop running and takes its result: TRUE where there was
+ * one. */
+gboolean gst_bspline_stabilize_solve_collect (GstBSplineStabilizeSolve *
+    solve, bspline_stabilize_result * result);
+
+/* Ends the thread (after the pop running, whose result is dropped). */
+void gst_bspline_stabilize_solve_stop (GstBSplineStabilizeSolve * solve);
 
 /* ---- gstbsplinestabilizemotion.c ---- */
 
