@@ -1191,6 +1191,10 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
       return GST_FLOW_OK;
     if (frame->have_correction)
       result = frame->correction;
+    else if (!final && gst_bspline_stabilize_solve_ahead (solve))
+      /* requested after the last frame out: collected after the next
+       * frame's motion, which runs beside it */
+      return GST_FLOW_OK;
     else if (gst_bspline_stabilize_solve_collect (solve, &result))
       GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": solved on the "
           "solve's thread", frame->position);

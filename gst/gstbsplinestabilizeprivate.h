@@ -163,6 +163,7 @@ typedef struct
   gboolean quit;                /* behind lock */
   bspline_stabilizer *stabilizer;
   bspline_stabilize_result result;      /* DONE: the pop's */
+  gboolean ahead;               /* streaming thread: requested, not waited */
 } GstBSplineStabilizeSolve;
 
 /* The camera path: the frames held back for the look-ahead and the
@@ -236,8 +237,14 @@ gboolean gst_bspline_stabilize_solve_threaded (const GstBSplineStabilizeSolve
  * thread's until gst_bspline_stabilize_solve_wait. */
 void gst_bspline_stabilize_solve_request (GstBSplineStabilizeSolve * solve);
 
-/* Waits for a pop running; TRUE where a result waits to be collected. */
+/* Waits for a pop running (the stabilizer is the streaming thread's
+ * again); TRUE where a result waits to be collected. */
 gboolean gst_bspline_stabilize_solve_wait (GstBSplineStabilizeSolve * solve);
+
+/* Whether a pop was requested since the last wait: its frame goes out
+ * after the next input frame's motion, which runs beside it. */
+gboolean gst_bspline_stabilize_solve_ahead (const GstBSplineStabilizeSolve *
+    solve);
 
 /* Waits for a pop running and takes its result: TRUE where there was
  * one. */

@@ -62,6 +62,7 @@ gst_bspline_stabilize_solve_start (GstBSplineStabilizeSolve * solve,
   solve->stabilizer = stabilizer;
   solve->state = GST_BSPLINE_STABILIZE_SOLVE_IDLE;
   solve->quit = FALSE;
+  solve->ahead = FALSE;
   g_mutex_init (&solve->lock);
   g_cond_init (&solve->cond);
   solve->thread = g_thread_try_new ("bsplinestabilize-solve",
@@ -88,6 +89,7 @@ gst_bspline_stabilize_solve_request (GstBSplineStabilizeSolve * solve)
   solve->state = GST_BSPLINE_STABILIZE_SOLVE_RUNNING;
   g_cond_broadcast (&solve->cond);
   g_mutex_unlock (&solve->lock);
+  solve->ahead = TRUE;
 }
 
 gboolean
@@ -97,12 +99,19 @@ gst_bspline_stabilize_solve_wait (GstBSplineStabilizeSolve * solve)
 
   if (solve->thread == NULL)
     return FALSE;
+  solve->ahead = FALSE;
   g_mutex_lock (&solve->lock);
   while (solve->state == GST_BSPLINE_STABILIZE_SOLVE_RUNNING)
     g_cond_wait (&solve->cond, &solve->lock);
   done = solve->state == GST_BSPLINE_STABILIZE_SOLVE_DONE;
   g_mutex_unlock (&solve->lock);
   return done;
+}
+
+gboolean
+gst_bspline_stabilize_solve_ahead (const GstBSplineStabilizeSolve * solve)
+{
+  return solve->ahead;
 }
 
 gboolean
@@ -130,4 +139,5 @@ gst_bspline_stabilize_solve_stop (GstBSplineStabilizeSolve * solve)
   g_mutex_clear (&solve->lock);
   g_cond_clear (&solve->cond);
   solve->state = GST_BSPLINE_STABILIZE_SOLVE_IDLE;
+  solve->ahead = FALSE;
 }
