@@ -281,7 +281,6 @@ gst_bspline_stabilize_cuda_start_motion (GstBSplineStabilize * self,
   gchar msg[256] = "";
   gsize size = 0;
   guint p;
-
   bspline_status status;
 
   if (self->engine.cuda == NULL)
