@@ -28,12 +28,13 @@
  *   a warning, and every frame right (computed again on the CPU).
  *
  * bsplinestabilize (issue 41):
- * - a drifting zone plate stabilized with default properties and with
- *   crop=fill path=gaussian, in RGBA, BGRx, I420, NV12 and Y444: CUDA
- *   memory in and out, CUDA in / system out and system in / CUDA out give
- *   the same bytes as system memory in and out (the same device frames,
- *   motion and warp); the pads in the memory asked for; and the output
- *   differs from the input (the warp ran);
+ * - a drifting zone plate stabilized with default properties (RGBA,
+ *   NV12) and with zoom=5 (with crop=fill path=gaussian, and with
+ *   solve-thread=true), in RGBA, BGRx, I420, NV12 and Y444: CUDA memory in
+ *   and out, CUDA in / system out and system in / CUDA out give the same
+ *   bytes as system memory in and out (the same device frames, motion and
+ *   warp); the pads in the memory asked for; and with zoom=5 the output
+ *   differs from the input (the warp ran, whatever motion was measured);
  * - negotiation both ways: between cudaupload and cudadownload, CUDA
  *   memory on both pads without capsfilters; between system-memory
  *   elements, system memory;
@@ -881,8 +882,10 @@ check_stabilize (const gchar * format, const gchar * properties)
       "video/x-raw ! appsink name=sink", format, STAB_WIDTH, STAB_HEIGHT,
       properties);
   a = run_checked (what, input, NULL, NULL);
-  CHECK (runs_differ (a, b), "%s: the output equals the input (no warp "
-      "ran, the test would prove nothing)", what);
+  /* with a zoom every frame is warped, whatever motion was measured */
+  CHECK (strstr (properties, "zoom=") == NULL || runs_differ (a, b),
+      "%s: the output equals the input (no warp ran, the test would prove "
+      "nothing)", what);
   if (a)
     g_ptr_array_unref (a);
   for (k = 0; k < G_N_ELEMENTS (paths); k++) {
@@ -1126,12 +1129,14 @@ main (int argc, char **argv)
   g_print ("bsplinewarp: %d failures so far\n", failures);
 
   check_stabilize ("RGBA", "");
-  check_stabilize ("BGRx", "");
-  check_stabilize ("I420", "");
   check_stabilize ("NV12", "");
-  check_stabilize ("Y444", "");
-  check_stabilize ("NV12", "crop=fill path=gaussian");
-  check_stabilize ("RGBA", "crop=fill path=gaussian smoothing=4");
+  check_stabilize ("BGRx", "zoom=5");
+  check_stabilize ("I420", "zoom=5");
+  check_stabilize ("NV12", "zoom=5");
+  check_stabilize ("Y444", "zoom=5");
+  check_stabilize ("NV12", "crop=fill path=gaussian zoom=5");
+  check_stabilize ("RGBA", "crop=fill path=gaussian smoothing=4 zoom=5");
+  check_stabilize ("NV12", "solve-thread=true zoom=5");
   g_print ("bsplinestabilize: CUDA memory equals system memory (%d failures "
       "so far)\n", failures);
   check_stabilize_preference ();
