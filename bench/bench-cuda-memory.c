@@ -13,8 +13,18 @@
  * element's CUDA pool.  The anchor, in the same run: `identity` in CUDA
  * memory, the harness's own cost per frame.
  *
+ * --pattern P: the inputs are videotestsrc's pattern P (frames 0 to 7 of
+ * it, e.g. zone-plate with kxt and kyt: a drifting picture whose motion a
+ * stabilizer measures) instead of random bytes, in which a motion
+ * estimator finds nothing to follow.  For bsplinestabilize:
+ *
+ *   bench-cuda-memory --format NV12 --in 1920x1080 --out 1920x1080 \
+ *     --pattern "zone-plate kx2=20 ky2=20 kt=1 kxt=5 kyt=3" \
+ *     --element "bsplinestabilize backend=cuda"
+ *
  *   bench-cuda-memory [--format RGBA] [--in 1920x1080] [--out 3840x2160]
  *                     [--frames 1000] [--element "bsplinewarp order=3"]
+ *                     [--pattern "zone-plate kxt=5"]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +39,7 @@
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudautils.h>
 
-#define N_INPUTS 4
+#define N_INPUTS 8
 #define N_WARMUP 10
 
 static gint
@@ -58,11 +68,62 @@ fill_random (GstBuffer * buffer, GRand * rand)
   gst_buffer_unmap (buffer, &map);
 }
 
-/* Random input frames: system memory, or CUDA memory of context (written
- * through its staging copy; the first GST_MAP_CUDA map uploads them). */
+/* Frames 0 to N_INPUTS - 1 of videotestsrc's pattern in the caps (system
+ * memory), written into inputs; FALSE where the source cannot make them. */
 static gboolean
-make_inputs (GstCudaContext * context, GstCaps * caps, GstBuffer ** inputs,
-    GstBufferPool ** pool)
+fill_pattern (const gchar * pattern, GstCaps * caps, GstBuffer ** inputs)
+{
+  GstCaps *sys = gst_caps_copy (caps);
+  gchar *caps_str, *description;
+  GstElement *pipeline, *sink;
+  GstVideoInfo info;
+  gboolean ok = TRUE;
+  gint i;
+
+  gst_caps_set_features (sys, 0, NULL);
+  gst_video_info_from_caps (&info, sys);
+  caps_str = gst_caps_to_string (sys);
+  description = g_strdup_printf ("videotestsrc num-buffers=%d pattern=%s ! "
+      "%s ! appsink name=sink sync=false", N_INPUTS, pattern, caps_str);
+  pipeline = gst_parse_launch (description, NULL);
+  g_free (description);
+  g_free (caps_str);
+  gst_caps_unref (sys);
+  if (pipeline == NULL)
+    return FALSE;
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (i = 0; i < N_INPUTS && ok; i++) {
+    GstSample *sample = NULL;
+    GstVideoFrame from, to;
+
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    ok = sample != NULL && gst_video_frame_map (&from, &info,
+        gst_sample_get_buffer (sample), GST_MAP_READ);
+    if (ok && !gst_video_frame_map (&to, &info, inputs[i], GST_MAP_WRITE)) {
+      gst_video_frame_unmap (&from);
+      ok = FALSE;
+    }
+    if (ok) {
+      ok = gst_video_frame_copy (&to, &from);
+      gst_video_frame_unmap (&to);
+      gst_video_frame_unmap (&from);
+    }
+    if (sample)
+      gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return ok;
+}
+
+/* Random input frames (or the frames of pattern): system memory, or CUDA
+ * memory of context (written through its staging copy; the first
+ * GST_MAP_CUDA map uploads them). */
+static gboolean
+make_inputs (GstCudaContext * context, GstCaps * caps, const gchar * pattern,
+    GstBuffer ** inputs, GstBufferPool ** pool)
 {
   GRand *rand = g_rand_new_with_seed (2026);
   GstVideoInfo info;
@@ -92,14 +153,14 @@ make_inputs (GstCudaContext * context, GstCaps * caps, GstBuffer ** inputs,
     fill_random (inputs[i], rand);
   }
   g_rand_free (rand);
-  return TRUE;
+  return pattern == NULL || fill_pattern (pattern, caps, inputs);
 }
 
 /* Runs description on frames in the given memory; FALSE when it cannot. */
 static gboolean
 bench_element (const gchar * description, GstCudaContext * context,
     const gchar * format, gint in_w, gint in_h, gint out_w, gint out_h,
-    gint frames)
+    const gchar * pattern, gint frames)
 {
   const gchar *feature = context ? "(memory:CUDAMemory)" : "";
   gchar *in_caps = g_strdup_printf ("video/x-raw%s,format=%s,width=%d,"
@@ -122,7 +183,7 @@ bench_element (const gchar * description, GstCudaContext * context,
     gst_element_set_context (h->element, c);
     gst_context_unref (c);
   }
-  ok = make_inputs (context, caps, inputs, &pool);
+  ok = make_inputs (context, caps, pattern, inputs, &pool);
   gst_caps_unref (caps);
   gst_harness_set_src_caps_str (h, in_caps);
   gst_harness_set_sink_caps_str (h, out_caps);
@@ -183,6 +244,7 @@ int
 main (int argc, char **argv)
 {
   const gchar *format = "RGBA", *element = "bsplinewarp backend=cuda order=3";
+  const gchar *pattern = NULL;
   gint in_w = 1920, in_h = 1080, out_w = 3840, out_h = 2160;
   gint frames = 1000, i;
   GstCudaContext *context;
@@ -207,6 +269,8 @@ main (int argc, char **argv)
       frames = MAX (1, atoi (value));
     else if (strcmp (argv[i], "--element") == 0)
       element = value;
+    else if (strcmp (argv[i], "--pattern") == 0)
+      pattern = value;
     else
       goto usage;
     i++;
@@ -223,16 +287,16 @@ main (int argc, char **argv)
       in_w, in_h, out_w, out_h, frames, N_WARMUP, version);
   g_free (version);
   ok &= bench_element (element, NULL, format, in_w, in_h, out_w, out_h,
-      MAX (1, frames / 4));
+      pattern, MAX (1, frames / 4));
   ok &= bench_element (element, context, format, in_w, in_h, out_w, out_h,
-      frames);
+      pattern, frames);
   ok &= bench_element ("identity", context, format, out_w, out_h, out_w,
-      out_h, frames);
+      out_h, pattern, frames);
   gst_object_unref (context);
   return ok ? 0 : 1;
 
 usage:
   fprintf (stderr, "usage: %s [--format F] [--in WxH] [--out WxH] "
-      "[--frames N] [--element DESCRIPTION]\n", argv[0]);
+      "[--frames N] [--element DESCRIPTION] [--pattern P]\n", argv[0]);
   return 2;
 }

@@ -32,6 +32,14 @@ typedef struct bspline_cuda_motion bspline_cuda_motion;
 bspline_status bspline_cuda_motion_new (int device_id,
     const bspline_motion_params * params, int width, int height,
     bspline_cuda_motion ** motion, char *msg, size_t msg_len);
+/* An estimator on the CUDA context current on the calling thread (a
+ * GstCudaContext made current with gst_cuda_context_push), as
+ * bspline_cuda_new_current_context: it never calls cudaSetDevice, and that
+ * context must be current during every later call on it,
+ * bspline_cuda_motion_free included. */
+bspline_status bspline_cuda_motion_new_current_context (const
+    bspline_motion_params * params, int width, int height,
+    bspline_cuda_motion ** motion, char *msg, size_t msg_len);
 void bspline_cuda_motion_free (bspline_cuda_motion * motion);
 /* Forgets the previous frame: the next one starts a new sequence. */
 void bspline_cuda_motion_reset (bspline_cuda_motion * motion);
@@ -59,9 +67,10 @@ void bspline_cuda_motion_device_free (bspline_cuda_motion * motion,
     void *device);
 /* Copies n regions of host memory, host[k] to device + offset[k] (size[k]
  * bytes each), through pinned staging unless the host memory is
- * page-locked, on the estimator's stream, a blocking stream: later work on
- * the legacy default stream (where bspline_cuda_submit_placed waits) and
- * the next bspline_cuda_motion_estimate see the copies. */
+ * page-locked (or host[k] is device memory of the estimator's context: a
+ * copy on the device), on the estimator's stream, a blocking stream: later
+ * work on the legacy default stream (where bspline_cuda_submit_placed
+ * waits) and the next bspline_cuda_motion_estimate see the copies. */
 bspline_status bspline_cuda_motion_upload (bspline_cuda_motion * motion,
     void *device, int n, const void *const *host, const size_t * offset,
     const size_t * size);

@@ -107,8 +107,9 @@ typedef struct
   size_t previous_pitch;        /* bytes from row to row */
   int have_previous;            /* 0: previous holds no frame yet */
   /* where previous does not hold the previous output frame any more (it
-   * went out from the CPU): that frame in host memory, copied up first;
-   * NULL: previous holds it */
+   * went out from the CPU): that frame in host memory (or in device
+   * memory of the engine's context), copied first; NULL: previous holds
+   * it */
   const bspline_image *upload;
 } bspline_cuda_keep_border;
 

@@ -1158,11 +1158,13 @@ keep_border (bspline_cuda * cuda, slot * sl,
   k.height = dst->height;
   k.pixel = (int) row_bytes (dst) / dst->width;
   k.have_previous = keep->have_previous;
+  /* upload: host memory, or device memory (the previous frame went out
+   * in CUDA memory from the CPU) */
   if (keep->upload)
     CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy2DAsync (keep->previous,
             keep->previous_pitch, keep->upload->data,
             (size_t) keep->upload->stride, row_bytes (dst), dst->height,
-            cudaMemcpyHostToDevice, sl->stream));
+            cudaMemcpyDefault, sl->stream));
   CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_keep_border (&k,
           dst_dev, dst_pitch, keep->previous, keep->previous_pitch,
           sl->stream));

@@ -118,6 +118,7 @@ typedef struct
 struct bspline_cuda_motion
 {
   int device;
+  int bound;                    /* on its caller's context: no cudaSetDevice */
   int width, height;
   bspline_motion_estimator *core;       /* the control logic, on the CPU */
   bspline_motion_layout layout;
@@ -983,6 +984,16 @@ static const bspline_motion_ops motion_gpu_ops = {
 
 /* ---- the API ---- */
 
+/* Makes the estimator's device current.  An estimator made by
+ * bspline_cuda_motion_new_current_context runs on its caller's context,
+ * which the caller makes current: cudaSetDevice would replace it with the
+ * device's primary context (as engine.c's select_device). */
+static cudaError_t
+motion_select_device (const bspline_cuda_motion * m)
+{
+  return m->bound ? cudaSuccess : cudaSetDevice (m->device);
+}
+
 extern "C" void
 bspline_cuda_motion_free (bspline_cuda_motion * m)
 {
@@ -990,7 +1001,7 @@ bspline_cuda_motion_free (bspline_cuda_motion * m)
 
   if (m == NULL)
     return;
-  cudaSetDevice (m->device);
+  motion_select_device (m);
   if (m->stream)
     cudaStreamSynchronize (m->stream);
   for (p = 0; p < 2; p++)
@@ -1017,8 +1028,8 @@ bspline_cuda_motion_free (bspline_cuda_motion * m)
   free (m);
 }
 
-extern "C" bspline_status
-bspline_cuda_motion_new (int device_id, const bspline_motion_params * params,
+static bspline_status
+motion_new (int device_id, int bound, const bspline_motion_params * params,
     int width, int height, bspline_cuda_motion ** out, char *msg,
     size_t msg_len)
 {
@@ -1050,6 +1061,13 @@ bspline_cuda_motion_new (int device_id, const bspline_motion_params * params,
     return BSPLINE_ERROR_NO_MEMORY;
   }
   m->device = device_id < 0 ? 0 : device_id;
+  m->bound = bound;
+  if (bound && cudaGetDevice (&m->device) != cudaSuccess) {
+    cudaGetLastError ();
+    snprintf (msg, msg_len, "no CUDA context is current");
+    free (m);
+    return BSPLINE_ERROR_BACKEND;
+  }
   m->width = width;
   m->height = height;
   if (fault && strncmp (fault, "motion:", 7) == 0)
@@ -1067,7 +1085,7 @@ bspline_cuda_motion_new (int device_id, const bspline_motion_params * params,
     return status;
   }
   bspline_motion_estimator_layout (m->core, &m->layout);
-  MOTION_TRY (m, cudaSetDevice (m->device));
+  MOTION_TRY (m, motion_select_device (m));
   /* blocking: the legacy default stream waits for its uploads */
   MOTION_TRY (m, cudaStreamCreate (&m->stream));
   for (p = 0; p < 2; p++)
@@ -1134,6 +1152,22 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+extern "C" bspline_status
+bspline_cuda_motion_new (int device_id, const bspline_motion_params * params,
+    int width, int height, bspline_cuda_motion ** out, char *msg,
+    size_t msg_len)
+{
+  return motion_new (device_id, 0, params, width, height, out, msg, msg_len);
+}
+
+extern "C" bspline_status
+bspline_cuda_motion_new_current_context (const bspline_motion_params *
+    params, int width, int height, bspline_cuda_motion ** out, char *msg,
+    size_t msg_len)
+{
+  return motion_new (-1, 1, params, width, height, out, msg, msg_len);
+}
+
 extern "C" void
 bspline_cuda_motion_reset (bspline_cuda_motion * m)
 {
@@ -1163,7 +1197,7 @@ bspline_cuda_motion_estimate (bspline_cuda_motion * m,
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   m->error[0] = '\0';
-  MOTION_TRY (m, cudaSetDevice (m->device));
+  MOTION_TRY (m, motion_select_device (m));
   m->frame = frame;
   m->frame_on_device = on_device;
   status = bspline_motion_estimate_with (m->core, &motion_gpu_ops, m, frame,
@@ -1185,7 +1219,7 @@ bspline_cuda_motion_device_alloc (bspline_cuda_motion * m, size_t size)
 {
   void *ptr = NULL;
 
-  MOTION_TRY (m, cudaSetDevice (m->device));
+  MOTION_TRY (m, motion_select_device (m));
   MOTION_TRY (m, cudaMalloc (&ptr, size));
   return ptr;
 
@@ -1198,7 +1232,7 @@ bspline_cuda_motion_device_free (bspline_cuda_motion * m, void *device)
 {
   if (device == NULL)
     return;
-  cudaSetDevice (m->device);
+  motion_select_device (m);
   cudaFree (device);
   cudaGetLastError ();
 }
@@ -1227,21 +1261,25 @@ bspline_cuda_motion_upload (bspline_cuda_motion * m, void *device, int n,
 {
   struct cudaPointerAttributes attr;
   size_t end = 0;
-  int k, pinned = 1;
+  int k, direct = 1;
 
-  MOTION_TRY (m, cudaSetDevice (m->device));
+  MOTION_TRY (m, motion_select_device (m));
   for (k = 0; k < n; k++) {
+    /* page-locked host memory, or device memory (a GstCudaMemory of the
+     * current context): copied by the GPU, cudaMemcpyDefault telling the
+     * two apart by their unified addresses */
     if (cudaPointerGetAttributes (&attr, host[k]) != cudaSuccess
-        || attr.type != cudaMemoryTypeHost)
-      pinned = 0;
+        || (attr.type != cudaMemoryTypeHost
+            && attr.type != cudaMemoryTypeDevice))
+      direct = 0;
     cudaGetLastError ();
     if (offset[k] + size[k] > end)
       end = offset[k] + size[k];
   }
-  if (pinned) {
+  if (direct) {
     for (k = 0; k < n; k++)
       MOTION_TRY (m, cudaMemcpyAsync ((char *) device + offset[k], host[k],
-              size[k], cudaMemcpyHostToDevice, m->stream));
+              size[k], cudaMemcpyDefault, m->stream));
     return BSPLINE_OK;
   }
   /* the staging buffer of the last upload may still be read */

@@ -13,7 +13,8 @@
  * Library General Public License for more details.
  */
 
-/* memory:CUDAMemory for bsplinewarp, on GStreamer 1.22's gstcuda library.
+/* memory:CUDAMemory for bsplinewarp and bsplinestabilize, on GStreamer
+ * 1.22's gstcuda library.
  *
  * One CUDA context per pipeline: the element takes part in gst.cuda.context
  * sharing as nvcodec's elements do (gst_cuda_handle_set_context,
@@ -56,7 +57,7 @@ gst_bspline_cuda_memory_usable (void)
     gsize value = 1;
 
     GST_DEBUG_CATEGORY_INIT (gst_bspline_cuda_memory_debug,
-        "bsplinecudamemory", 0, "bsplinewarp's memory:CUDAMemory");
+        "bsplinecudamemory", 0, "memory:CUDAMemory of the bspline elements");
     if (!gst_cuda_load_library ())
       GST_INFO ("no memory:CUDAMemory: libcuda could not be loaded");
     else if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
@@ -240,6 +241,20 @@ gst_bspline_cuda_memory_new_engine (GstBSplineCudaMemory * m,
   if (status == BSPLINE_OK)
     m->engine_context = gst_object_ref (m->context);
   return status;
+}
+
+/* The engine at the element's start: on the pipeline's CUDA context where
+ * a neighbour has one already, else on the device's primary context; CUDA
+ * memory caps may move it onto a shared context later. */
+bspline_status
+gst_bspline_cuda_memory_start_engine (GstElement * element,
+    GstBSplineCudaMemory * m, gint device_id, bspline_cuda ** cuda,
+    gchar * msg, gsize msg_len)
+{
+  gst_bspline_cuda_memory_find_context (element, m, device_id);
+  if (m->context)
+    return gst_bspline_cuda_memory_new_engine (m, cuda, msg, msg_len);
+  return bspline_cuda_new (device_id, cuda, msg, msg_len);
 }
 
 /* Makes the engine's context current on this thread, where the engine has

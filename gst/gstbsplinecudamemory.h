@@ -13,7 +13,8 @@
  * Library General Public License for more details.
  */
 
-/* memory:CUDAMemory for bsplinewarp (GStreamer 1.22's gstcuda library):
+/* memory:CUDAMemory for bsplinewarp and bsplinestabilize (GStreamer 1.22's
+ * gstcuda library):
  * the caps, the gst.cuda.context shared with NVIDIA's elements, frames
  * mapped in place on the device and the CUDA buffer pools. */
 #ifndef __GST_BSPLINE_CUDA_MEMORY_H__
@@ -65,6 +66,9 @@ void gst_bspline_cuda_memory_clear (GstBSplineCudaMemory * m);
 
 bspline_status gst_bspline_cuda_memory_new_engine (GstBSplineCudaMemory * m,
     bspline_cuda ** cuda, gchar * msg, gsize msg_len);
+bspline_status gst_bspline_cuda_memory_start_engine (GstElement * element,
+    GstBSplineCudaMemory * m, gint device_id, bspline_cuda ** cuda,
+    gchar * msg, gsize msg_len);
 gboolean gst_bspline_cuda_memory_push (GstBSplineCudaMemory * m);
 void gst_bspline_cuda_memory_pop (GstBSplineCudaMemory * m);
 

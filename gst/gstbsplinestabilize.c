@@ -35,7 +35,11 @@
  *
  * It takes progressive 8-bit video (RGB, BGR and their 4-byte variants,
  * I420, YV12, NV12, NV21, Y42B, Y444, GRAY8): the motion is estimated on
- * the luma (or R'G'B'), every plane is warped on its own grid.  Interlaced
+ * the luma (or R'G'B'), every plane is warped on its own grid.  With the
+ * CUDA engine and gstreamer-cuda, it takes and gives memory:CUDAMemory
+ * too (all but xRGB, xBGR and GRAY8), sharing the pipeline's CUDA
+ * context as bsplinewarp does: a decoder's frames are stabilized and
+ * encoded without leaving the GPU.  Interlaced
  * video is refused at negotiation (put deinterlace in front).  The engines
  * and the backend rule are bsplinewarp's (gstbsplineengine.h); the motion
  * is gstbsplinestabilizemotion.c's, the frames on the GPU
@@ -54,6 +58,9 @@
  * |[
  * gst-launch-1.0 v4l2src ! videoconvert ! bsplinestabilize smoothing=10 crop=fill ! videoconvert ! autovideosink
  * ]| A live camera, a third of a second of latency at 30 frames/s.
+ * |[
+ * gst-launch-1.0 filesrc location=shaky.mp4 ! qtdemux ! h264parse ! nvh264dec ! bsplinestabilize ! nvh264enc ! h264parse ! mp4mux ! filesink location=stable.mp4
+ * ]| On the GPU from the decoder to the encoder (memory:CUDAMemory).
  */
 
 #ifdef HAVE_CONFIG_H
@@ -99,7 +106,9 @@ enum
   PROP_HORIZON_LOCK,
   PROP_HORIZON_ANGLE,
   PROP_ANALYSIS_REGION,
-  PROP_FIELD_OF_VIEW
+  PROP_FIELD_OF_VIEW,
+  /* issue 41, the GPU's throughput */
+  PROP_SOLVE_THREAD
 };
 
 #define DEFAULT_SMOOTHING 15
@@ -116,6 +125,7 @@ enum
 #define DEFAULT_HORIZON_ANGLE 0.0
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
+#define DEFAULT_SOLVE_THREAD FALSE
 
 /* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
 #define GST_BSPLINE_STABILIZE_FORMATS \
@@ -125,6 +135,18 @@ enum
 #define GST_BSPLINE_STABILIZE_CAPS \
     GST_VIDEO_CAPS_MAKE (GST_BSPLINE_STABILIZE_FORMATS) \
     ", interlace-mode = (string) progressive"
+
+/* In CUDA memory, the formats above that GstCudaAllocator holds
+ * (GST_BSPLINE_CUDA_MEMORY_FORMATS). */
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#define GST_BSPLINE_STABILIZE_TEMPLATE_CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES ("memory:CUDAMemory", \
+        "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, RGB, BGR, I420, YV12, NV12, " \
+        "NV21, Y42B, Y444 }") ", interlace-mode = (string) progressive; " \
+    GST_BSPLINE_STABILIZE_CAPS
+#else
+#define GST_BSPLINE_STABILIZE_TEMPLATE_CAPS GST_BSPLINE_STABILIZE_CAPS
+#endif
 
 #define GST_TYPE_BSPLINE_STABILIZE_CROP (gst_bspline_stabilize_crop_get_type ())
 static GType
@@ -238,6 +260,10 @@ static gboolean gst_bspline_stabilize_propose_allocation (GstBaseTransform *
     trans, GstQuery * decide_query, GstQuery * query);
 static gboolean gst_bspline_stabilize_decide_allocation (GstBaseTransform *
     trans, GstQuery * query);
+static GstCaps *gst_bspline_stabilize_transform_caps (GstBaseTransform *
+    trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static void gst_bspline_stabilize_set_context (GstElement * element,
+    GstContext * context);
 static GstFlowReturn gst_bspline_stabilize_drain (GstBSplineStabilize * self,
     gboolean push);
 
@@ -258,7 +284,7 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_bspline_stabilize_debug, "bsplinestabilize", 0,
       "B-spline video stabilization");
   gst_bspline_frame_add_pad_templates (element_class,
-      GST_BSPLINE_STABILIZE_CAPS);
+      GST_BSPLINE_STABILIZE_TEMPLATE_CAPS);
 
   gobject_class->set_property = gst_bspline_stabilize_set_property;
   gobject_class->get_property = gst_bspline_stabilize_get_property;
@@ -392,6 +418,15 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, DEFAULT_TRANSFORMS_MODE,
           flags));
 
+  /* the camera path's solve beside the next frame's motion
+   * (gstbsplinestabilizesolve.c) */
+  gst_bspline_settings_install_field (gobject_class, PROP_SOLVE_THREAD,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, solve_thread),
+      g_param_spec_boolean ("solve-thread", "Solve thread",
+          "Solve the camera path on a thread of its own while the next "
+          "frame's motion is estimated: the same output, one frame more of "
+          "latency (default false)", DEFAULT_SOLVE_THREAD, flags));
+
   gst_element_class_set_static_metadata (element_class,
       "B-spline video stabilizer", "Filter/Effect/Video",
       "Removes camera shake: motion estimation, path smoothing and an exact "
@@ -411,6 +446,11 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_bspline_stabilize_generate_output);
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_bspline_stabilize_set_info);
+  /* memory:CUDAMemory: either memory on either pad, one CUDA context */
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_transform_caps);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_bspline_stabilize_set_context);
   /* every frame gets a new output buffer: the base class would otherwise
    * write in place into the input, which is held back and read later */
   trans_class->transform_ip = NULL;
@@ -558,7 +598,7 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
           s->transforms_location, read, &error))
     goto transforms_failed;
   if (!gst_bspline_engine_start (&self->engine, GST_ELEMENT (self),
-          &s->resample, NULL)) {
+          &s->resample, gst_bspline_stabilize_cuda_new_engine)) {
     gst_bspline_stabilize_stop (trans);
     return FALSE;
   }
@@ -587,8 +627,8 @@ gst_bspline_stabilize_map_input (GstBSplineStabilize * self,
 {
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
 
-  if (gst_video_frame_map (vframe, &filter->in_info, frame->buffer,
-          GST_MAP_READ))
+  if (gst_bspline_stabilize_cuda_map (self, vframe, &filter->in_info,
+          frame->buffer, GST_MAP_READ, TRUE))
     return TRUE;
   GST_ELEMENT_ERROR (self, STREAM, FORMAT,
       ("A buffer of %" G_GSIZE_FORMAT " bytes is not a frame of the caps.",
@@ -601,7 +641,10 @@ static void
 gst_bspline_stabilize_reset (GstBSplineStabilize * self)
 {
   GstBSplineStabilizeFrame *frame;
+  bspline_stabilize_result dropped;
 
+  /* the pop on the solve's thread ends first; its frame goes too */
+  gst_bspline_stabilize_solve_collect (&self->path.solve, &dropped);
   while ((frame = g_queue_pop_head (&self->path.frames)))
     gst_bspline_stabilize_frame_free (self, frame);
   gst_clear_buffer (&self->path.previous);
@@ -617,6 +660,7 @@ gst_bspline_stabilize_clear_caps_state (GstBSplineStabilize * self)
 {
   gst_bspline_stabilize_cuda_clear (self);
   gst_bspline_stabilize_motion_clear (&self->motion);
+  gst_bspline_stabilize_solve_stop (&self->path.solve);
   bspline_stabilizer_free (self->path.stabilizer);
   self->path.stabilizer = NULL;
 }
@@ -626,10 +670,13 @@ gst_bspline_stabilize_stop (GstBaseTransform * trans)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
   GError *error = NULL;
+  gboolean entered = gst_bspline_stabilize_cuda_enter (self);
 
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_clear_caps_state (self);
   gst_bspline_engine_clear (&self->engine);
+  gst_bspline_stabilize_cuda_leave (self, entered);
+  gst_bspline_stabilize_cuda_clear_memory (self);
   if (!gst_bspline_transforms_stream_clear (&self->transforms, &error))
     gst_bspline_transforms_post_error (GST_ELEMENT (self), error,
         self->run.transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ);
@@ -673,30 +720,54 @@ gst_bspline_stabilize_focal (GstBSplineStabilize * self, gint width)
 
 /* New caps: the frames of the old ones leave first, then the engines are
  * made for the new size. */
+static gboolean gst_bspline_stabilize_start_caps (GstBSplineStabilize * self,
+    GstCaps * incaps, GstVideoInfo * in_info);
+
 static gboolean
 gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
-    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
-    GstVideoInfo * out_info)
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (filter);
-  GstBSplineStabilizeSettings *s = &self->run;
-  bspline_stabilize_params sp;
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
-  gchar msg[256] = "";
+  gboolean entered, ret;
 
   if (w != GST_VIDEO_INFO_WIDTH (out_info)
       || h != GST_VIDEO_INFO_HEIGHT (out_info))
     return FALSE;
   if (!g_queue_is_empty (&self->path.frames))
     gst_bspline_stabilize_drain (self, TRUE);
+  entered = gst_bspline_stabilize_cuda_enter (self);
   gst_bspline_stabilize_reset (self);
   gst_bspline_stabilize_clear_caps_state (self);
+  gst_bspline_stabilize_cuda_leave (self, entered);
+  if (!gst_bspline_stabilize_cuda_negotiate_memory (self, incaps, outcaps))
+    return FALSE;
   if (!gst_bspline_stabilize_lens_usable (self, in_info))
     return FALSE;
+  /* the engine's context current while the motion is made on it */
+  entered = gst_bspline_stabilize_cuda_enter (self);
+  ret = gst_bspline_stabilize_start_caps (self, incaps, in_info);
+  gst_bspline_stabilize_cuda_leave (self, entered);
+  return ret;
+}
+
+/* The stabilizer, the motion and the CUDA frames for frames of in_info:
+ * set_info's, after the old caps' state went. */
+static gboolean
+gst_bspline_stabilize_start_caps (GstBSplineStabilize * self,
+    GstCaps * incaps, GstVideoInfo * in_info)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+  GstBSplineStabilizeSettings *s = &self->run;
+  bspline_stabilize_params sp;
+  gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  gchar msg[256] = "";
 
   /* no motion can be measured on frames this small: they pass unchanged
    * (not an error: a pipeline that scales down to a thumbnail runs on) */
   self->too_small = w < BSPLINE_MOTION_MIN_SIDE || h < BSPLINE_MOTION_MIN_SIDE;
+  if (self->too_small && !gst_bspline_stabilize_cuda_same_memory (self))
+    goto too_small_across_memories;
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (filter),
       self->too_small);
   if (self->too_small) {
@@ -734,6 +805,10 @@ gst_bspline_stabilize_set_info (GstVideoFilter * filter, GstCaps * incaps,
   if (bspline_stabilizer_new (&sp, &self->path.stabilizer, msg, sizeof (msg))
       != BSPLINE_OK)
     goto bad_settings;
+  /* with a transforms file read, every correction is known: no solve */
+  if (s->solve_thread && self->transforms.file == NULL)
+    gst_bspline_stabilize_solve_start (&self->path.solve,
+        self->path.stabilizer);
   if (!gst_bspline_stabilize_motion_start (self, in_info))
     return FALSE;
   /* with the warp on the GPU, the frames go up once, where the motion
@@ -756,6 +831,16 @@ bad_settings:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
         ("Cannot stabilize %dx%d frames: %s.", w, h, msg), (NULL));
+    return FALSE;
+  }
+too_small_across_memories:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Frames of %dx%d are too "
+            "small to measure camera motion and would pass unchanged, but "
+            "the pads are in different memories (system and CUDA).", w, h),
+        ("each side must be at least %d pixels; put cudaupload or "
+            "cudadownload beside the element instead",
+            BSPLINE_MOTION_MIN_SIDE));
     return FALSE;
   }
 }
@@ -840,6 +925,9 @@ gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
   ret = gst_bspline_stabilize_motion_estimate (self, frame, &r);
   if (ret != GST_FLOW_OK)
     return ret;
+  /* the motion ran beside the solve's pop: the stabilizer is free again
+   * once it is done */
+  gst_bspline_stabilize_solve_wait (&self->path.solve);
   if (bspline_stabilizer_push (self->path.stabilizer, &r.motion)
       != BSPLINE_OK)
     goto push_failed;
@@ -876,6 +964,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   GstBSplineStabilizeFrame *frame;
   const bspline_motion_result *r;
   GstFlowReturn ret;
+  gboolean entered;
 
   /* the base class renegotiates and decides the allocation, then leaves
    * the buffer in queued_buf; it never drops one for QoS here (the element
@@ -903,13 +992,15 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   frame = g_new0 (GstBSplineStabilizeFrame, 1);
   frame->buffer = gst_bspline_stabilize_own_buffer (self, input);
   frame->position = self->path.n_in;
+  entered = gst_bspline_stabilize_cuda_enter (self);
   ret = self->transforms.file ?
       gst_bspline_stabilize_read_motion (self, frame) :
       gst_bspline_stabilize_measure_motion (self, frame);
-  if (ret != GST_FLOW_OK) {
+  if (ret != GST_FLOW_OK)
     gst_bspline_stabilize_frame_free (self, frame);
+  gst_bspline_stabilize_cuda_leave (self, entered);
+  if (ret != GST_FLOW_OK)
     return ret;
-  }
   r = &frame->motion;
   GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": reliable %d, texture "
       "%g, inliers %g, %d steps", self->path.n_in, r->reliable, r->texture,
@@ -942,7 +1033,12 @@ gst_bspline_stabilize_is_identity (const gdouble * m)
  * (bspline-keep-border.h), comes from it; on the GPU before the download,
  * from the device copy of the previous output frame (which then takes
  * this one's: previous is copied up only where it went out from the
- * CPU), else on the CPU after the warp. */
+ * CPU), else on the CPU after the warp.  Frames mapped as CUDA memory
+ * (gst_bspline_stabilize_cuda_map) are read and written in place on the
+ * GPU; where the CPU would have to touch them, nothing is done and the
+ * answer is GST_BSPLINE_STABILIZE_FLOW_ON_CPU. */
+#define GST_BSPLINE_STABILIZE_FLOW_ON_CPU GST_FLOW_CUSTOM_SUCCESS
+
 static GstFlowReturn
 gst_bspline_stabilize_warp (GstBSplineStabilize * self,
     const bspline_geometry * geometry, GstBSplineStabilizeFrame * frame,
@@ -951,7 +1047,7 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
   GstBSplineStabilizeWarpPlanes planes = { 0, };
   bspline_status status = BSPLINE_OK;
-  gboolean on_gpu, kept = FALSE;
+  gboolean on_gpu, kept = FALSE, device;
   GstFlowReturn ret = GST_FLOW_OK;
   GstBSplineSettings resample;
   gchar msg[512] = "";
@@ -962,6 +1058,10 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   resample = self->settings.resample;
   GST_OBJECT_UNLOCK (self);
   planes.n = GST_VIDEO_FRAME_N_PLANES (in);
+  planes.src_device = gst_bspline_stabilize_cuda_mapped_on_device (in);
+  planes.dst_device = gst_bspline_stabilize_cuda_mapped_on_device (out);
+  device = planes.src_device || planes.dst_device || (previous
+      && gst_bspline_stabilize_cuda_mapped_on_device (previous));
   for (p = 0; p < planes.n; p++) {
     bspline_image *src = &planes.src[p], *dst = &planes.dst[p];
     bspline_plane_grid grid;
@@ -987,6 +1087,12 @@ gst_bspline_stabilize_warp (GstBSplineStabilize * self,
   }
   on_gpu = gst_bspline_stabilize_cuda_warp (self, frame, &planes,
       out->buffer, previous != NULL, &kept, &status, msg, sizeof (msg));
+  /* the CPU cannot read frames mapped as CUDA memory: the caller maps them
+   * for the CPU and asks again (after a GPU failure with backend=auto) */
+  if (device && status == BSPLINE_OK && (!on_gpu || (previous && !kept))) {
+    ret = GST_BSPLINE_STABILIZE_FLOW_ON_CPU;
+    goto done;
+  }
   for (p = 0; !on_gpu && status == BSPLINE_OK && p < planes.n; p++) {
     status = bspline_cpu_execute (self->engine.cpu, planes.plans[p],
         &planes.src[p], &planes.dst[p]);
@@ -1117,7 +1223,8 @@ static const gchar *
 gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
 {
   return gst_bspline_chain_defer_refusal (&self->defer,
-      GST_VIDEO_FILTER (self), defer, TRUE,
+      GST_VIDEO_FILTER (self), defer,
+      gst_bspline_stabilize_cuda_same_memory (self),
       self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER ?
       "crop=keep-border fills the border from the previous output frame, "
       "which a warp chain cannot describe" : NULL);
@@ -1175,16 +1282,51 @@ gst_bspline_stabilize_pop (GstBSplineStabilize * self, gboolean final,
   bspline_stabilizer_pop (self->path.stabilizer, final, result);
 }
 
+/* Maps a frame going out (in, out, and with_previous with
+ * crop=keep-border the previous output frame: *have_prev), as CUDA
+ * memory where on_device and the buffers are
+ * (gst_bspline_stabilize_cuda_map); FALSE where a buffer is not a frame
+ * of the caps. */
+static gboolean
+gst_bspline_stabilize_output_map (GstBSplineStabilize * self,
+    GstBuffer * inbuf, GstBuffer * outbuf, gboolean on_device,
+    gboolean with_previous, GstVideoFrame * in, GstVideoFrame * out,
+    GstVideoFrame * prev, gboolean * have_prev)
+{
+  GstVideoFilter *filter = GST_VIDEO_FILTER (self);
+
+  *have_prev = FALSE;
+  if (!(on_device ? gst_bspline_stabilize_cuda_map (self, in,
+              &filter->in_info, inbuf, GST_MAP_READ, FALSE) :
+          gst_video_frame_map (in, &filter->in_info, inbuf, GST_MAP_READ)))
+    return FALSE;
+  if (!(on_device ? gst_bspline_stabilize_cuda_map (self, out,
+              &filter->out_info, outbuf, GST_MAP_WRITE, FALSE) :
+          gst_video_frame_map (out, &filter->out_info, outbuf,
+              GST_MAP_WRITE))) {
+    gst_video_frame_unmap (in);
+    return FALSE;
+  }
+  if (with_previous && self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
+      && self->path.previous)
+    *have_prev = on_device ? gst_bspline_stabilize_cuda_map (self, prev,
+        &filter->out_info, self->path.previous, GST_MAP_READ, FALSE) :
+        gst_video_frame_map (prev, &filter->out_info, self->path.previous,
+        GST_MAP_READ);
+  return TRUE;
+}
+
 static GstFlowReturn
-gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
-    GstBuffer ** outbuf)
+gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
+    gboolean final, GstBuffer ** outbuf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstVideoFilter *filter = GST_VIDEO_FILTER (self);
-  GstBSplineStabilizeFrame *frame;
+  GstBSplineStabilizeSolve *solve = &self->path.solve;
+  GstBSplineStabilizeFrame *frame, *next;
   bspline_stabilize_result result;
   GstVideoFrame in, out, prev;
-  gboolean have_prev = FALSE;
+  gboolean have_prev = FALSE, copy, on_device;
   GstBuffer *out_buffer = NULL;
   GstFlowReturn ret;
 
@@ -1195,11 +1337,34 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
       return GST_FLOW_OK;
     if (frame->have_correction)
       result = frame->correction;
-    else if (bspline_stabilizer_ready (self->path.stabilizer, final))
-      gst_bspline_stabilize_pop (self, final, &result);
-    else
+    else if (!final && gst_bspline_stabilize_solve_ahead (solve))
+      /* requested after the last frame out: collected after the next
+       * frame's motion, which runs beside it */
       return GST_FLOW_OK;
+    else if (gst_bspline_stabilize_solve_collect (solve, &result))
+      GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT ": solved on the "
+          "solve's thread", frame->position);
+    else if (!bspline_stabilizer_ready (self->path.stabilizer, final))
+      return GST_FLOW_OK;
+    else if (!final && gst_bspline_stabilize_solve_threaded (solve)) {
+      /* the first frame of the overlap goes out with the next one */
+      gst_bspline_stabilize_sync_horizon (self);
+      gst_bspline_stabilize_solve_request (solve);
+      return GST_FLOW_OK;
+    } else
+      gst_bspline_stabilize_pop (self, final, &result);
     g_queue_pop_head (&self->path.frames);
+    /* the next frame's correction is solved while this one is warped and
+     * the next input frame's motion is estimated */
+    next = g_queue_peek_head (&self->path.frames);
+    if (!final && next && !next->have_correction
+        && gst_bspline_stabilize_solve_threaded (solve)
+        && bspline_stabilizer_ready (self->path.stabilizer, FALSE)) {
+      /* the lock as the properties say now, set while the solve's
+       * thread is idle */
+      gst_bspline_stabilize_sync_horizon (self);
+      gst_bspline_stabilize_solve_request (solve);
+    }
     if (!gst_bspline_stabilize_late (self, frame))
       break;
     /* analysed, recorded and posted, but not warped */
@@ -1213,32 +1378,33 @@ gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
       frame->buffer, &out_buffer);
   if (ret != GST_FLOW_OK || out_buffer == NULL)
     goto done;
-  if (!gst_video_frame_map (&in, &filter->in_info, frame->buffer, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&out, &filter->out_info, out_buffer, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in);
-    goto map_failed;
-  }
   /* (with the lens stage, every frame is resampled) */
-  if (gst_bspline_settings_lens_model (&self->run.lens) == BSPLINE_LENS_NONE
-      && gst_bspline_stabilize_is_identity (result.matrix)) {
-    gst_video_frame_copy (&out, &in);
-  } else {
-    bspline_geometry geometry;
+  copy = gst_bspline_settings_lens_model (&self->run.lens) == BSPLINE_LENS_NONE
+      && gst_bspline_stabilize_is_identity (result.matrix);
+  /* frames in CUDA memory stay on the GPU for the warp; a copy, or a warp
+   * the CPU finishes, maps them for the CPU (GstCudaMemory's staging) */
+  for (on_device = !copy;; on_device = FALSE) {
+    if (!gst_bspline_stabilize_output_map (self, frame->buffer, out_buffer,
+            on_device, !copy, &in, &out, &prev, &have_prev))
+      goto map_failed;
+    if (copy) {
+      gst_video_frame_copy (&out, &in);
+    } else {
+      bspline_geometry geometry;
 
-    gst_bspline_stabilize_geometry (self, &filter->in_info, result.matrix,
-        &geometry);
-    if (self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
-        && self->path.previous)
-      have_prev = gst_video_frame_map (&prev, &filter->out_info,
-          self->path.previous, GST_MAP_READ);
-    ret = gst_bspline_stabilize_warp (self, &geometry, frame, &in, &out,
-        have_prev ? &prev : NULL);
+      gst_bspline_stabilize_geometry (self, &filter->in_info, result.matrix,
+          &geometry);
+      ret = gst_bspline_stabilize_warp (self, &geometry, frame, &in, &out,
+          have_prev ? &prev : NULL);
+    }
     if (have_prev)
       gst_video_frame_unmap (&prev);
+    gst_video_frame_unmap (&in);
+    gst_video_frame_unmap (&out);
+    if (ret != GST_BSPLINE_STABILIZE_FLOW_ON_CPU || !on_device)
+      break;
+    ret = GST_FLOW_OK;
   }
-  gst_video_frame_unmap (&in);
-  gst_video_frame_unmap (&out);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref (out_buffer);
     goto done;
@@ -1260,6 +1426,20 @@ map_failed:
     ret = GST_FLOW_ERROR;
     goto done;
   }
+}
+
+/* The next frame out, if its correction is known (final: the window cut at
+ * the last frame held back), with the engine's CUDA context current. */
+static GstFlowReturn
+gst_bspline_stabilize_output (GstBSplineStabilize * self, gboolean final,
+    GstBuffer ** outbuf)
+{
+  gboolean entered = gst_bspline_stabilize_cuda_enter (self);
+  GstFlowReturn ret;
+
+  ret = gst_bspline_stabilize_output_frame (self, final, outbuf);
+  gst_bspline_stabilize_cuda_leave (self, entered);
+  return ret;
 }
 
 static GstFlowReturn
@@ -1353,7 +1533,8 @@ gst_bspline_stabilize_src_event (GstBaseTransform * trans, GstEvent * event)
   return gst_pad_push_event (GST_BASE_TRANSFORM_SINK_PAD (trans), event);
 }
 
-/* The look-ahead is the latency: `smoothing` frames.  A drain query
+/* The look-ahead is the latency: `smoothing` frames (one more with
+ * solve-thread).  A drain query
  * (serialized) pushes the frames held back. */
 static gboolean
 gst_bspline_stabilize_query (GstBaseTransform * trans,
@@ -1363,10 +1544,14 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   gboolean ret;
 
+  if (gst_bspline_stabilize_cuda_query (self, query))
+    return TRUE;
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
     gst_bspline_stabilize_drain (self, TRUE);
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
+  if (ret)
+    gst_bspline_stabilize_cuda_query_result (self, direction, query);
   if (ret && direction == GST_PAD_SRC
       && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, latency = 0;
@@ -1374,7 +1559,9 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
     gint smoothing, fps_n = 0, fps_d = 1, reading;
 
     GST_OBJECT_LOCK (self);
-    smoothing = self->settings.smoothing;
+    /* the solve's thread keeps one frame more */
+    smoothing = self->settings.smoothing + (self->settings.solve_thread ? 1 :
+        0);
     reading = self->settings.transforms_location != NULL
         && self->settings.transforms_mode ==
         GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
@@ -1424,6 +1611,7 @@ gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
 
 /* Output frames come from a pool of pinned memory, which the GPU writes
  * directly; where that pool cannot be made, the engine stages the copy.
+ * In CUDA memory, from a CUDA pool of the shared context.
  * defer=true: whether the chain meta gets to an element that applies it
  * (gstbsplinechain.h). */
 static gboolean
@@ -1431,9 +1619,11 @@ gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
     GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
-  gboolean defer;
+  gboolean defer, cuda_memory, ret = TRUE;
 
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+  cuda_memory = gst_bspline_stabilize_cuda_decide_memory (self, query, &ret);
+  if (!cuda_memory
+      && !GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
           query))
     return FALSE;
   gst_bspline_chain_defer_decide (&self->defer,
@@ -1442,6 +1632,35 @@ gst_bspline_stabilize_decide_allocation (GstBaseTransform * trans,
   defer = self->settings.resample.defer;
   GST_OBJECT_UNLOCK (self);
   gst_bspline_stabilize_defer_refusal (self, defer);
-  gst_bspline_stabilize_cuda_decide (self, query);
-  return TRUE;
+  if (!cuda_memory)
+    gst_bspline_stabilize_cuda_decide (self, query);
+  return ret;
+}
+
+/* Each memory (system, and CUDA where the GPU can be used) on the other
+ * pad, the size and format unchanged. */
+static GstCaps *
+gst_bspline_stabilize_transform_caps (GstBaseTransform * trans,
+    G_GNUC_UNUSED GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *ret =
+      gst_bspline_stabilize_cuda_transform_caps (GST_BSPLINE_STABILIZE (trans),
+      caps);
+
+  if (filter) {
+    GstCaps *both = gst_caps_intersect_full (filter, ret,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (ret);
+    ret = both;
+  }
+  return ret;
+}
+
+static void
+gst_bspline_stabilize_set_context (GstElement * element, GstContext * context)
+{
+  gst_bspline_stabilize_cuda_set_context (GST_BSPLINE_STABILIZE (element),
+      context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }

@@ -17,7 +17,16 @@
  * once, where the motion is estimated and, `smoothing` frames later, the
  * warp reads it; crop=keep-border keeps the previous output frame there.
  * Built only with the CUDA engine (gstbsplinestabilizeprivate.h has the
- * stand-ins). */
+ * stand-ins).
+ *
+ * With memory:CUDAMemory (gstbsplinecudamemory.h, as bsplinewarp): the
+ * element shares the pipeline's gst.cuda.context, its engine and motion
+ * estimator run on it (made current around the streaming thread's work,
+ * gst_bspline_stabilize_cuda_enter), a frame in CUDA memory is copied into
+ * its device frame on the device, and the warp writes output in CUDA
+ * memory in place: nvh264dec ! bsplinestabilize ! nvh264enc stays on the
+ * GPU.  Where the GPU cannot take a frame, it is mapped for the CPU
+ * through GstCudaMemory's staging copy (slower, the same pixels). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -30,6 +39,9 @@
 #include "gstbsplinepinned.h"
 #include "bspline-cuda.h"
 #include "bspline-cuda-motion.h"
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#include <gst/cuda/gstcudamemory.h>
+#endif
 
 #define GST_CAT_DEFAULT gst_bspline_stabilize_debug
 
@@ -161,9 +173,12 @@ gst_bspline_stabilize_estimate_gpu (GstBSplineStabilize * self,
         (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (vframe, 0));
     analysis.stride = frame->plane_stride[0];
   }
+  /* without a device frame of its own, a frame mapped as CUDA memory is
+   * read where it is */
   if (status == BSPLINE_OK)
     status = bspline_cuda_motion_estimate (self->cuda.motion, &analysis,
-        uploaded && self->motion.analysis_plan == NULL, r);
+        self->motion.analysis_plan == NULL && (uploaded
+            || gst_bspline_stabilize_cuda_mapped_on_device (vframe)), r);
   if (status != BSPLINE_OK)
     g_strlcpy (error, bspline_cuda_motion_last_error (self->cuda.motion),
         error_len);
@@ -266,12 +281,22 @@ gst_bspline_stabilize_cuda_start_motion (GstBSplineStabilize * self,
   gchar msg[256] = "";
   gsize size = 0;
   guint p;
+  bspline_status status;
 
   if (self->engine.cuda == NULL)
     return TRUE;
-  if (bspline_cuda_motion_new (self->run.resample.cuda_device_id,
-          &self->motion.params, self->motion.width, self->motion.height,
-          &cuda->motion, msg, sizeof (msg)) != BSPLINE_OK)
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  /* on the engine's shared context, current here (set_info) */
+  if (cuda->memory.engine_context)
+    status = bspline_cuda_motion_new_current_context (&self->motion.params,
+        self->motion.width, self->motion.height, &cuda->motion, msg,
+        sizeof (msg));
+  else
+#endif
+    status = bspline_cuda_motion_new (self->run.resample.cuda_device_id,
+        &self->motion.params, self->motion.width, self->motion.height,
+        &cuda->motion, msg, sizeof (msg));
+  if (status != BSPLINE_OK)
     return gst_bspline_engine_cuda_unavailable (&self->engine,
         GST_ELEMENT (self), "the motion estimation on the GPU", msg);
   /* a frame's planes, each on 256-byte boundaries */
@@ -423,11 +448,12 @@ gst_bspline_stabilize_cuda_warp (GstBSplineStabilize * self,
       kb.previous_pitch = cuda->keep_pitch[p];
       kb.upload = with_previous && !keep_current ? &planes->previous[p] : NULL;
       *status = bspline_cuda_submit_keep_border (engine, planes->plans[p],
-          &on_device, frame->device != NULL, &planes->dst[p], 0, &kb,
-          &slots[p]);
+          &on_device, frame->device != NULL || planes->src_device,
+          &planes->dst[p], planes->dst_device, &kb, &slots[p]);
     } else {
       *status = bspline_cuda_submit_placed (engine, planes->plans[p],
-          &on_device, frame->device != NULL, &planes->dst[p], 0, &slots[p]);
+          &on_device, frame->device != NULL || planes->src_device,
+          &planes->dst[p], planes->dst_device, &slots[p]);
     }
     if (*status != BSPLINE_OK) {
       g_strlcpy (msg, bspline_cuda_last_error (engine), msg_len);
@@ -480,14 +506,106 @@ gst_bspline_stabilize_cuda_clear (GstBSplineStabilize * self)
   self->cuda.motion = NULL;
 }
 
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+/* Upstream in CUDA memory gets a CUDA pool of the shared context, of the
+ * frames held back, which the GPU reads in place. */
+static gboolean
+gst_bspline_stabilize_propose_cuda_pool (GstBSplineStabilize * self,
+    GstQuery * query, guint held)
+{
+  GstBufferPool *pool;
+  GstCaps *caps;
+  gboolean need_pool;
+  guint size = 0;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps, held,
+      &size);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, size, held, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Output in CUDA memory comes from a CUDA pool of the shared context,
+ * written in place by the warp: the frame going out and the previous one,
+ * kept for keep-border, beside downstream's. */
+static gboolean
+gst_bspline_stabilize_decide_cuda_pool (GstBSplineStabilize * self,
+    GstQuery * query, GstCaps * caps)
+{
+  GstBufferPool *pool;
+  guint min = 3, size = 0;
+
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint n_min;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &n_min, NULL);
+    min = MAX (min, n_min + 2);
+  }
+  pool =
+      gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps, min, &size);
+  if (pool == NULL)
+    goto no_pool;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+
+  /* ERRORS */
+no_pool:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not make a CUDA buffer pool for %" GST_PTR_FORMAT ".", caps),
+        ("gst_cuda_buffer_pool_new or its configuration failed"));
+    return FALSE;
+  }
+}
+#endif
+
 gboolean
 gst_bspline_stabilize_cuda_propose (GstBSplineStabilize * self,
     GstQuery * query, guint held, gboolean * ret)
 {
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
+    *ret = gst_bspline_stabilize_propose_cuda_pool (self, query, held);
+    return TRUE;
+  }
+#endif
   if (self->engine.cuda == NULL)
     return FALSE;
   *ret = gst_bspline_pinned_propose (query, held);
   return TRUE;
+}
+
+gboolean
+gst_bspline_stabilize_cuda_decide_memory (GstBSplineStabilize * self,
+    GstQuery * query, gboolean * ret)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  GstCaps *caps;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
+    *ret = gst_bspline_stabilize_decide_cuda_pool (self, query, caps);
+    return TRUE;
+  }
+#else
+  (void) self;
+  (void) query;
+  (void) ret;
+#endif
+  return FALSE;
 }
 
 void
@@ -497,3 +615,190 @@ gst_bspline_stabilize_cuda_decide (GstBSplineStabilize * self, GstQuery * query)
   if (self->engine.cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
 }
+
+gboolean
+gst_bspline_stabilize_cuda_enter (GstBSplineStabilize * self)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return self->cuda.memory.engine_context != NULL
+      && gst_cuda_context_push (self->cuda.memory.engine_context);
+#else
+  (void) self;
+  return FALSE;
+#endif
+}
+
+void
+gst_bspline_stabilize_cuda_leave (G_GNUC_UNUSED GstBSplineStabilize * self,
+    gboolean entered)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (entered)
+    gst_cuda_context_pop (NULL);
+#else
+  (void) entered;
+#endif
+}
+
+gboolean
+gst_bspline_stabilize_cuda_map (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean estimate)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  /* the motion reads the frame on the GPU (the lens stage's analysis
+   * frame is resampled from host memory); the warp, unless keep-border
+   * composes the border on the CPU */
+  gboolean gpu = estimate ? self->cuda.motion != NULL
+      && self->motion.analysis_plan == NULL : self->engine.cuda != NULL
+      && !(self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER
+      && self->cuda.keep_on_cpu);
+
+  return gst_bspline_cuda_memory_map_frame (vframe, info, buffer, flags,
+      gpu && gst_bspline_cuda_memory_on_device (&self->cuda.memory, buffer));
+#else
+  (void) self;
+  (void) estimate;
+  return gst_video_frame_map (vframe, (GstVideoInfo *) info, buffer, flags);
+#endif
+}
+
+gboolean
+gst_bspline_stabilize_cuda_mapped_on_device (const GstVideoFrame * vframe)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return (vframe->map[0].flags & GST_MAP_CUDA) != 0;
+#else
+  (void) vframe;
+  return FALSE;
+#endif
+}
+
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+bspline_status
+gst_bspline_stabilize_cuda_new_engine (GstElement * element, gint device_id,
+    struct bspline_cuda **cuda, gchar * msg, gsize msg_len)
+{
+  return gst_bspline_cuda_memory_start_engine (element,
+      &GST_BSPLINE_STABILIZE (element)->cuda.memory, device_id, cuda, msg,
+      msg_len);
+}
+
+/* An engine made at start on the device's primary context is replaced
+ * (set_info: no frame held back, no device frame left), since device
+ * pointers of cudaupload, cudadownload and the decoders are valid only in
+ * the pipeline's context. */
+gboolean
+gst_bspline_stabilize_cuda_negotiate_memory (GstBSplineStabilize * self,
+    GstCaps * incaps, GstCaps * outcaps)
+{
+  GstBSplineCudaMemory *m = &self->cuda.memory;
+  gchar msg[256] = "";
+
+  m->in_cuda = gst_bspline_cuda_memory_caps_are_cuda (incaps);
+  m->out_cuda = gst_bspline_cuda_memory_caps_are_cuda (outcaps);
+  if (!m->in_cuda && !m->out_cuda)
+    return TRUE;
+  if (!gst_bspline_cuda_memory_ensure_context (GST_ELEMENT (self), m,
+          self->run.resample.cuda_device_id))
+    goto no_context;
+  if (self->engine.cuda == NULL || m->engine_context == m->context)
+    return TRUE;
+  /* the old engine's device memory (keep-border's) went with the old
+   * caps: gst_bspline_stabilize_cuda_clear */
+  if (m->engine_context && gst_cuda_context_push (m->engine_context)) {
+    gst_bspline_engine_free_cuda (&self->engine);
+    gst_cuda_context_pop (NULL);
+  } else {
+    gst_bspline_engine_free_cuda (&self->engine);
+  }
+  if (gst_bspline_cuda_memory_new_engine (m, &self->engine.cuda, msg,
+          sizeof (msg)) != BSPLINE_OK)
+    goto no_engine;
+  GST_INFO_OBJECT (self, "CUDA engine on the pipeline's CUDA context (%s)",
+      bspline_cuda_device_name (self->engine.cuda));
+  return TRUE;
+
+  /* ERRORS */
+no_context:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not get a CUDA context for memory:CUDAMemory."),
+        ("cuda-device-id=%d: gst_cuda_ensure_element_context failed",
+            self->run.resample.cuda_device_id));
+    return FALSE;
+  }
+no_engine:
+  {
+    return gst_bspline_engine_cuda_unavailable (&self->engine,
+        GST_ELEMENT (self), "the CUDA engine on the pipeline's CUDA context",
+        msg);
+  }
+}
+
+gboolean
+gst_bspline_stabilize_cuda_same_memory (GstBSplineStabilize * self)
+{
+  return self->cuda.memory.in_cuda == self->cuda.memory.out_cuda;
+}
+
+GstCaps *
+gst_bspline_stabilize_cuda_transform_caps (GstBSplineStabilize * self,
+    GstCaps * caps)
+{
+  gboolean with_cuda;
+
+  GST_OBJECT_LOCK (self);
+  with_cuda = self->settings.resample.backend != GST_BSPLINE_BACKEND_CPU;
+  GST_OBJECT_UNLOCK (self);
+  return gst_bspline_cuda_memory_transform_caps (caps, with_cuda
+      && gst_bspline_cuda_memory_usable ());
+}
+
+void
+gst_bspline_stabilize_cuda_set_context (GstBSplineStabilize * self,
+    GstContext * context)
+{
+  gint device_id;
+
+  GST_OBJECT_LOCK (self);
+  device_id = self->settings.resample.cuda_device_id;
+  GST_OBJECT_UNLOCK (self);
+  gst_bspline_cuda_memory_set_context (GST_ELEMENT (self),
+      &self->cuda.memory, context, device_id);
+}
+
+gboolean
+gst_bspline_stabilize_cuda_query (GstBSplineStabilize * self, GstQuery * query)
+{
+  return GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_bspline_cuda_memory_context_query (GST_ELEMENT (self),
+      &self->cuda.memory, query);
+}
+
+void
+gst_bspline_stabilize_cuda_query_result (GstBSplineStabilize * self,
+    GstPadDirection direction, GstQuery * query)
+{
+  GstCaps *filter, *result, *cuda;
+
+  if (direction != GST_PAD_SINK || GST_QUERY_TYPE (query) != GST_QUERY_CAPS)
+    return;
+  gst_query_parse_caps (query, &filter);
+  gst_query_parse_caps_result (query, &result);
+  cuda = gst_bspline_cuda_memory_prefer (filter, result);
+  if (cuda) {
+    GST_DEBUG_OBJECT (self, "upstream offers CUDA memory: %" GST_PTR_FORMAT,
+        cuda);
+    gst_query_set_caps_result (query, cuda);
+    gst_caps_unref (cuda);
+  }
+}
+
+void
+gst_bspline_stabilize_cuda_clear_memory (GstBSplineStabilize * self)
+{
+  /* as nvcodec's elements: the next start takes the pipeline's again */
+  gst_bspline_cuda_memory_clear (&self->cuda.memory);
+}
+#endif

@@ -307,6 +307,15 @@ gst_bspline_stabilize_motion_estimate (GstBSplineStabilize * self,
   gst_bspline_stabilize_luma (&self->motion, &vframe, &luma);
   ret = gst_bspline_stabilize_cuda_estimate (self, &vframe, &luma, frame, r,
       &estimated);
+  /* the GPU failed with backend=auto: the CPU reads a frame mapped as CUDA
+   * memory through its staging copy */
+  if (ret == GST_FLOW_OK && !estimated
+      && gst_bspline_stabilize_cuda_mapped_on_device (&vframe)) {
+    gst_video_frame_unmap (&vframe);
+    if (!gst_bspline_stabilize_map_input (self, frame, &vframe))
+      return GST_FLOW_ERROR;
+    gst_bspline_stabilize_luma (&self->motion, &vframe, &luma);
+  }
   if (ret == GST_FLOW_OK && !estimated && self->motion.analysis_plan
       && gst_bspline_stabilize_undistort (self, &vframe, frame, &luma,
           error, sizeof (error)) != BSPLINE_OK)

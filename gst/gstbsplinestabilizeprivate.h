@@ -30,6 +30,9 @@
 #include "bspline.h"
 #include "bspline-geometry.h"
 #include "bspline-stabilize.h"
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#include "gstbsplinecudamemory.h"
+#endif
 
 G_BEGIN_DECLS
 
@@ -71,6 +74,8 @@ typedef struct
   GstBSplineLensSettings lens;  /* the lens stage's */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
+  /* issue 41: the camera path's solve on a thread of its own */
+  gboolean solve_thread;
 } GstBSplineStabilizeSettings;
 
 /* A frame held back for its look-ahead. */
@@ -99,6 +104,9 @@ typedef struct
   bspline_image previous[GST_VIDEO_MAX_PLANES];       /* keep-border's */
   gdouble inverse[GST_VIDEO_MAX_PLANES][9];
   bspline_lens lens[GST_VIDEO_MAX_PLANES];
+  /* src, dst and previous are device images (frames mapped as CUDA
+   * memory: gst_bspline_stabilize_cuda_map) */
+  gboolean src_device, dst_device;
 } GstBSplineStabilizeWarpPlanes;
 
 /* The motion estimation (gstbsplinestabilizemotion.c): on the CPU, or on
@@ -141,13 +149,39 @@ typedef struct
   GstBuffer *keep_of;
   guint64 keep_position;
   gboolean keep_on_cpu;
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  GstBSplineCudaMemory memory;  /* gst.cuda.context, memory:CUDAMemory */
+#endif
 } GstBSplineStabilizeCuda;
+
+/* The camera path's solve on a thread of its own
+ * (gstbsplinestabilizesolve.c): idle, a pop of the oldest frame's
+ * correction running, or its result waiting to be collected. */
+typedef enum
+{
+  GST_BSPLINE_STABILIZE_SOLVE_IDLE,
+  GST_BSPLINE_STABILIZE_SOLVE_RUNNING,
+  GST_BSPLINE_STABILIZE_SOLVE_DONE
+} GstBSplineStabilizeSolveState;
+
+typedef struct
+{
+  GThread *thread;              /* NULL: the path is solved in line */
+  GMutex lock;
+  GCond cond;
+  GstBSplineStabilizeSolveState state;  /* behind lock */
+  gboolean quit;                /* behind lock */
+  bspline_stabilizer *stabilizer;
+  bspline_stabilize_result result;      /* DONE: the pop's */
+  gboolean ahead;               /* streaming thread: requested, not waited */
+} GstBSplineStabilizeSolve;
 
 /* The camera path: the frames held back for the look-ahead and the
  * stabilizer that smooths their motion. */
 typedef struct
 {
   bspline_stabilizer *stabilizer;
+  GstBSplineStabilizeSolve solve;
   GQueue frames;                /* GstBSplineStabilizeFrame, oldest first */
   GstBuffer *previous;          /* the last output frame, for keep-border */
   guint64 n_in;                 /* frames since start or flush */
@@ -191,9 +225,44 @@ void gst_bspline_stabilize_geometry (GstBSplineStabilize * self,
 void gst_bspline_stabilize_frame_free (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame);
 
-/* Maps a frame held back for reading; FALSE after an element error. */
+/* Maps a frame held back for reading (as CUDA memory where the motion is
+ * estimated on the GPU: gst_bspline_stabilize_cuda_map); FALSE after an
+ * element error. */
 gboolean gst_bspline_stabilize_map_input (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame, GstVideoFrame * vframe);
+
+/* ---- gstbsplinestabilizesolve.c ---- */
+
+/* The solve's thread for stabilizer (solve-thread=true; where no thread
+ * can be made, the path is solved on the streaming thread). */
+void gst_bspline_stabilize_solve_start (GstBSplineStabilizeSolve * solve,
+    bspline_stabilizer * stabilizer);
+
+/* Whether the solve has a thread of its own. */
+gboolean gst_bspline_stabilize_solve_threaded (const GstBSplineStabilizeSolve
+    * solve);
+
+/* Starts bspline_stabilizer_pop (not final) of the oldest frame on the
+ * thread (idle, threaded, the frame ready); the stabilizer is the
+ * thread's until gst_bspline_stabilize_solve_wait. */
+void gst_bspline_stabilize_solve_request (GstBSplineStabilizeSolve * solve);
+
+/* Waits for a pop running (the stabilizer is the streaming thread's
+ * again); TRUE where a result waits to be collected. */
+gboolean gst_bspline_stabilize_solve_wait (GstBSplineStabilizeSolve * solve);
+
+/* Whether a pop was requested since the last wait: its frame goes out
+ * after the next input frame's motion, which runs beside it. */
+gboolean gst_bspline_stabilize_solve_ahead (const GstBSplineStabilizeSolve *
+    solve);
+
+/* Waits for a pop running and takes its result: TRUE where there was
+ * one. */
+gboolean gst_bspline_stabilize_solve_collect (GstBSplineStabilizeSolve *
+    solve, bspline_stabilize_result * result);
+
+/* Ends the thread (after the pop running, whose result is dropped). */
+void gst_bspline_stabilize_solve_stop (GstBSplineStabilizeSolve * solve);
 
 /* ---- gstbsplinestabilizemotion.c ---- */
 
@@ -286,6 +355,30 @@ gboolean gst_bspline_stabilize_cuda_propose (GstBSplineStabilize * self,
 /* Output from a pool of pinned memory where the GPU warps. */
 void gst_bspline_stabilize_cuda_decide (GstBSplineStabilize * self,
     GstQuery * query);
+
+/* decide_allocation for output in CUDA memory: TRUE and the answer in
+ * *ret (a CUDA pool of the shared context) where the caps are CUDA
+ * memory's. */
+gboolean gst_bspline_stabilize_cuda_decide_memory (GstBSplineStabilize *
+    self, GstQuery * query, gboolean * ret);
+
+/* Makes the engine's CUDA context current on the streaming thread (where
+ * it is a shared one): TRUE where it was pushed, the argument of
+ * gst_bspline_stabilize_cuda_leave. */
+gboolean gst_bspline_stabilize_cuda_enter (GstBSplineStabilize * self);
+void gst_bspline_stabilize_cuda_leave (GstBSplineStabilize * self,
+    gboolean entered);
+
+/* gst_video_frame_map, with the planes as device pointers where buffer is
+ * CUDA memory of the engine's context and the GPU does the work
+ * (estimate: the motion, without the lens stage; else the warp). */
+gboolean gst_bspline_stabilize_cuda_map (GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, gboolean estimate);
+
+/* Whether vframe was mapped with device pointers. */
+gboolean gst_bspline_stabilize_cuda_mapped_on_device (const GstVideoFrame *
+    vframe);
 #else
 static inline gboolean
 gst_bspline_stabilize_cuda_start_motion (G_GNUC_UNUSED GstBSplineStabilize *
@@ -360,6 +453,128 @@ gst_bspline_stabilize_cuda_propose (G_GNUC_UNUSED GstBSplineStabilize * self,
 static inline void
 gst_bspline_stabilize_cuda_decide (G_GNUC_UNUSED GstBSplineStabilize * self,
     G_GNUC_UNUSED GstQuery * query)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_decide_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstQuery * query, G_GNUC_UNUSED gboolean * ret)
+{
+  return FALSE;
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_enter (G_GNUC_UNUSED GstBSplineStabilize * self)
+{
+  return FALSE;
+}
+
+static inline void
+gst_bspline_stabilize_cuda_leave (G_GNUC_UNUSED GstBSplineStabilize * self,
+    G_GNUC_UNUSED gboolean entered)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_map (G_GNUC_UNUSED GstBSplineStabilize * self,
+    GstVideoFrame * vframe, const GstVideoInfo * info, GstBuffer * buffer,
+    GstMapFlags flags, G_GNUC_UNUSED gboolean estimate)
+{
+  return gst_video_frame_map (vframe, (GstVideoInfo *) info, buffer, flags);
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_mapped_on_device (G_GNUC_UNUSED const
+    GstVideoFrame * vframe)
+{
+  return FALSE;
+}
+#endif
+
+/* ---- gstbsplinestabilizecuda.c: with memory:CUDAMemory only ---- */
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+/* The engine's start-up (GstBSplineEngineNewCuda): on the pipeline's
+ * CUDA context where a neighbour has one already. */
+bspline_status gst_bspline_stabilize_cuda_new_engine (GstElement * element,
+    gint device_id, struct bspline_cuda **cuda, gchar * msg, gsize msg_len);
+
+/* CUDA memory on either pad: the pipeline's CUDA context and an engine on
+ * it (the motion is made on it after).  FALSE after an element error. */
+gboolean gst_bspline_stabilize_cuda_negotiate_memory (GstBSplineStabilize *
+    self, GstCaps * incaps, GstCaps * outcaps);
+
+/* Both pads in the same memory (system or CUDA). */
+gboolean gst_bspline_stabilize_cuda_same_memory (GstBSplineStabilize * self);
+
+/* The caps of the other pad: each memory, CUDA memory where the CUDA
+ * engine can be used (backend auto or cuda, a GPU). */
+GstCaps *gst_bspline_stabilize_cuda_transform_caps (GstBSplineStabilize *
+    self, GstCaps * caps);
+
+/* A context set on the element: the pipeline's CUDA context. */
+void gst_bspline_stabilize_cuda_set_context (GstBSplineStabilize * self,
+    GstContext * context);
+
+/* TRUE where the query is answered here (the CUDA context query). */
+gboolean gst_bspline_stabilize_cuda_query (GstBSplineStabilize * self,
+    GstQuery * query);
+
+/* After the base class answered a caps query on the sink pad: CUDA memory
+ * preferred where upstream offers it. */
+void gst_bspline_stabilize_cuda_query_result (GstBSplineStabilize * self,
+    GstPadDirection direction, GstQuery * query);
+
+/* Frees the engine and forgets the pipeline's CUDA context (stop). */
+void gst_bspline_stabilize_cuda_clear_memory (GstBSplineStabilize * self);
+#else
+/* the engine starts on the device's primary context */
+#define gst_bspline_stabilize_cuda_new_engine NULL
+
+static inline gboolean
+gst_bspline_stabilize_cuda_negotiate_memory (G_GNUC_UNUSED
+    GstBSplineStabilize * self, G_GNUC_UNUSED GstCaps * incaps,
+    G_GNUC_UNUSED GstCaps * outcaps)
+{
+  return TRUE;
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_same_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self)
+{
+  return TRUE;
+}
+
+static inline GstCaps *
+gst_bspline_stabilize_cuda_transform_caps (G_GNUC_UNUSED GstBSplineStabilize
+    * self, GstCaps * caps)
+{
+  return gst_caps_ref (caps);
+}
+
+static inline void
+gst_bspline_stabilize_cuda_set_context (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstContext * context)
+{
+}
+
+static inline gboolean
+gst_bspline_stabilize_cuda_query (G_GNUC_UNUSED GstBSplineStabilize * self,
+    G_GNUC_UNUSED GstQuery * query)
+{
+  return FALSE;
+}
+
+static inline void
+gst_bspline_stabilize_cuda_query_result (G_GNUC_UNUSED GstBSplineStabilize *
+    self, G_GNUC_UNUSED GstPadDirection direction,
+    G_GNUC_UNUSED GstQuery * query)
+{
+}
+
+static inline void
+gst_bspline_stabilize_cuda_clear_memory (G_GNUC_UNUSED GstBSplineStabilize *
+    self)
 {
 }
 #endif

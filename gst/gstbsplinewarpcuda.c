@@ -51,12 +51,8 @@ bspline_status
 gst_bspline_warp_cuda_new_engine (GstElement * element, gint device_id,
     struct bspline_cuda **cuda, gchar * msg, gsize msg_len)
 {
-  GstBSplineCudaMemory *memory = &GST_BSPLINE_WARP (element)->cuda.memory;
-
-  gst_bspline_cuda_memory_find_context (element, memory, device_id);
-  if (memory->context)
-    return gst_bspline_cuda_memory_new_engine (memory, cuda, msg, msg_len);
-  return bspline_cuda_new (device_id, cuda, msg, msg_len);
+  return gst_bspline_cuda_memory_start_engine (element,
+      &GST_BSPLINE_WARP (element)->cuda.memory, device_id, cuda, msg, msg_len);
 }
 #endif
 

@@ -3,7 +3,8 @@
 # Issue 6 on the GPU machine, in one run: the memory:CUDAMemory test
 # (tests/gpu/test-cuda-memory.c), the same under compute-sanitizer memcheck
 # (three formats), the launch line of docs/element.md, and the CUDA-memory
-# benchmark (bench/bench-cuda-memory.c) beside the system-memory figure.
+# benchmark (bench/bench-cuda-memory.c) beside the system-memory figure,
+# for bsplinewarp and for bsplinestabilize (1080p and 4K).
 # Run from the repository root with the GStreamer kit and the binaries of
 # docs/gpu.md ("CUDA memory") in BIN (default .devbin):
 #
@@ -51,4 +52,17 @@ fi
 
 echo "== bench-cuda-memory"
 timeout 200 "$bin/bench-cuda-memory" --frames 2000 || status=1
+
+# bsplinestabilize (issue 41): default properties, then solve-thread, at
+# 1080p and 4K NV12, from system memory and from CUDA memory, on frames of
+# a drifting zone plate (motion to measure); identity is the harness
+stab_pattern="zone-plate kx2=20 ky2=20 kt=1 kxt=5 kyt=3"
+for size in 1920x1080 3840x2160; do
+  for props in "" "solve-thread=true"; do
+    echo "== bench-cuda-memory: bsplinestabilize $props at $size"
+    timeout 200 "$bin/bench-cuda-memory" --format NV12 --in $size \
+      --out $size --frames 1000 --pattern "$stab_pattern" \
+      --element "bsplinestabilize backend=cuda $props" || status=1
+  done
+done
 exit $status

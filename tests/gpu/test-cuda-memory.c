@@ -27,6 +27,26 @@
  * - a GPU failure (BSPLINE_CUDA_FAULT) in CUDA memory with backend=auto:
  *   a warning, and every frame right (computed again on the CPU).
  *
+ * bsplinestabilize (issue 41):
+ * - a drifting zone plate stabilized with default properties (RGBA,
+ *   NV12) and with zoom=5 (with crop=fill path=gaussian, and with
+ *   solve-thread=true), in RGBA, BGRx, I420, NV12 and Y444: CUDA memory in
+ *   and out, CUDA in / system out and system in / CUDA out give the same
+ *   bytes as system memory in and out (the same device frames, motion and
+ *   warp); the pads in the memory asked for; and with zoom=5 the output
+ *   differs from the input (the warp ran, whatever motion was measured);
+ * - negotiation both ways: between cudaupload and cudadownload, CUDA
+ *   memory on both pads without capsfilters; between system-memory
+ *   elements, system memory;
+ * - nvh264dec ! bsplinestabilize ! cudadownload equals nvh264dec !
+ *   cudadownload ! bsplinestabilize, and nvh264dec ! bsplinestabilize !
+ *   nvh264enc runs with both pads in CUDA memory and a frame out for
+ *   every frame in (skipped, said, without nvh264enc);
+ * - a failed warp launch and a failed motion call (BSPLINE_CUDA_FAULT)
+ *   with backend=auto in CUDA memory: one warning, every frame out, and
+ *   for the launch the frames of the same failure from system memory (the
+ *   CPU maps the CUDA memory through its staging copy).
+ *
  * Exits 77 (skipped) where cudaupload is not registered: no GPU, no
  * driver, or no nvcodec plugin.  BSPLINE_TEST_FORMATS="RGBA NV12" limits
  * the format sweep (for compute-sanitizer runs); BSPLINE_TEST_CLIP names
@@ -806,10 +826,234 @@ check_fault (void)
   g_free (cpu);
 }
 
+/* ---- bsplinestabilize ---- */
+
+#define STAB_WIDTH 320
+#define STAB_HEIGHT 180
+#define STAB_FRAMES 12
+/* a zone plate drifting sideways and shaking (kxt, kyt): motion to
+ * measure in every frame */
+#define STAB_SOURCE "videotestsrc num-buffers=12 pattern=zone-plate " \
+    "kx2=20 ky2=20 kt=1 kxt=5 kyt=3 ! video/x-raw,format=%s,width=%d," \
+    "height=%d,framerate=30/1"
+
+/* Whether some frame of a differs from its frame in b. */
 static gboolean
-element_has_cuda_caps (void)
+runs_differ (GPtrArray * a, GPtrArray * b)
 {
-  GstElementFactory *f = gst_element_factory_find ("bsplinewarp");
+  guint i;
+
+  for (i = 0; a && b && i < MIN (a->len, b->len); i++)
+    if (frame_difference (g_ptr_array_index (a, i),
+            g_ptr_array_index (b, i)) != 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+check_stabilize (const gchar * format, const gchar * properties)
+{
+  gchar *what = g_strdup_printf ("bsplinestabilize %s %s", format,
+      properties);
+  gchar *input = g_strdup_printf (STAB_SOURCE " ! appsink name=sink", format,
+      STAB_WIDTH, STAB_HEIGHT);
+  gchar *sys = g_strdup_printf (STAB_SOURCE " ! bsplinestabilize "
+      "backend=cuda %s ! appsink name=sink", format, STAB_WIDTH, STAB_HEIGHT,
+      properties);
+  gchar *paths[3];
+  const gchar *names[3] = { "CUDA in and out", "CUDA in, system out",
+    "system in, CUDA out"
+  };
+  const gboolean in_cuda[3] = { TRUE, TRUE, FALSE };
+  const gboolean out_cuda[3] = { TRUE, FALSE, TRUE };
+  GPtrArray *a, *b = run_checked (what, sys, NULL, NULL);
+  guint k;
+
+  paths[0] = g_strdup_printf (STAB_SOURCE " ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! bsplinestabilize name=w backend=cuda "
+      "%s ! video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
+      "appsink name=sink", format, STAB_WIDTH, STAB_HEIGHT, properties);
+  paths[1] = g_strdup_printf (STAB_SOURCE " ! cudaupload ! "
+      "video/x-raw(memory:CUDAMemory) ! bsplinestabilize name=w backend=cuda "
+      "%s ! video/x-raw ! appsink name=sink", format, STAB_WIDTH,
+      STAB_HEIGHT, properties);
+  paths[2] = g_strdup_printf (STAB_SOURCE " ! bsplinestabilize name=w "
+      "backend=cuda %s ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "video/x-raw ! appsink name=sink", format, STAB_WIDTH, STAB_HEIGHT,
+      properties);
+  a = run_checked (what, input, NULL, NULL);
+  /* with a zoom every frame is warped, whatever motion was measured */
+  CHECK (strstr (properties, "zoom=") == NULL || runs_differ (a, b),
+      "%s: the output equals the input (no warp ran, the test would prove "
+      "nothing)", what);
+  if (a)
+    g_ptr_array_unref (a);
+  for (k = 0; k < G_N_ELEMENTS (paths); k++) {
+    gchar *name = g_strdup_printf ("%s, %s", what, names[k]);
+    PadMemory m = { FALSE, FALSE, FALSE };
+    GPtrArray *c = run_checked (name, paths[k], check_pad_memory, &m);
+
+    CHECK (!c || (m.sink_cuda == in_cuda[k] && m.src_cuda == out_cuda[k]),
+        "%s: pads sink %d src %d", name, m.sink_cuda, m.src_cuda);
+    compare_runs (name, b, c, STAB_FRAMES, 0);
+    if (c)
+      g_ptr_array_unref (c);
+    g_free (name);
+    g_free (paths[k]);
+  }
+  if (b)
+    g_ptr_array_unref (b);
+  g_free (what);
+  g_free (input);
+  g_free (sys);
+}
+
+/* Without capsfilters, CUDA memory between cudaupload and cudadownload,
+ * system memory between system-memory elements. */
+static void
+check_stabilize_preference (void)
+{
+  gchar *cuda = g_strdup_printf (STAB_SOURCE " ! cudaupload ! "
+      "bsplinestabilize name=w ! cudadownload ! appsink name=sink", "NV12",
+      STAB_WIDTH, STAB_HEIGHT);
+  gchar *sys = g_strdup_printf (STAB_SOURCE " ! bsplinestabilize name=w ! "
+      "appsink name=sink", "NV12", STAB_WIDTH, STAB_HEIGHT);
+  PadMemory m1 = { FALSE, FALSE, FALSE }, m2 = {
+    TRUE, TRUE, FALSE
+  };
+  GPtrArray *a = run_checked ("stabilize preference", cuda, check_pad_memory,
+      &m1);
+  GPtrArray *b = run_checked ("stabilize in system memory", sys,
+      check_pad_memory, &m2);
+
+  CHECK (!a || (m1.sink_cuda && m1.src_cuda), "bsplinestabilize between "
+      "cudaupload and cudadownload: pads sink %d src %d, expected CUDA "
+      "memory on both", m1.sink_cuda, m1.src_cuda);
+  CHECK (!b || (!m2.sink_cuda && !m2.src_cuda), "bsplinestabilize between "
+      "system-memory elements: pads sink %d src %d, expected system memory",
+      m2.sink_cuda, m2.src_cuda);
+  compare_runs ("stabilize preference", a, b, STAB_FRAMES, 0);
+  if (a)
+    g_ptr_array_unref (a);
+  if (b)
+    g_ptr_array_unref (b);
+  g_free (cuda);
+  g_free (sys);
+}
+
+static void
+check_stabilize_decode (void)
+{
+  const gchar *clip = g_getenv ("BSPLINE_TEST_CLIP");
+  GstElementFactory *dec = gst_element_factory_find ("nvh264dec");
+  GstElementFactory *enc = gst_element_factory_find ("nvh264enc");
+  PadMemory m1 = { FALSE, FALSE, FALSE }, m2 = {
+    FALSE, FALSE, FALSE
+  };
+  gchar *cuda, *sys, *encode;
+  GPtrArray *a, *b, *c;
+
+  if (dec == NULL) {
+    g_print ("SKIP stabilize decode: nvh264dec is not registered\n");
+    if (enc)
+      gst_object_unref (enc);
+    return;
+  }
+  gst_object_unref (dec);
+  if (clip == NULL)
+    clip = CUDA_MEMORY_CLIP;
+  cuda = g_strdup_printf ("filesrc location=%s ! h264parse ! nvh264dec ! "
+      "video/x-raw(memory:CUDAMemory) ! bsplinestabilize name=w "
+      "backend=cuda smoothing=5 ! video/x-raw(memory:CUDAMemory) ! "
+      "cudadownload ! video/x-raw ! appsink name=sink", clip);
+  sys = g_strdup_printf ("filesrc location=%s ! h264parse ! nvh264dec ! "
+      "cudadownload ! video/x-raw ! bsplinestabilize backend=cuda "
+      "smoothing=5 ! appsink name=sink", clip);
+  a = run_checked ("stabilize decode, CUDA memory", cuda, check_pad_memory,
+      &m1);
+  b = run_checked ("stabilize decode, system memory", sys, NULL, NULL);
+  CHECK (!a || (m1.sink_cuda && m1.src_cuda), "stabilize decode: pads sink "
+      "%d src %d, expected CUDA memory", m1.sink_cuda, m1.src_cuda);
+  compare_runs ("nvh264dec ! bsplinestabilize", a, b, 20, 0);
+  if (a)
+    g_ptr_array_unref (a);
+  if (b)
+    g_ptr_array_unref (b);
+  if (enc == NULL) {
+    g_print ("SKIP nvh264dec ! bsplinestabilize ! nvh264enc: nvh264enc is "
+        "not registered\n");
+  } else {
+    gst_object_unref (enc);
+    encode = g_strdup_printf ("filesrc location=%s ! h264parse ! nvh264dec ! "
+        "bsplinestabilize name=w smoothing=5 ! nvh264enc ! h264parse ! "
+        "video/x-h264,stream-format=byte-stream,alignment=au ! "
+        "appsink name=sink", clip);
+    c = run_checked ("nvh264dec ! bsplinestabilize ! nvh264enc", encode,
+        check_pad_memory, &m2);
+    CHECK (!c || (m2.sink_cuda && m2.src_cuda), "nvh264dec ! "
+        "bsplinestabilize ! nvh264enc: pads sink %d src %d, expected CUDA "
+        "memory on both", m2.sink_cuda, m2.src_cuda);
+    CHECK (!c || c->len == 20, "nvh264enc gave %u access units for 20 "
+        "frames", c ? c->len : 0);
+    if (c) {
+      g_print ("nvh264dec ! bsplinestabilize ! nvh264enc: %u frames, in CUDA "
+          "memory\n", c->len);
+      g_ptr_array_unref (c);
+    }
+    g_free (encode);
+  }
+  g_free (cuda);
+  g_free (sys);
+}
+
+/* A GPU failure in CUDA memory with backend=auto: one warning, every
+ * frame out and, where the failure hits the same call in both (exact: the
+ * warp's launches), the frames of the same failure from system memory.
+ * (The motion's calls differ in number where a frame goes up from pageable
+ * memory, so motion:N may hit another frame there.) */
+static void
+check_stabilize_fault (const gchar * fault, gboolean exact)
+{
+  gchar *cuda = g_strdup_printf (STAB_SOURCE " ! cudaupload ! "
+      "bsplinestabilize backend=auto smoothing=4 ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
+      "appsink name=sink", "NV12", STAB_WIDTH, STAB_HEIGHT);
+  gchar *sys = g_strdup_printf (STAB_SOURCE " ! bsplinestabilize "
+      "backend=auto smoothing=4 ! appsink name=sink", "NV12", STAB_WIDTH,
+      STAB_HEIGHT);
+  gchar *what = g_strdup_printf ("stabilize fault %s", fault);
+  gchar *error = NULL, *error_sys = NULL;
+  gint warnings = 0, warnings_sys = 0;
+  GPtrArray *a, *b;
+
+  g_setenv ("BSPLINE_CUDA_FAULT", fault, TRUE);
+  a = run_pipeline (cuda, NULL, NULL, &error, &warnings);
+  b = run_pipeline (sys, NULL, NULL, &error_sys, &warnings_sys);
+  g_unsetenv ("BSPLINE_CUDA_FAULT");
+  CHECK (a != NULL, "%s in CUDA memory: %s", what, error);
+  CHECK (b != NULL, "%s in system memory: %s", what, error_sys);
+  CHECK (warnings == 1 && warnings_sys == 1, "%s: %d and %d warnings, "
+      "expected 1", what, warnings, warnings_sys);
+  if (exact)
+    compare_runs (what, a, b, STAB_FRAMES, 0);
+  else
+    CHECK (!a || a->len == STAB_FRAMES, "%s: %u frames out of %d", what,
+        a->len, STAB_FRAMES);
+  if (a)
+    g_ptr_array_unref (a);
+  if (b)
+    g_ptr_array_unref (b);
+  g_free (error);
+  g_free (error_sys);
+  g_free (what);
+  g_free (cuda);
+  g_free (sys);
+}
+
+static gboolean
+element_has_cuda_caps (const gchar * element)
+{
+  GstElementFactory *f = gst_element_factory_find (element);
   const GList *l;
   gboolean found = FALSE;
 
@@ -840,8 +1084,9 @@ main (int argc, char **argv)
     return 77;
   }
   gst_object_unref (up);
-  if (!element_has_cuda_caps ()) {
-    g_print ("SKIP: bsplinewarp was built without gstreamer-cuda\n");
+  if (!element_has_cuda_caps ("bsplinewarp")
+      || !element_has_cuda_caps ("bsplinestabilize")) {
+    g_print ("SKIP: the plugin was built without gstreamer-cuda\n");
     return 77;
   }
 
@@ -881,6 +1126,23 @@ main (int argc, char **argv)
   check_missing_device ();
   check_decode ();
   check_fault ();
+  g_print ("bsplinewarp: %d failures so far\n", failures);
+
+  check_stabilize ("RGBA", "");
+  check_stabilize ("NV12", "");
+  check_stabilize ("BGRx", "zoom=5");
+  check_stabilize ("I420", "zoom=5");
+  check_stabilize ("NV12", "zoom=5");
+  check_stabilize ("Y444", "zoom=5");
+  check_stabilize ("NV12", "crop=fill path=gaussian zoom=5");
+  check_stabilize ("RGBA", "crop=fill path=gaussian smoothing=4 zoom=5");
+  check_stabilize ("NV12", "solve-thread=true zoom=5");
+  g_print ("bsplinestabilize: CUDA memory equals system memory (%d failures "
+      "so far)\n", failures);
+  check_stabilize_preference ();
+  check_stabilize_decode ();
+  check_stabilize_fault ("launch:3", TRUE);
+  check_stabilize_fault ("motion:40", FALSE);
 
   g_print ("%s: %d failures\n", failures ? "FAILED" : "PASSED", failures);
   gst_deinit ();

@@ -13,6 +13,7 @@
  *    that latency no frame reaches a synchronised sink late;
  *  - transforms-location: written, read back (transforms-mode=read) to the
  *    same motions and corrections;
+ *  - solve-thread=true: the same bytes as false, one frame later;
  *  - bsplinewarp use-meta=true: a GstVideoAffineTransformationMeta gives
  *    the same frame as the equivalent matrix property;
  *  - the warp's quality properties changed while playing apply from the
@@ -1631,6 +1632,103 @@ test_lens_bad_input (void)
   free (rgb);
 }
 
+/* solve-thread=true (issue 41): the camera path solved beside the next
+ * frame's motion gives the same bytes as solve-thread=false, with
+ * path=optimal (keep-border) and gaussian (fill), and each frame leaves
+ * exactly one input frame later (EOS still pushes them all); smoothing=0,
+ * whose pops are quick, catches a frame collected before the next
+ * frame's motion. */
+static void
+test_solve_thread (test_rng * rng)
+{
+  static const char *const props[] = {
+    "smoothing=4", "smoothing=0 path=gaussian crop=fill"
+  };
+  clip_spec spec = { 16, 320, 180, 1.0, 0.3, 6.0, 1.0, 0.01, NULL, 0, 0, 0,
+    0
+  };
+  uint8_t *rgb = malloc (320 * 180 * 3);
+  guint i;
+  int k;
+
+  clip_make_maps (&spec, photo.width, photo.height, rng);
+  for (i = 0; i < G_N_ELEMENTS (props); i++) {
+    int smoothing = atoi (strstr (props[i], "smoothing=") + 10);
+    char with[256];
+    GstHarness *h[2];
+    GstBus *bus[2];
+    int j, n_out[2] = { 0, 0 }, differ = 0;
+
+    snprintf (with, sizeof (with), "%s solve-thread=true", props[i]);
+    h[0] = stabilize_harness (props[i], &bus[0]);
+    h[1] = stabilize_harness (with, &bus[1]);
+    for (j = 0; j < 2; j++)
+      gst_harness_set_src_caps (h[j], rgbx_caps (320, 180));
+    for (k = 0; k < spec.n_frames; k++) {
+      clip_render (cpu, &photo, &spec, k, rgb);
+      for (j = 0; j < 2; j++)
+        gst_harness_push (h[j], rgbx_buffer (rgb, 320, 180, k));
+      TEST_CHECK (n_out[0] + (int) gst_harness_buffers_in_queue (h[0]) ==
+          MAX (0, k + 1 - smoothing)
+          && n_out[1] + (int) gst_harness_buffers_in_queue (h[1]) ==
+          MAX (0, k - smoothing), "%s: after %d frames in, %d and %d out "
+          "without and with the solve's thread", props[i], k + 1,
+          n_out[0] + (int) gst_harness_buffers_in_queue (h[0]),
+          n_out[1] + (int) gst_harness_buffers_in_queue (h[1]));
+      /* take what the thread's side has and the same number from the
+       * other; the rest stays queued */
+      while (gst_harness_buffers_in_queue (h[1]) > 0) {
+        GstBuffer *a = gst_harness_pull (h[0]), *b = gst_harness_pull (h[1]);
+        GstMapInfo ma, mb;
+
+        gst_buffer_map (a, &ma, GST_MAP_READ);
+        gst_buffer_map (b, &mb, GST_MAP_READ);
+        if (ma.size != mb.size || memcmp (ma.data, mb.data, ma.size) != 0)
+          differ++;
+        gst_buffer_unmap (a, &ma);
+        gst_buffer_unmap (b, &mb);
+        gst_buffer_unref (a);
+        gst_buffer_unref (b);
+        n_out[0]++;
+        n_out[1]++;
+      }
+    }
+    for (j = 0; j < 2; j++)
+      gst_harness_push_event (h[j], gst_event_new_eos ());
+    while (gst_harness_buffers_in_queue (h[1]) > 0) {
+      GstBuffer *a = gst_harness_try_pull (h[0]), *b = gst_harness_pull (h[1]);
+      GstMapInfo ma, mb;
+
+      if (a == NULL) {
+        gst_buffer_unref (b);
+        n_out[1]++;
+        continue;
+      }
+      gst_buffer_map (a, &ma, GST_MAP_READ);
+      gst_buffer_map (b, &mb, GST_MAP_READ);
+      if (ma.size != mb.size || memcmp (ma.data, mb.data, ma.size) != 0)
+        differ++;
+      gst_buffer_unmap (a, &ma);
+      gst_buffer_unmap (b, &mb);
+      gst_buffer_unref (a);
+      gst_buffer_unref (b);
+      n_out[0]++;
+      n_out[1]++;
+    }
+    n_out[0] += gst_harness_buffers_in_queue (h[0]);
+    TEST_CHECK (n_out[0] == spec.n_frames && n_out[1] == spec.n_frames
+        && differ == 0, "%s: %d and %d frames out of %d, %d differ with the "
+        "solve's thread", props[i], n_out[0], n_out[1], spec.n_frames, differ);
+    for (j = 0; j < 2; j++) {
+      gst_bus_set_flushing (bus[j], TRUE);
+      gst_harness_teardown (h[j]);
+      gst_object_unref (bus[j]);
+    }
+  }
+  free (spec.maps);
+  free (rgb);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1679,6 +1777,7 @@ main (int argc, char **argv)
     test_formats (&rng, FALSE, formats[i]);
   test_formats (&rng, TRUE, "I420");
   test_eos_and_flush (&rng);
+  test_solve_thread (&rng);
   test_transforms_file (&rng);
   test_live (&latency);
   test_shaky_clip (&rng, &rms_px, &rms_deg, &pixel_diff);
