@@ -75,6 +75,13 @@ typedef struct
   int type;                     /* bspline_projection_type */
   double range_x, range_y;      /* from the fields of view (above) */
   double width, height;         /* the frame, pixels (EAC's padding) */
+  /* A cube map input read from an atlas (core/projection/atlas.c): 1
+   * where the engine samples the faces gathered into tiles with margins
+   * unfolded from their neighbours; atlas_shift[face] moves (a, b) from
+   * the face's slot in the frame to its tile in the atlas (post then
+   * takes the atlas's (a, b) to atlas pixels). */
+  int atlas;
+  double atlas_shift[6][2];
 } bspline_projection_side;
 
 typedef struct
@@ -174,6 +181,18 @@ bspline_cube_face_at (int type, int col, int row)
       return f;
   }
   return 4;
+}
+
+/* A cube face's (a, b) moved from its slot in the frame to its tile in
+ * the input's atlas, where the side has one (bspline_projection_side). */
+BSPLINE_HD static inline void
+bspline_projection_atlas_shift (const bspline_projection_side * side,
+    int face, double *a, double *b)
+{
+  if (side->atlas) {
+    *a += side->atlas_shift[face][0];
+    *b += side->atlas_shift[face][1];
+  }
 }
 
 /* EAC's padding, v360's: 2 pixels at the frame's edges and between the
@@ -440,6 +459,7 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
             J[3 + i] = Jv[i] / rows;
           }
       }
+      bspline_projection_atlas_shift (side, face, a, b);
       return isfinite (*a) && isfinite (*b);
     }
     case BSPLINE_PROJECTION_DUAL_FISHEYE:{
