@@ -180,10 +180,11 @@ bspline_atlas_new (bspline_lens * stage, int plane_width, int plane_height,
   const double *post = stage->post;
   bspline_atlas *atlas;
   double w, h, x0, y0, pad_x = 0.0, pad_y = 0.0, fw, fh;
-  int type = in->type, cols = 1, rows = 1, c, r, M = margin, face_size = 0;
+  int type = in->type, cols = 1, rows = 1, c, r, rot, M = margin;
+  int face_size = 0;
 
   *out = NULL;
-  if (stage->model != BSPLINE_LENS_PROJECTION || in->atlas || margin < 1)
+  if (stage->model != BSPLINE_LENS_PROJECTION || margin < 1)
     return BSPLINE_OK;
   /* post: affine and axis-aligned, the frame's (a, b) in [-1, 1]^2 on
    * the plane's pixels from 0 to its size */
@@ -211,7 +212,6 @@ bspline_atlas_new (bspline_lens * stage, int plane_width, int plane_height,
       || type == BSPLINE_PROJECTION_CUBEMAP_6X1
       || type == BSPLINE_PROJECTION_CUBEMAP_1X6
       || type == BSPLINE_PROJECTION_EAC) {
-    int rot;
     bspline_cube_layout (type, 0, &c, &r, &rot, &cols, &rows);
     if (type == BSPLINE_PROJECTION_EAC) {
       /* EAC's pads: BSPLINE_PROJECTION_EAC_PAD of the frame's pixels at
@@ -255,27 +255,18 @@ bspline_atlas_new (bspline_lens * stage, int plane_width, int plane_height,
     free (atlas);
     return BSPLINE_ERROR_NO_MEMORY;
   }
-  for (r = 0; r < rows; r++)
-    for (c = 0; c < cols; c++) {
-      /* the slot's face from its origin in the frame to its tile's */
-      double *s = atlas->shift[r * cols + c];
-      s[0] = c * atlas->tile_width + M - (pad_x + c * fw);
-      s[1] = r * atlas->tile_height + M - (r * h / rows + pad_y);
-    }
   if (type == BSPLINE_PROJECTION_EQUIRECT) {
     equirect_table (atlas);
     stage->post[2] += M;
     stage->post[5] += M;
   } else {
     cube_table (atlas, in, post, face_size);
-    for (r = 0; r < rows; r++)
-      for (c = 0; c < cols; c++) {
-        int face = bspline_cube_face_at (type, c, r);
-        in->atlas_shift[face][0] = atlas->shift[r * cols + c][0] / post[0];
-        in->atlas_shift[face][1] = atlas->shift[r * cols + c][1] / post[4];
-      }
+    /* the map's (a, b) now span the atlas (bspline_projection_atlas_point) */
+    in->range_x = fw / atlas->tile_width;
+    in->range_y = fh / atlas->tile_height;
+    stage->post[0] = stage->post[2] = 0.5 * atlas->width;
+    stage->post[4] = stage->post[5] = 0.5 * atlas->height;
   }
-  in->atlas = 1;
   *out = atlas;
   return BSPLINE_OK;
 }

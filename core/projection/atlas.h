@@ -20,11 +20,9 @@ typedef struct bspline_atlas
   int frame_width, frame_height;        /* the plane as received */
   int width, height;            /* the atlas */
   int margin;                   /* pixels around each tile */
-  /* tiles: cols x rows of tile_width x tile_height; a point in tile
-   * (c, r) of the atlas is the frame's point + shift[r * cols + c]
-   * (pixels) */
+  /* tiles: the frame's slots, cols x rows, each tile_width x
+   * tile_height (a cube face and its margins; EAC's pads left out) */
   int cols, rows, tile_width, tile_height;
-  double shift[6][2];
   /* atlas pixel (x, y) is frame pixel index[y * width + x] (row-major
    * index into the frame: fy * frame_width + fx) */
   int32_t *index;
@@ -43,9 +41,10 @@ BSPLINE_INTERNAL_API int bspline_atlas_margin (const bspline_params * params);
  * cube map (c3x2, c6x1, c1x6, eac), or a plane whose faces are not whole
  * pixels (an equirect of odd width; cube faces that are not squares of
  * whole pixels on this plane, EAC's 2-pixel pads included).  On success
- * the stage is changed to read the atlas: its input side's atlas_shift
- * (a cube map) or its post (an equirect) moved onto the atlas's
- * pixels. */
+ * the stage is changed to read the atlas: a cube map's input side takes
+ * the faces' shares of their tiles (range_x, range_y: bspline-
+ * projection.h) and its post spans the atlas; an equirect's post moves
+ * by the margin. */
 BSPLINE_INTERNAL_API
     bspline_status bspline_atlas_new (bspline_lens * stage, int plane_width,
     int plane_height, int margin, bspline_atlas ** out);
