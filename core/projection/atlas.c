@@ -184,7 +184,9 @@ bspline_atlas_new (bspline_lens * stage, int plane_width, int plane_height,
   int face_size = 0;
 
   *out = NULL;
-  if (stage->model != BSPLINE_LENS_PROJECTION || margin < 1)
+  /* (the table's indices are int32) */
+  if (stage->model != BSPLINE_LENS_PROJECTION || margin < 1
+      || (int64_t) plane_width * plane_height > INT32_MAX)
     return BSPLINE_OK;
   /* post: affine and axis-aligned, the frame's (a, b) in [-1, 1]^2 on
    * the plane's pixels from 0 to its size */
@@ -245,7 +247,8 @@ bspline_atlas_new (bspline_lens * stage, int plane_width, int plane_height,
   atlas->tile_height = (int) lround (fh) + 2 * M;
   atlas->width = cols * atlas->tile_width;
   atlas->height = rows * atlas->tile_height;
-  if (atlas->width > BSPLINE_MAX_SIDE || atlas->height > BSPLINE_MAX_SIDE) {
+  if (atlas->width > BSPLINE_MAX_SIDE || atlas->height > BSPLINE_MAX_SIDE
+      || (int64_t) atlas->width * atlas->height > INT32_MAX) {
     free (atlas);
     return BSPLINE_OK;
   }

@@ -40,7 +40,8 @@ BSPLINE_INTERNAL_API int bspline_atlas_margin (const bspline_params * params);
  * not a projection, an input other than a whole-sphere equirect or a
  * cube map (c3x2, c6x1, c1x6, eac), or a plane whose faces are not whole
  * pixels (an equirect of odd width; cube faces that are not squares of
- * whole pixels on this plane, EAC's 2-pixel pads included).  On success
+ * whole pixels on this plane, EAC's 2-pixel pads included), or a plane
+ * or atlas of more than 2^31 - 1 pixels.  On success
  * the stage is changed to read the atlas: a cube map's input side takes
  * the faces' shares of their tiles (range_x, range_y: bspline-
  * projection.h) and its post spans the atlas; an equirect's post moves
