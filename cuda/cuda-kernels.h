@@ -180,6 +180,14 @@ int bspline_gpu_keep_border (const bspline_gpu_keep_border_frame * k,
     void *out, size_t out_pitch, void *previous, size_t previous_pitch,
     void *stream);
 
+/* A projection input's atlas (atlas.cu, core/projection/atlas.h): dst
+ * (width x height pixels of `pixel` bytes) from src (a frame
+ * frame_width pixels wide) by the table index (device memory: a frame
+ * pixel index per atlas pixel). */
+int bspline_gpu_atlas_gather (const void *src, size_t src_pitch, void *dst,
+    size_t dst_pitch, const int *index, int width, int height,
+    int frame_width, int pixel, void *stream);
+
 /* gamma-mode=remap (transfer.cu): a plane of width x height samples of
  * channels channels, coded as type (U8 or U16 with bits and shift), and
  * its linear-light plane in float; the channels of pass_mask as they are. */

@@ -4,6 +4,7 @@
  * The runtime is linked statically (libcudart_static), which opens the
  * driver (libcuda) with dlopen on first use: without a driver every call
  * fails with a CUDA error instead of the plugin failing to load. */
+#include "atlas.h"
 #include "bspline-cuda.h"
 #include "bspline-stmap.h"
 #include "cuda-kernels.h"
@@ -56,6 +57,16 @@ typedef struct
 } lens_copy;
 #define SLOT_LENS 4
 
+/* The gather table of a projection input's atlas (core/projection/
+ * atlas.h), copied once per plan, one per plane of a frame. */
+typedef struct
+{
+  device_buffer index;
+  unsigned long serial;         /* plan seen, 0: none */
+  unsigned long used;           /* the slot's clock when last used */
+} atlas_copy;
+#define SLOT_ATLAS 4
+
 /* A binary16 coefficient plane of precision=fast (cuda-kernels.h,
  * bspline_gpu_half) and the texture object bound to it, one per plane
  * size of a slot's frames: a frame's planes of other sizes take other
@@ -80,6 +91,10 @@ typedef struct
   cudaEvent_t done;
   int busy;
   device_buffer src, coef, scratch, tmp, out, inter, fine;
+  /* a projection input's atlas (one frame's planes in turn, on the
+   * slot's stream) and its planes' tables */
+  device_buffer atlas;
+  atlas_copy atlas_tables[SLOT_ATLAS];
   table_copy tables[SLOT_TABLES];
   unsigned long clock;
   half_copy half[SLOT_HALF];
@@ -264,6 +279,9 @@ slot_free (slot * sl)
   buffer_free (&sl->out);
   buffer_free (&sl->inter);
   buffer_free (&sl->fine);
+  buffer_free (&sl->atlas);
+  for (i = 0; i < SLOT_ATLAS; i++)
+    buffer_free (&sl->atlas_tables[i].index);
   buffer_free (&sl->linear_src);
   buffer_free (&sl->linear_dst);
   buffer_free (&sl->decode);
@@ -827,9 +845,66 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+static bspline_status resample_on_device (bspline_cuda * cuda, slot * sl,
+    const bspline_plan * plan, const bspline_image * src, const void *src_dev,
+    size_t src_pitch, const bspline_image * dst, void *dst_dev,
+    size_t dst_pitch, cudaStream_t stream);
+
+/* A plan that reads a projection input's atlas: the frame gathered into
+ * the slot's atlas by the plan's table (copied to the slot on the plan's
+ * first run there), then the atlas's plan run from it. */
+static bspline_status
+resample_atlas (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    const bspline_image * src, const void *src_dev, size_t src_pitch,
+    const bspline_image * dst, void *dst_dev, size_t dst_pitch,
+    cudaStream_t stream)
+{
+  const bspline_atlas *atlas = plan->atlas;
+  size_t n = (size_t) atlas->width * atlas->height, pitch;
+  atlas_copy *ac = &sl->atlas_tables[0];
+  bspline_image gathered = *src;
+  int i;
+
+  for (i = 0; i < SLOT_ATLAS; i++) {
+    if (sl->atlas_tables[i].serial == plan->serial) {
+      ac = &sl->atlas_tables[i];
+      break;
+    }
+    if (sl->atlas_tables[i].used < ac->used)
+      ac = &sl->atlas_tables[i];
+  }
+  ac->used = ++sl->clock;
+  if (ac->serial != plan->serial) {
+    ac->serial = 0;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&ac->index,
+            n * sizeof (*atlas->index)));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (ac->index.ptr,
+            atlas->index, n * sizeof (*atlas->index), cudaMemcpyHostToDevice,
+            stream));
+    ac->serial = plan->serial;
+  }
+  gathered.width = atlas->width;
+  gathered.height = atlas->height;
+  pitch = device_pitch (&gathered);
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->atlas,
+          pitch * atlas->height));
+  gathered.data = sl->atlas.ptr;
+  gathered.stride = (ptrdiff_t) pitch;
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_atlas_gather
+      (src_dev, src_pitch, sl->atlas.ptr, pitch, (const int *) ac->index.ptr,
+          atlas->width, atlas->height, atlas->frame_width,
+          (int) (bspline_sample_size (src->type) * src->channels), stream));
+  return resample_on_device (cuda, sl, plan->atlas_plan, &gathered,
+      sl->atlas.ptr, pitch, dst, dst_dev, dst_pitch, stream);
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
 /* Prefilter and resample, from samples at src_dev to samples at dst_dev
  * (device memory, described by src and dst), queued on stream with the
- * buffers of slot sl.  A least-squares reduction (core/resample/reduce.c)
+ * buffers of slot sl.  A projection input's atlas is gathered first
+ * (resample_atlas).  A least-squares reduction (core/resample/reduce.c)
  * runs its two plans through the slot's intermediate plane; a shrinking
  * warp under least squares its warp onto the fine grid, then its
  * reduction. */
@@ -842,6 +917,9 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
   const bspline_reduction *r = plan->reduce;
   bspline_image inter;
 
+  if (plan->atlas)
+    return resample_atlas (cuda, sl, plan, src, src_dev, src_pitch, dst,
+        dst_dev, dst_pitch, stream);
   if (plan->warp) {
     if (plane_on_device (cuda, &sl->fine, plan->warp->use_double,
             plan->warp->dst_width, plan->warp->dst_height, plan->channels,

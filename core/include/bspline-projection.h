@@ -38,7 +38,10 @@
  *  - cylindrical: x, h_fov / 2 in radians (longitude); y, tan (v_fov / 2)
  *  - pannini: x, v360's pannini parameter (its h_fov, a number, not an
  *    angle); y unused
- *  - hequirect, mercator and the cubemaps: none (a fixed extent)
+ *  - hequirect, mercator: none (a fixed extent)
+ *  - the cubemaps: 0 (a fixed extent), or, where the input is read from
+ *    its atlas (core/projection/atlas.c), each face's share of its tile
+ *    along x and y, face / (face + 2 margin) (bspline_projection_atlas_point)
  */
 #ifndef BSPLINE_PROJECTION_H
 #define BSPLINE_PROJECTION_H
@@ -174,6 +177,36 @@ bspline_cube_face_at (int type, int col, int row)
       return f;
   }
   return 4;
+}
+
+/* A cube face's point (uf, vf) (after its slot's rotation; Ju, Jv their
+ * gradients) in slot (col, row) of a frame read from its atlas
+ * (core/projection/atlas.c): the atlas's tiles are the slots with margins
+ * on every side and no pads (EAC's too), side->range_x and range_y the
+ * face's share of its tile, and (a, b) span the atlas.  The face's
+ * parameter is uf (EAC: its angle, 4 / pi atan (uf)) in [-1, 1]. */
+BSPLINE_HD static inline void
+bspline_projection_atlas_point (const bspline_projection_side * side,
+    int col, int row, int cols, int rows, double uf, double vf,
+    const double *Ju, const double *Jv, double *a, double *b, double *J)
+{
+  const double pi = BSPLINE_PROJECTION_PI;
+  double su = uf, sv = vf, du = 1.0, dv = 1.0;
+  int i;
+
+  if (side->type == BSPLINE_PROJECTION_EAC) {
+    su = 4.0 / pi * atan (uf);
+    sv = 4.0 / pi * atan (vf);
+    du = 4.0 / pi / (1.0 + uf * uf);
+    dv = 4.0 / pi / (1.0 + vf * vf);
+  }
+  *a = (2.0 * col + 1.0 + su * side->range_x) / cols - 1.0;
+  *b = (2.0 * row + 1.0 + sv * side->range_y) / rows - 1.0;
+  if (J)
+    for (i = 0; i < 3; i++) {
+      J[i] = side->range_x * du / cols * Ju[i];
+      J[3 + i] = side->range_y * dv / rows * Jv[i];
+    }
 }
 
 /* EAC's padding, v360's: 2 pixels at the frame's edges and between the
@@ -414,7 +447,10 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
         for (i = 0; i < 3; i++)
           t = -Ju[i], Ju[i] = Jv[i], Jv[i] = t;
       }
-      if (side->type == BSPLINE_PROJECTION_EAC) {
+      if (side->range_x > 0.0)
+        bspline_projection_atlas_point (side, col, row, cols, rows, uf, vf,
+            Ju, Jv, a, b, J);
+      else if (side->type == BSPLINE_PROJECTION_EAC) {
         /* v360's xyz_to_eac: the face's angle, then the padded slot */
         double pu = BSPLINE_PROJECTION_EAC_PAD / side->width;
         double pv = BSPLINE_PROJECTION_EAC_PAD / side->height;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* engine.c: the CPU engine, which runs plans on images with a thread pool and
  * keeps its coefficient and scratch buffers from frame to frame. */
+#include "atlas.h"
 #include "resample.h"
 
 #include <stdint.h>
@@ -20,6 +21,8 @@ struct bspline_cpu
   size_t inter_size;
   void *shrunk;                 /* a shrinking warp's fine grid */
   size_t shrunk_size;
+  void *atlas;                  /* a projection input's atlas */
+  size_t atlas_size;
   char error[256];
 };
 
@@ -47,6 +50,7 @@ bspline_cpu_free (bspline_cpu * cpu)
   free (cpu->scratch);
   free (cpu->inter);
   free (cpu->shrunk);
+  free (cpu->atlas);
   free (cpu);
 }
 
@@ -225,6 +229,24 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
   bspline_image inter;
   bspline_status status;
 
+  if (plan->atlas) {
+    const bspline_atlas *atlas = plan->atlas;
+    size_t pixel = bspline_sample_size (src->type) * (size_t) src->channels;
+    size_t bytes = pixel * (size_t) atlas->width * atlas->height;
+    if (!ensure (&cpu->atlas, &cpu->atlas_size, bytes)) {
+      snprintf (cpu->error, sizeof (cpu->error), "cannot allocate %zu MiB "
+          "for the %dx%d atlas of the input", bytes >> 20, atlas->width,
+          atlas->height);
+      return BSPLINE_ERROR_NO_MEMORY;
+    }
+    inter = *src;
+    inter.data = cpu->atlas;
+    inter.width = atlas->width;
+    inter.height = atlas->height;
+    inter.stride = (ptrdiff_t) (pixel * atlas->width);
+    bspline_atlas_gather (cpu->pool, atlas, src, &inter);
+    return execute_any (cpu, plan->atlas_plan, &inter, dst);
+  }
   if (plan->warp) {
     status = plane_image (cpu, &cpu->shrunk, &cpu->shrunk_size,
         plan->warp->use_double, plan->warp->dst_width,

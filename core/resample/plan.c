@@ -6,6 +6,7 @@
  * indices, the padding of the coefficient planes and, for axis-aligned
  * maps, the taps and weights of every output row and column. */
 #include "bspline-stmap.h"
+#include "atlas.h"
 #include "lens.h"
 #include "resample.h"
 
@@ -276,17 +277,66 @@ plan_prepare_lens (const bspline_lens * lens, int k, int n,
   return status;
 }
 
+static bspline_status plan_new_geometry (const bspline_params * params,
+    const double inverse[9], const bspline_lens * lenses, int n_lenses,
+    int src_width, int src_height, int dst_width, int dst_height,
+    int channels, bspline_plan ** out, char *msg, size_t msg_len);
+
+/* A chain whose last stage (the one that reaches the input) is a
+ * projection from an equirect or a cube map: the plan on the input's
+ * atlas (core/projection/atlas.h), held by the plan on the frame as it is
+ * (whose points, bspline_plan_map_point, are the frame's), which the
+ * engines run by gathering the atlas first; any other chain, or a plane
+ * the atlas does not fit, as it is. */
+static bspline_status
+plan_new_atlas (const bspline_params * params, const double inverse[9],
+    const bspline_lens * lenses, int n_lenses, int src_width,
+    int src_height, int dst_width, int dst_height, int channels,
+    bspline_plan ** out, char *msg, size_t msg_len)
+{
+  bspline_lens stages[BSPLINE_CHAIN_MAX_LENSES];
+  bspline_atlas *atlas;
+  bspline_plan *plan, *inner;
+  bspline_status status;
+
+  memcpy (stages, lenses, sizeof (*lenses) * n_lenses);
+  status = bspline_atlas_new (&stages[n_lenses - 1], src_width, src_height,
+      bspline_atlas_margin (params), &atlas);
+  if (status != BSPLINE_OK) {
+    bspline_set_error (msg, msg_len, "out of memory for the atlas of a "
+        "%dx%d input", src_width, src_height);
+    return status;
+  }
+  if (!atlas)
+    return plan_new_geometry (params, inverse, lenses, n_lenses, src_width,
+        src_height, dst_width, dst_height, channels, out, msg, msg_len);
+  status = plan_new_geometry (params, inverse, stages, n_lenses,
+      atlas->width, atlas->height, dst_width, dst_height, channels, &inner,
+      msg, msg_len);
+  if (status != BSPLINE_OK) {
+    bspline_atlas_free (atlas);
+    return status;
+  }
+  status = plan_new_geometry (params, inverse, lenses, n_lenses, src_width,
+      src_height, dst_width, dst_height, channels, &plan, msg, msg_len);
+  if (status != BSPLINE_OK) {
+    bspline_atlas_free (atlas);
+    bspline_plan_free (inner);
+    return status;
+  }
+  plan->atlas = atlas;
+  plan->atlas_plan = inner;
+  *out = plan;
+  return BSPLINE_OK;
+}
+
 bspline_status
 bspline_plan_new_chain (const bspline_params * params,
     const double inverse[9], const bspline_lens * lenses, int n_lenses,
     int src_width, int src_height, int dst_width, int dst_height,
     int channels, bspline_plan ** out, char *msg, size_t msg_len)
 {
-  bspline_plan *plan;
   bspline_status status;
-  const double *m = inverse;
-  bspline_lens stages[BSPLINE_CHAIN_MAX_LENSES];
-  int k;
 
   if (!out) {
     bspline_set_error (msg, msg_len, "no plan pointer given");
@@ -330,6 +380,26 @@ bspline_plan_new_chain (const bspline_params * params,
     }
   }
 
+  if (n_lenses > 0)
+    return plan_new_atlas (params, inverse, lenses, n_lenses, src_width,
+        src_height, dst_width, dst_height, channels, out, msg, msg_len);
+  return plan_new_geometry (params, inverse, lenses, n_lenses, src_width,
+      src_height, dst_width, dst_height, channels, out, msg, msg_len);
+}
+
+/* bspline_plan_new_chain on checked arguments, with the input as it is. */
+static bspline_status
+plan_new_geometry (const bspline_params * params,
+    const double inverse[9], const bspline_lens * lenses, int n_lenses,
+    int src_width, int src_height, int dst_width, int dst_height,
+    int channels, bspline_plan ** out, char *msg, size_t msg_len)
+{
+  bspline_plan *plan;
+  bspline_status status;
+  const double *m = inverse;
+  bspline_lens stages[BSPLINE_CHAIN_MAX_LENSES];
+  int k;
+
   for (k = 0; k < n_lenses; k++) {
     status = plan_prepare_lens (&lenses[k], k, n_lenses, inverse, stages,
         dst_width, dst_height, msg, msg_len);
@@ -348,7 +418,7 @@ bspline_plan_new_chain (const bspline_params * params,
     plan->n_lenses = n_lenses;
     for (k = 0; k < n_lenses; k++) {
       plan->lens[k] = stages[k];
-    /* the plan keeps the map alive as long as it runs */
+      /* the plan keeps the map alive as long as it runs */
       bspline_stmap_ref (plan->lens[k].stmap);
     }
     plan->widen = params->antialias != BSPLINE_ANTIALIAS_NONE
@@ -457,6 +527,8 @@ bspline_plan_free (bspline_plan * plan)
   bspline_reduction_free (plan->reduce);
   bspline_plan_free (plan->shrink);
   bspline_plan_free (plan->warp);
+  bspline_plan_free (plan->atlas_plan);
+  bspline_atlas_free (plan->atlas);
   axis_table_clear (&plan->x);
   axis_table_clear (&plan->y);
   for (k = 0; k < plan->n_lenses; k++)

@@ -182,6 +182,12 @@ struct bspline_plan
    * no memory for the small struct.  Mutable through a const plan, under
    * point-cache.c's protocol. */
   bspline_point_cache *points;
+  /* A projection stage that reads an input atlas (core/projection/
+   * atlas.h): the engines gather the frame into the atlas, then run
+   * `atlas_plan` (the same geometry, on the atlas) from it instead of
+   * this plan, which maps the points on the frame as it is. */
+  struct bspline_atlas *atlas;
+  bspline_plan *atlas_plan;
 };
 
 /* ---- point-cache.c ----

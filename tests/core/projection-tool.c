@@ -9,6 +9,7 @@
  *       [ypr=YAW,PITCH,ROLL] [order=N] [boundary=reflect|wrap]
  *       [antialias=none|widen] [map=MAP.f64] [jacobian=JAC.f64]
  *       [image=IN.f64 channels=C result=OUT.f64] [unmap=UNMAP.f64]
+ *       [atlas=ATLAS.i32]
  *
  * map: dst_h x dst_w x 2 doubles, the input point (pixel coordinates:
  * pixel i covers [i, i + 1)) each output pixel centre samples, NaN where
@@ -16,7 +17,10 @@
  * image/result: a float64 src_h x src_w x C image resampled by the plan
  * (double precision); unmap: for each output pixel centre with a point,
  * that point unmapped again (bspline_geometry_unmap_point: navigation),
- * NaN elsewhere.  On a refused geometry it prints the message, exits 2. */
+ * NaN elsewhere; atlas: the input atlas's gather table (core/projection/
+ * atlas.h) as int32 frame pixel indices, row-major, with a line "atlas
+ * WxH margin M" on stdout ("atlas none" where the input takes none).  On
+ * a refused geometry it prints the message, exits 2. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,7 @@
 
 #include "bspline.h"
 #include "bspline-geometry.h"
+#include "atlas.h"
 
 static int
 parse_numbers (const char *s, double *v, int max)
@@ -63,7 +68,7 @@ main (int argc, char **argv)
   double inverse[9], fov[2] = { 0.0, 0.0 }, ifov[2] = { 0.0, 0.0 };
   double ypr[3] = { 0.0, 0.0, 0.0 };
   const char *map_file = NULL, *jac_file = NULL, *image_file = NULL,
-      *result_file = NULL, *unmap_file = NULL;
+      *result_file = NULL, *unmap_file = NULL, *atlas_file = NULL;
   int in = -1, out = -1, iw = 0, ih = 0, ow = 0, oh = 0, channels = 1, i, j;
   char msg[512];
 
@@ -106,6 +111,8 @@ main (int argc, char **argv)
       result_file = a + 7;
     else if (strncmp (a, "unmap=", 6) == 0)
       unmap_file = a + 6;
+    else if (strncmp (a, "atlas=", 6) == 0)
+      atlas_file = a + 6;
     else {
       fprintf (stderr, "projection-tool: unknown argument %s\n", a);
       return 1;
@@ -138,6 +145,29 @@ main (int argc, char **argv)
       != BSPLINE_OK) {
     printf ("%s\n", msg);
     return 2;
+  }
+
+  if (atlas_file) {
+    bspline_lens stage = lens;
+    bspline_atlas *atlas;
+    FILE *f;
+    if (bspline_atlas_new (&stage, iw, ih, bspline_atlas_margin (&params),
+            &atlas) != BSPLINE_OK)
+      return 1;
+    if (!atlas)
+      printf ("atlas none\n");
+    else {
+      size_t n = (size_t) atlas->width * atlas->height;
+      printf ("atlas %dx%d margin %d\n", atlas->width, atlas->height,
+          atlas->margin);
+      f = fopen (atlas_file, "wb");
+      if (!f || fwrite (atlas->index, sizeof (int32_t), n, f) != n) {
+        fprintf (stderr, "projection-tool: cannot write %s\n", atlas_file);
+        return 1;
+      }
+      fclose (f);
+      bspline_atlas_free (atlas);
+    }
   }
 
   if (map_file || jac_file || unmap_file) {

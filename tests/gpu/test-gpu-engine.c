@@ -828,6 +828,99 @@ test_projection (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* Projection inputs read through their atlas (core/projection/atlas.h):
+ * a whole-sphere equirect and the four cube layouts at sizes whose faces
+ * are whole pixels (the plan is checked to hold an atlas), random outputs,
+ * views, boundaries and channels, orders 0-11: the GPU's gather (cuda/
+ * atlas.cu, the CPU's table) and the plan on the atlas against the CPU
+ * double reference.  A GPU that sampled the frame instead of the atlas
+ * differs by whole code values at every face edge and pole. */
+static void
+test_projection_atlas (bspline_cuda * cuda, bspline_cpu * cpu,
+    test_rng * rng)
+{
+  static const int inputs[5] = { BSPLINE_PROJECTION_EQUIRECT,
+    BSPLINE_PROJECTION_CUBEMAP_3X2, BSPLINE_PROJECTION_CUBEMAP_6X1,
+    BSPLINE_PROJECTION_CUBEMAP_1X6, BSPLINE_PROJECTION_EAC
+  };
+  plan_worst worst = { 0 };
+  int order, k;
+
+  for (order = 0; order <= BSPLINE_MAX_ORDER; order++)
+    for (k = 0; k < 5; k++) {
+      int in = inputs[k], face = 2 * test_rng_int (rng, 8, 40), w, h, c;
+      int dw = test_rng_int (rng, 24, 200), dh = test_rng_int (rng, 24, 160);
+      int channels = test_rng_int (rng, 1, 4);
+      int out = test_rng_int (rng, 0, BSPLINE_PROJECTION_COUNT - 1);
+      bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+      bspline_plan *plan = NULL;
+      bspline_geometry g;
+      bspline_image src;
+      bspline_params p;
+      bspline_lens lens;
+      double range[2], m[9];
+      char what[200], msg[256];
+
+      w = in == BSPLINE_PROJECTION_EQUIRECT ? 4 * face :
+          in == BSPLINE_PROJECTION_CUBEMAP_6X1 ? 6 * face :
+          in == BSPLINE_PROJECTION_CUBEMAP_1X6 ? face :
+          in == BSPLINE_PROJECTION_EAC ? 3 * face + 4 : 3 * face;
+      h = in == BSPLINE_PROJECTION_EQUIRECT ? 2 * face :
+          in == BSPLINE_PROJECTION_CUBEMAP_6X1 ? face :
+          in == BSPLINE_PROJECTION_CUBEMAP_1X6 ? 6 * face :
+          in == BSPLINE_PROJECTION_EAC ? 2 * face + 8 : 2 * face;
+      bspline_geometry_init (&g, w, h, dw, dh);
+      g.projection_set = 1;
+      bspline_projection_params_init (&g.projection);
+      g.projection.in = in;
+      g.projection.out = out;
+      g.projection.yaw = test_rng_range (rng, -180.0, 180.0);
+      g.projection.pitch = test_rng_range (rng, -90.0, 90.0);
+      g.projection.roll = test_rng_range (rng, -180.0, 180.0);
+      g.projection.h_fov = projection_random_fov (rng, out);
+      g.projection.v_fov = out == BSPLINE_PROJECTION_EQUIRECT ?
+          test_rng_range (rng, 90.0, 180.0) :
+          out == BSPLINE_PROJECTION_FLAT
+          || out == BSPLINE_PROJECTION_CYLINDRICAL ?
+          test_rng_range (rng, 40.0, 150.0) : projection_random_fov (rng,
+          out == BSPLINE_PROJECTION_PANNINI ? BSPLINE_PROJECTION_FISHEYE :
+          out);
+      bspline_params_init (&p);
+      p.order = order;
+      p.boundary = (bspline_boundary) test_rng_int (rng, 0, 4);
+      p.antialias = test_rng_int (rng, 0, 1) ? BSPLINE_ANTIALIAS_NONE :
+          BSPLINE_ANTIALIAS_LEAST_SQUARES;
+      for (c = 0; c < 4; c++)
+        p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+      snprintf (what, sizeof (what), "projection atlas: order %d %s %s -> "
+          "%s ypr %.2f %.2f %.2f %dx%dx%d -> %dx%d", order,
+          test_boundary_name (p.boundary), bspline_projection_type_name (in),
+          bspline_projection_type_name (out), g.projection.yaw,
+          g.projection.pitch, g.projection.roll, w, h, channels, dw, dh);
+      if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+              sizeof (msg)) != BSPLINE_OK
+          || bspline_plan_new_lens (&p, m, &lens, w, h, dw, dh, channels,
+              &plan, msg, sizeof (msg)) != BSPLINE_OK) {
+        TEST_CHECK (0, "%s: %s", what, msg);
+        continue;
+      }
+      TEST_CHECK (plan->atlas != NULL, "%s: the plan holds no atlas", what);
+      bspline_plan_free (plan);
+      test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+          test_rng_int (rng, 0, 7));
+      test_image_fill_random (&src, rng, 0.0, 255.0, range);
+      compare_stage (cuda, cpu, &g, p, &src, range, NULL, what, &worst);
+      test_image_free (&src);
+    }
+  TEST_CHECK (worst.runs >= 55, "projection atlas: only %d of 60 frames "
+      "ran", worst.runs);
+  printf ("projection inputs through their atlas: %d frames (equirect, "
+      "c3x2, c6x1, c1x6, eac; random outputs, views, boundaries; orders "
+      "0-11): GPU double within %.3g of the range, GPU float at most %.2f "
+      "of its tolerance, U8 within %d code value(s)\n", worst.runs,
+      worst.d, worst.f, worst.u8);
+}
+
 /* The STMap stage: smooth random maps (a wave of up to 6 % of the frame
  * about the identity, some reaching outside the input frame) of the
  * frame's size, a quarter of it and twice it, alone or under a rotation
@@ -1623,6 +1716,7 @@ main (void)
     test_stmap (cuda, cpu, &rng);
     test_chain (cuda, cpu, &rng);
     test_projection (cuda, cpu, &rng);
+    test_projection_atlas (cuda, cpu, &rng);
     bspline_cuda_free (cuda);
     bspline_cpu_free (cpu);
     return test_end ("lens, STMap and projection stages and their chains "
@@ -1795,6 +1889,7 @@ main (void)
   test_stmap (cuda, cpu, &rng);
   test_chain (cuda, cpu, &rng);
   test_projection (cuda, cpu, &rng);
+  test_projection_atlas (cuda, cpu, &rng);
   bspline_cuda_free (cuda);
   bspline_cpu_free (cpu);
   return test_end ("%d plans: GPU double vs CPU double max %.3g of the "
