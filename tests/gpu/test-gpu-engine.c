@@ -77,8 +77,8 @@ max_excess (const bspline_image * a, const bspline_image * b, double scale,
  *
  * (sx, sy: J's rows' norms).  With every projection pair's stage compiled
  * twice, once with each libm result moved by up to 2 ulp and fused
- * multiply-adds, c stayed below 100 over 3000 random frames (and 4e4
- * without the closed forms of bspline_projection_radial_from).  Q is of
+ * multiply-adds, c stayed below 100 over 3000 random frames of this
+ * test's distributions (docs/projections.md).  Q is of
  * the frame's size inside the frame, but grows without bound where the
  * point goes to infinity: a wide view of a flat input reaches 1e7 pixels
  * outside it (Q ~ 1e10).  The test's 1e-9 of the range holds where Q is
