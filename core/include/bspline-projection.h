@@ -222,10 +222,11 @@ bspline_projection_angle (int type, double r, double *t)
  * stereographic tan (t / 2) / h = 1 / (n + z) and equisolid sin (t / 2)
  * / h = 1 / sqrt (2 n (n + z)) (half-angle identities).  The round trip
  * through t (tan (atan2 (h, z))) multiplied the rounding of t by G' / G,
- * about the point's distance from the axis: far outside a flat input
- * (a wide view), the two engines' atan2 and tan, each within an ulp or
- * two, put the same point 1e-5 pixel apart.  Only the equidistant
- * fisheyes take the angle itself. */
+ * about the point's distance from the axis, on top of the direction's own
+ * rounding, which the projection carries the same way: far outside a flat
+ * input (a wide view), the two engines' atan2 and tan (each within an ulp
+ * or two) moved more points apart (docs/projections.md).  Only the
+ * equidistant fisheyes take the angle itself. */
 BSPLINE_HD static inline int
 bspline_projection_radial_from (int type, double x, double y, double z,
     double *px, double *py, double *J)
