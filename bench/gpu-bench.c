@@ -555,6 +555,10 @@ main (int argc, char **argv)
   RGBA_CASE ("equirect 3840x1920 -> flat 1080p RGBA8, order 3",
       3840, 1920, 1920, 1080, 3, BSPLINE_PRECISION_FLOAT);
   cases[n++].fisheye = 3;
+  RGBA_CASE ("equirect 3840x1920 -> flat 1080p GRAY8, order 3",
+      3840, 1920, 1920, 1080, 3, BSPLINE_PRECISION_FLOAT);
+  cases[n].channels = 1;
+  cases[n++].fisheye = 3;
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3", 3840, 2160, 3840,
       2160, 3, BSPLINE_PRECISION_FLOAT);
   keystone (cases[n++].m);

@@ -214,43 +214,10 @@ bspline_projection_atlas_point (const bspline_projection_side * side,
 #define BSPLINE_PROJECTION_EAC_PAD 2.0
 
 /* ---- the radial projections (flat, fisheye, equisolid, sg, og,
- * dfisheye): radius r (in units of range) of a point at angle t from the
- * axis, its derivative, and the inverse ---- */
-/* G (t) and G' (t); 0 where t has no image (flat: t >= pi/2; orthographic:
- * t > pi/2; stereographic: t >= pi). */
-BSPLINE_HD static inline int
-bspline_projection_radius (int type, double t, double *g, double *dg)
-{
-  switch (type) {
-    case BSPLINE_PROJECTION_FLAT:
-      if (!(t < 0.5 * BSPLINE_PROJECTION_PI))
-        return 0;
-      *g = tan (t);
-      *dg = 1.0 + *g * *g;
-      return 1;
-    case BSPLINE_PROJECTION_EQUISOLID:
-      *g = sin (0.5 * t);
-      *dg = 0.5 * cos (0.5 * t);
-      return 1;
-    case BSPLINE_PROJECTION_STEREOGRAPHIC:
-      if (!(t < BSPLINE_PROJECTION_PI))
-        return 0;
-      *g = tan (0.5 * t);
-      *dg = 0.5 * (1.0 + *g * *g);
-      return 1;
-    case BSPLINE_PROJECTION_ORTHOGRAPHIC:
-      if (!(t <= 0.5 * BSPLINE_PROJECTION_PI))
-        return 0;
-      *g = sin (t);
-      *dg = cos (t);
-      return 1;
-    default:                   /* fisheye, dfisheye: equidistant */
-      *g = t;
-      *dg = 1.0;
-      return 1;
-  }
-}
-
+ * dfisheye): a point at angle t from the axis lies at radius G (t) (in
+ * units of range): flat tan t (t < pi / 2), fisheye and dfisheye t,
+ * equisolid sin (t / 2), sg tan (t / 2) (t < pi), og sin t (t <= pi / 2)
+ * ---- */
 /* The angle t of radius r (the inverse of G); 0 where r has none. */
 BSPLINE_HD static inline int
 bspline_projection_angle (int type, double r, double *t)
@@ -281,30 +248,82 @@ bspline_projection_angle (int type, double r, double *t)
 }
 
 /* (x, y) k (h, z), k = G (atan2 (h, z)) / h, h = |(x, y)|, and its
- * Jacobian (2x3, row-major) with respect to (x, y, z). */
+ * Jacobian (2x3, row-major) with respect to (x, y, z).
+ *
+ * k is written without the angle where G has a closed form in (h, z)
+ * (n = |d|): flat tan t / h = 1 / z, orthographic sin t / h = 1 / n,
+ * stereographic tan (t / 2) / h = 1 / (n + z) and equisolid sin (t / 2)
+ * / h = 1 / sqrt (2 n (n + z)) (half-angle identities).  The round trip
+ * through t (tan (atan2 (h, z))) multiplied the rounding of t by G' / G,
+ * about the point's distance from the axis, on top of the direction's own
+ * rounding, which the projection carries the same way: far outside a flat
+ * input (a wide view), the two engines' atan2 and tan (each within an ulp
+ * or two) moved more points apart (docs/projections.md).  Only the
+ * equidistant fisheyes take the angle itself. */
 BSPLINE_HD static inline int
 bspline_projection_radial_from (int type, double x, double y, double z,
     double *px, double *py, double *J)
 {
-  double h = sqrt (x * x + y * y), n2 = h * h + z * z, t, g, dg, k, kh, kz;
+  double h2 = x * x + y * y, n2 = h2 + z * z, n = sqrt (n2), k, kh, kz;
 
   if (!(n2 > 0.0))
     return 0;
-  t = atan2 (h, z);
-  if (!bspline_projection_radius (type, t, &g, &dg))
-    return 0;
-  if (h <= 1e-12 * sqrt (n2)) {
-    /* on the axis: k -> G'(0) / z, dk/dh -> 0 (k is even in h) */
-    if (!(z > 0.0))
-      return 0;
-    k = dg / z;
-    kh = 0.0;
-    kz = -dg / (z * z);
-  } else {
-    k = g / h;
-    /* dk/dh / h and dk/dz, with dt/dh = z / n2, dt/dz = -h / n2 */
-    kh = (dg * z / n2 * h - g) / (h * h * h);
-    kz = -dg / n2;
+  switch (type) {
+    case BSPLINE_PROJECTION_FLAT:
+      /* t < pi / 2 */
+      if (!(z > 0.0))
+        return 0;
+      k = 1.0 / z;
+      kh = 0.0;
+      kz = -k * k;
+      break;
+    case BSPLINE_PROJECTION_ORTHOGRAPHIC:
+      /* t <= pi / 2 */
+      if (!(z >= 0.0))
+        return 0;
+      k = 1.0 / n;
+      kh = -k / n2;
+      kz = z * kh;
+      break;
+    case BSPLINE_PROJECTION_STEREOGRAPHIC:{
+      /* t < pi: n + z > 0; dk/dh = -(h / n) k^2, dk/dz = -k / n */
+      double q = n + z;
+      if (!(q > 0.0))
+        return 0;
+      k = 1.0 / q;
+      kh = -k * k / n;
+      kz = -k / n;
+      break;
+    }
+    case BSPLINE_PROJECTION_EQUISOLID:{
+      /* q = 2 n (n + z): dq/dh = 2 h (2 n + z) / n, dq/dz = 2 (n + z)^2 / n;
+       * dk = -k dq / (2 q) */
+      double s = n + z, q = 2.0 * n * s;
+      if (!(q > 0.0))
+        return 0;               /* the back pole: every radius 1 */
+      k = 1.0 / sqrt (q);
+      kh = -k * (2.0 * n + z) / (n * q);
+      kz = -k * s * s / (n * q);
+      break;
+    }
+    default:{
+      /* fisheye, dfisheye: equidistant, k = t / h */
+      double h = sqrt (h2), t = atan2 (h, z);
+      if (h <= 1e-12 * n) {
+        /* on the axis: k -> 1 / z, dk/dh -> 0 (k is even in h) */
+        if (!(z > 0.0))
+          return 0;
+        k = 1.0 / z;
+        kh = 0.0;
+        kz = -k * k;
+      } else {
+        /* dk/dh / h and dk/dz, with dt/dh = z / n2, dt/dz = -h / n2 */
+        k = t / h;
+        kh = (z / n2 * h - t) / (h2 * h);
+        kz = -1.0 / n2;
+      }
+      break;
+    }
   }
   *px = x * k;
   *py = y * k;
@@ -367,13 +386,16 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
           J[5] = -y * z / (rho2 * rho * ry);
         }
       } else if (side->type == BSPLINE_PROJECTION_MERCATOR) {
-        /* b = atanh (sin latitude) / pi, sin latitude = y / |d| */
-        double n = sqrt (n2), u = y / n, du = 1.0 / ((1.0 - u * u) * pi);
-        *b = atanh (u) / pi;
+        /* b = atanh (sin latitude) / pi = asinh (tan latitude) / pi,
+         * tan latitude = y / rho (atanh of y / |d| near 1 loses the
+         * digits that 1 - y / |d| cancels, near the poles); d asinh (s) /
+         * ds = rho / |d| */
+        double n = sqrt (n2), s = y / rho;
+        *b = asinh (s) / pi;
         if (J) {
-          J[3] = -x * y / (n2 * n) * du;
-          J[4] = rho2 / (n2 * n) * du;
-          J[5] = -z * y / (n2 * n) * du;
+          J[3] = -x * s / (rho * n * pi);
+          J[4] = 1.0 / (n * pi);
+          J[5] = -z * s / (rho * n * pi);
         }
       } else {
         /* latitude theta = atan2 (y, rho), b = theta / (pi / 2) (equirect:
@@ -488,8 +510,12 @@ bspline_projection_from_direction_on (const bspline_projection_side * side,
         return 0;
       px /= side->range_x;
       py /= side->range_y;
-      /* past its half: outside that lens's field of view */
-      if (!(fabs (px) <= 1.0))
+      /* past its half: outside that lens's field of view.  Not where the
+       * half is given: an output point of that half has its Jacobian
+       * there, and the column of a = 0 (the middle of an odd width) lies
+       * on the halves' edge, |px| = 1 up to rounding, where the engines'
+       * roundings put it on either side */
+      if (branch < 0 && !(fabs (px) <= 1.0))
         return 0;
       *a = front ? 0.5 * px + 0.5 : -0.5 * px - 0.5;
       *b = py;
