@@ -860,6 +860,7 @@ gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
     ret = gst_bspline_stabilize_rolling_measure (self, frame, &r.motion);
   if (ret != GST_FLOW_OK)
     return ret;
+  gst_bspline_stabilize_rolling_motion (self, &r.motion);
   if (bspline_stabilizer_push (self->path.stabilizer, &r.motion)
       != BSPLINE_OK)
     goto push_failed;

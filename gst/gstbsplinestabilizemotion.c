@@ -264,6 +264,10 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
   /* the rotation model fits the camera's rotation to an affine motion */
   mp.model = self->run.motion_model == BSPLINE_MOTION_ROTATION ?
       BSPLINE_MOTION_AFFINE : self->run.motion_model;
+  /* with the rolling-shutter correction, affine: the readout's shear kept
+   * apart from the rotation (gst_bspline_stabilize_rolling_motion) */
+  if (self->run.rolling_readout > 0.0)
+    mp.model = BSPLINE_MOTION_AFFINE;
   mp.n_threads = (int) self->run.resample.n_threads;
   /* with the lens stage, the estimator sees the undistorted frame at its
    * analysis resolution, and averages it no further */
@@ -440,6 +444,73 @@ gst_bspline_stabilize_rolling_measure (GstBSplineStabilize * self,
   return GST_FLOW_ERROR;
 }
 
+/* The trajectory over the frames before (past), `head` (NULL: none), those
+ * held back and `tail` (NULL: none), in that order: *n frames, *knots
+ * (g_free) of *n_knots. */
+static bspline_status
+gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * head,
+    const GstBSplineStabilizeFrame * tail, gint * n, gdouble ** knots,
+    gint * n_knots, gchar * msg, gsize msg_len)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  const bspline_rolling_params *rp = &rolling->params;
+  gint kb = rp->n_bands, n_past = (gint) rolling->past->len;
+  gint n_held = (gint) g_queue_get_length (&self->path.frames), i;
+  gdouble *motion;
+  gint *reliable;
+  bspline_status status;
+
+  *n = n_past + (head != NULL) + n_held + (tail != NULL);
+  motion = g_new (gdouble, (gsize) * n * kb * 2);
+  reliable = g_new (gint, (gsize) * n * kb);
+  *n_knots = bspline_rolling_n_knots (rp, *n);
+  *knots = g_new (gdouble, (gsize) * n_knots * 2);
+  for (i = 0; i < *n; i++) {
+    const GstBSplineStabilizeBands *b;
+    gint j = i - n_past - (head != NULL);
+
+    if (i < n_past)
+      b = &g_array_index (rolling->past, GstBSplineStabilizeBands, i);
+    else if (j < 0)
+      b = &head->bands;
+    else if (j < n_held)
+      b = &((GstBSplineStabilizeFrame *)
+          g_queue_peek_nth (&self->path.frames, j))->bands;
+    else
+      b = &tail->bands;
+    memcpy (motion + (gsize) i * kb * 2, b->motion,
+        sizeof (gdouble) * kb * 2);
+    memcpy (reliable + (gsize) i * kb, b->reliable, sizeof (gint) * kb);
+  }
+  status = bspline_rolling_solve (rp, *n, motion, reliable, *knots, msg,
+      msg_len);
+  g_free (motion);
+  g_free (reliable);
+  return status;
+}
+
+void
+gst_bspline_stabilize_rolling_motion (GstBSplineStabilize * self,
+    bspline_affine * motion)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  gdouble *m = motion->m, cx = 0.5 * GST_VIDEO_INFO_WIDTH (info);
+  gdouble cy = 0.5 * GST_VIDEO_INFO_HEIGHT (info), dx, dy;
+
+  if (self->rolling.meter == NULL)
+    return;
+  /* the readout shears the frames and scales them vertically (a motion
+   * across, down), but leaves how a row turns and scales: the column
+   * (m1, m4) is taken from the row's (m0, m3) as a similarity's, about the
+   * centre, which keeps its motion */
+  bspline_affine_decompose (motion, cx, cy, &dx, &dy, NULL, NULL);
+  m[1] = -m[3];
+  m[4] = m[0];
+  m[2] = cx + dx - m[0] * cx - m[1] * cy;
+  m[5] = cy + dy - m[3] * cx - m[4] * cy;
+}
+
 bspline_status
 gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
     GstBSplineStabilizeFrame * frame, bspline_stmap ** map, gchar * msg,
@@ -449,36 +520,16 @@ gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
   const bspline_rolling_params *rp = &rolling->params;
   GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
   gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
-  gint kb = rp->n_bands, n_past, n, n_knots, i, j, mw, mh;
-  gdouble *motion, *knots, *st;
-  gint *reliable;
+  gint n, n_knots, i, j, mw, mh, index;
+  gdouble *knots = NULL, *st;
   bspline_status status;
 
   *map = NULL;
   if (rolling->meter == NULL)
     return BSPLINE_OK;
-  n_past = (gint) rolling->past->len;
-  n = n_past + 1 + (gint) g_queue_get_length (&self->path.frames);
-  motion = g_new (gdouble, (gsize) n * kb * 2);
-  reliable = g_new (gint, (gsize) n * kb);
-  n_knots = bspline_rolling_n_knots (rp, n);
-  knots = g_new (gdouble, (gsize) n_knots * 2);
-  for (i = 0; i < n; i++) {
-    const GstBSplineStabilizeBands *b;
-
-    if (i < n_past)
-      b = &g_array_index (rolling->past, GstBSplineStabilizeBands, i);
-    else if (i == n_past)
-      b = &frame->bands;
-    else
-      b = &((GstBSplineStabilizeFrame *)
-          g_queue_peek_nth (&self->path.frames, i - n_past - 1))->bands;
-    memcpy (motion + (gsize) i * kb * 2, b->motion,
-        sizeof (gdouble) * kb * 2);
-    memcpy (reliable + (gsize) i * kb, b->reliable, sizeof (gint) * kb);
-  }
-  status = bspline_rolling_solve (rp, n, motion, reliable, knots, msg,
-      msg_len);
+  index = (gint) rolling->past->len;
+  status = gst_bspline_stabilize_rolling_solve (self, frame, NULL, &n,
+      &knots, &n_knots, msg, msg_len);
   /* the map: ROLLING_MAP_STEP frame rows a sample, of the frame's aspect
    * ratio; the correction moves whole rows, so a row's samples differ by
    * their columns alone */
@@ -488,7 +539,7 @@ gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
   for (j = 0; status == BSPLINE_OK && j < mh; j++) {
     gdouble dx, y;
 
-    bspline_rolling_source (rp, knots, n_knots, n_past, 0.0,
+    bspline_rolling_source (rp, knots, n_knots, index, 0.0,
         (j + 0.5) * h / mh, &dx, &y);
     for (i = 0; i < mw; i++) {
       st[2 * ((gsize) j * mw + i)] = ((i + 0.5) * w / mw + dx) / w;
@@ -498,8 +549,6 @@ gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
   if (status == BSPLINE_OK)
     status = bspline_stmap_new (st, mw, mh, map, msg, msg_len);
   g_free (st);
-  g_free (motion);
-  g_free (reliable);
   g_free (knots);
   return status;
 }

@@ -264,6 +264,12 @@ gboolean gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
 GstFlowReturn gst_bspline_stabilize_rolling_measure (GstBSplineStabilize *
     self, GstBSplineStabilizeFrame * frame, const bspline_affine * global);
 
+/* The motion of a frame measured on the frames as read (affine), made
+ * that of the corrected frames for the camera path: the readout's shear
+ * and vertical scale left out. */
+void gst_bspline_stabilize_rolling_motion (GstBSplineStabilize * self,
+    bspline_affine * motion);
+
 /* The rolling-shutter correction of `frame` (just taken from the head of
  * the frames held back) as an STMap over the input frame, from the
  * trajectory solved over the frames before it, it and those held back:
