@@ -12,7 +12,8 @@
  * continuous in time).  Row y of frame f is read at t_f(y) = f + readout
  * ((y + 0.5) / RS_H - 0.5), so that its pixel (x, y) shows the photo at
  * (x + 0.5, y + 0.5) + o + P(t_f(y)): each row sampled at its own time
- * (order 5, bspline_cpu_sample_points).
+ * (order 5, bspline_cpu_sample_points).  bench/stabilize-tool.c writes the
+ * same clip (`rolling`) and measures the wobble of pictures (`wobble`).
  */
 #ifndef STABILIZE_ROLLING_CLIP_H
 #define STABILIZE_ROLLING_CLIP_H
@@ -26,6 +27,11 @@
 #define RS_PAN_X 1.5
 #define RS_PAN_Y 0.5
 #define RS_READOUT 0.5
+/* the bands of the wobble's measure on pictures, of bspline_rolling_meter's
+ * 8: the second from the top and from the bottom (the outer ones show the
+ * border where a stabilizer moved the frame) */
+#define RS_UPPER 1
+#define RS_LOWER 6
 
 typedef struct
 {
@@ -123,6 +129,49 @@ rs_render (bspline_cpu * cpu, const clip_photo * photo, const rs_truth * tr,
     }
   }
   return rs_sample (cpu, photo->rgb, photo->width, photo->height, xy, out);
+}
+
+/* The wobble of a clip's pictures (n frames, RS_W x RS_H RGB): the
+ * frame-to-frame motion of band RS_UPPER minus that of band RS_LOWER,
+ * measured by bspline_rolling_meter (which test-rolling-shutter checks
+ * against the truth), px RMS over the frames where both are reliable
+ * (*count of them). */
+static inline double
+rs_picture_wobble (uint8_t * const *frames, int n, int *count)
+{
+  bspline_motion_params mp;
+  bspline_rolling_params rp;
+  bspline_motion_estimator *global = NULL;
+  bspline_rolling_meter *meter = NULL;
+  double sum = 0.0, d[2 * BSPLINE_ROLLING_DEFAULT_BANDS];
+  int reliable[BSPLINE_ROLLING_DEFAULT_BANDS], k;
+  char msg[256];
+
+  *count = 0;
+  bspline_motion_params_init (&mp);
+  bspline_rolling_params_init (&rp, RS_H);
+  if (bspline_motion_estimator_new (&mp, RS_W, RS_H, &global, msg,
+          sizeof (msg)) != BSPLINE_OK || bspline_rolling_meter_new (&rp, &mp,
+          RS_W, &meter, msg, sizeof (msg)) != BSPLINE_OK) {
+    printf ("estimator: %s\n", msg);
+    return INFINITY;
+  }
+  for (k = 0; k < n; k++) {
+    bspline_luma_frame lf;
+    bspline_motion_result r;
+
+    clip_luma_rgb (frames[k], RS_W, RS_H, &lf);
+    bspline_motion_estimate (global, &lf, &r);
+    bspline_rolling_meter_measure (meter, &lf, &r.motion, d, reliable);
+    if (k > 0 && reliable[RS_UPPER] && reliable[RS_LOWER]) {
+      sum += pow (d[2 * RS_UPPER] - d[2 * RS_LOWER], 2)
+          + pow (d[2 * RS_UPPER + 1] - d[2 * RS_LOWER + 1], 2);
+      (*count)++;
+    }
+  }
+  bspline_motion_estimator_free (global);
+  bspline_rolling_meter_free (meter);
+  return sqrt (sum / (*count ? *count : 1));
 }
 
 #endif /* STABILIZE_ROLLING_CLIP_H */
