@@ -395,8 +395,7 @@ gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
   if (bspline_rolling_meter_new (&rolling->params, &self->motion.params, w,
           &rolling->meter, msg, sizeof (msg)) != BSPLINE_OK)
     goto failed;
-  rolling->past = g_array_new (FALSE, FALSE,
-      sizeof (GstBSplineStabilizeBands));
+  rolling->past = g_array_new (FALSE, FALSE, sizeof (GstBSplineStabilizeBands));
   return TRUE;
 
   /* ERRORS */
@@ -479,8 +478,7 @@ gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
           g_queue_peek_nth (&self->path.frames, j))->bands;
     else
       b = &tail->bands;
-    memcpy (motion + (gsize) i * kb * 2, b->motion,
-        sizeof (gdouble) * kb * 2);
+    memcpy (motion + (gsize) i * kb * 2, b->motion, sizeof (gdouble) * kb * 2);
     memcpy (reliable + (gsize) i * kb, b->reliable, sizeof (gint) * kb);
   }
   status = bspline_rolling_solve (rp, *n, motion, reliable, *knots, msg,

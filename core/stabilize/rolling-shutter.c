@@ -178,8 +178,7 @@ rolling_band_cholesky (double *a, int n, int bw)
           return 0;
         a[(size_t) i * (bw + 1)] = sqrt (s);
       } else
-        a[(size_t) i * (bw + 1) + (i - j)] = s
-            / a[(size_t) j * (bw + 1)];
+        a[(size_t) i * (bw + 1) + (i - j)] = s / a[(size_t) j * (bw + 1)];
     }
   }
   return 1;
@@ -341,8 +340,7 @@ bspline_rolling_source (const bspline_rolling_params * params,
 
 void
 bspline_rolling_frame_affine (const bspline_rolling_params * params,
-    const double *knots, int n_knots, int frame, int width,
-    bspline_affine * a)
+    const double *knots, int n_knots, int frame, int width, bspline_affine * a)
 {
   double tx, ty, bx, by, cx = 0.5 * width, cy = 0.5 * params->height;
 
@@ -363,7 +361,7 @@ bspline_rolling_frame_affine (const bspline_rolling_params * params,
 struct bspline_rolling_meter
 {
   bspline_rolling_params params;
-  int width, margin;             /* frame width; columns left out a side */
+  int width, margin;            /* frame width; columns left out a side */
   bspline_motion_estimator *band[BSPLINE_ROLLING_MAX_BANDS];
   /* the previous frame's bytes (rows of `row_bytes`) and its description */
   uint8_t *previous;
@@ -403,8 +401,7 @@ bspline_rolling_meter_new (const bspline_rolling_params * params,
 
     bspline_rolling_band_rows (params, b, &y0, &y1);
     st = bspline_motion_estimator_new (&mp, width - 2 * m->margin, y1 - y0,
-        &m->band[b],
-        msg, msg_len);
+        &m->band[b], msg, msg_len);
     if (st != BSPLINE_OK) {
       bspline_rolling_meter_free (m);
       return st;

@@ -253,15 +253,13 @@ main (int argc, char **argv)
   /* refusals: with the lens stage an element error naming the property;
    * a change while playing a warning, the frames still out */
   run_clip (frames, "rolling-shutter-readout=0.5 lens-model=brown "
-      "camera-matrix=\"<400.0,400.0,240.0,135.0>\"",
-      -1, NULL, &lens);
+      "camera-matrix=\"<400.0,400.0,240.0,135.0>\"", -1, NULL, &lens);
   TEST_CHECK (strstr (lens.error, "rolling-shutter-readout") != NULL,
       "with the lens stage: error \"%s\"", lens.error);
   run_clip (frames, "crop=fill", 5, "rolling-shutter-readout", &playing);
   TEST_CHECK (playing.warnings >= 1 && playing.n_out == N
       && !playing.error[0], "a change while playing: %d warnings, %d "
-      "frames, error \"%s\"", playing.warnings, playing.n_out,
-      playing.error);
+      "frames, error \"%s\"", playing.warnings, playing.n_out, playing.error);
 
   run_free (&plain);
   run_free (&rolling);

@@ -64,11 +64,9 @@ rs_wobble (const rs_truth * tr, const bspline_rolling_params * rp,
     double a[4][2];
 
     rs_shown (tr, rp, knots, n_knots, f, 0.5 * W, vt, &a[0][0], &a[0][1]);
-    rs_shown (tr, rp, knots, n_knots, f - 1, 0.5 * W, vt, &a[1][0],
-        &a[1][1]);
+    rs_shown (tr, rp, knots, n_knots, f - 1, 0.5 * W, vt, &a[1][0], &a[1][1]);
     rs_shown (tr, rp, knots, n_knots, f, 0.5 * W, vb, &a[2][0], &a[2][1]);
-    rs_shown (tr, rp, knots, n_knots, f - 1, 0.5 * W, vb, &a[3][0],
-        &a[3][1]);
+    rs_shown (tr, rp, knots, n_knots, f - 1, 0.5 * W, vb, &a[3][0], &a[3][1]);
     sum += pow (a[0][0] - a[1][0] - a[2][0] + a[3][0], 2)
         + pow (a[0][1] - a[1][1] - a[2][1] + a[3][1], 2);
   }
@@ -217,8 +215,7 @@ main (int argc, char **argv)
       (RS_FRAMES - 1) * rp.n_bands, before, after);
   TEST_CHECK (before > 1.0, "input wobble %.3f px: the clip tests too "
       "little", before);
-  TEST_CHECK (after < 0.15, "corrected wobble %.3f px RMS, target 0.15",
-      after);
+  TEST_CHECK (after < 0.15, "corrected wobble %.3f px RMS, target 0.15", after);
 
   /* readout 0: the correction is exactly the identity */
   {
