@@ -452,16 +452,6 @@ void bspline_rolling_source (const bspline_rolling_params * params,
     const double *knots, int n_knots, int frame, double u, double v,
     double *x, double *y);
 
-/* The affine map nearest to frame f's correction, input -> corrected, that
- * keeps the frame's centre: the shear and vertical scale that the rows'
- * shifts make between the top row and the bottom one (a frame of `width`
- * columns).  The motion between two corrected frames is about
- * A_f M A_{f-1}^-1 for the motion M between the frames as read. */
-BSPLINE_API
-void bspline_rolling_frame_affine (const bspline_rolling_params * params,
-    const double *knots, int n_knots, int frame, int width,
-    bspline_affine * a);
-
 /* The band measurement: one motion estimator per band. */
 typedef struct bspline_rolling_meter bspline_rolling_meter;
 

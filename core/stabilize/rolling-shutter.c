@@ -338,6 +338,14 @@ bspline_rolling_source (const bspline_rolling_params * params,
  * followed by cutting the previous frame's band there. */
 #define ROLLING_BAND_MARGIN 64
 
+/* The bands' search range about the whole frame's motion, pixels: what
+ * the readout and the frame's rotation add to it within a band. */
+#define ROLLING_BAND_SEARCH 16.0
+/* The columns a band leaves out on either side (at most a quarter of the
+ * frame's width): the whole frame's horizontal motion, up to this, is
+ * followed by cutting the previous frame's band there. */
+#define ROLLING_BAND_MARGIN 64
+
 void
 bspline_rolling_frame_affine (const bspline_rolling_params * params,
     const double *knots, int n_knots, int frame, int width, bspline_affine * a)
