@@ -338,34 +338,6 @@ bspline_rolling_source (const bspline_rolling_params * params,
  * followed by cutting the previous frame's band there. */
 #define ROLLING_BAND_MARGIN 64
 
-/* The bands' search range about the whole frame's motion, pixels: what
- * the readout and the frame's rotation add to it within a band. */
-#define ROLLING_BAND_SEARCH 16.0
-/* The columns a band leaves out on either side (at most a quarter of the
- * frame's width): the whole frame's horizontal motion, up to this, is
- * followed by cutting the previous frame's band there. */
-#define ROLLING_BAND_MARGIN 64
-
-void
-bspline_rolling_frame_affine (const bspline_rolling_params * params,
-    const double *knots, int n_knots, int frame, int width, bspline_affine * a)
-{
-  double tx, ty, bx, by, cx = 0.5 * width, cy = 0.5 * params->height;
-
-  /* the shift of the top and bottom rows' content, p(t(y)) - p(f):
-   * linear in y between them, the shear and vertical scale below */
-  bspline_rolling_position (params, knots, n_knots,
-      rolling_time (params, frame, 0.0), &tx, &ty);
-  bspline_rolling_position (params, knots, n_knots,
-      rolling_time (params, frame, params->height), &bx, &by);
-  a->m[0] = 1.0;
-  a->m[1] = -(bx - tx) / params->height;
-  a->m[3] = 0.0;
-  a->m[4] = 1.0 - (by - ty) / params->height;
-  a->m[2] = cx - a->m[0] * cx - a->m[1] * cy;
-  a->m[5] = cy - a->m[3] * cx - a->m[4] * cy;
-}
-
 struct bspline_rolling_meter
 {
   bspline_rolling_params params;
