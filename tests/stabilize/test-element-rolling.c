@@ -242,7 +242,7 @@ main (int argc, char **argv)
         "the clip tests too little", w_in, w_plain);
     /* (issue 41's target, 0.15, is test-rolling-shutter's against the
      * truth; here the pictures' own measure and the camera path add to it:
-     * 0.071-0.135 in six runs, 0.146 in the vid.stab bench's) */
+     * 0.071-0.142 in seven runs, 0.146 in the vid.stab bench's) */
     TEST_CHECK (w_rolling < 0.2, "wobble %.3f px RMS with the correction",
         w_rolling);
     TEST_CHECK (same, "rolling-shutter-readout=0 changed the output");
