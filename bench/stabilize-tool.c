@@ -24,6 +24,13 @@
  *     clip.h), then G_k for each frame, from the photo magnified SCALE
  *     times to the frame; a file of the older five-number header reads as
  *     KIND sines with the origin unknown.
+ *   stabilize-tool rolling PHOTO.ppm SEED CLIP.rgb
+ *     writes the rolling-shutter clip of tests/stabilize/rolling-clip.h
+ *     (RS_W x RS_H, RS_FRAMES frames, readout RS_READOUT, raw RGB24).
+ *   stabilize-tool wobble CLIP.rgb
+ *     prints the wobble of such a clip's pictures (rolling-clip.h
+ *     rs_picture_wobble: the second band of rows from the top minus the
+ *     second from the bottom, frame-to-frame motion, px RMS).
  *   stabilize-tool analyse W H CLIP.yuv THREADS [gpu]
  *     times the motion estimation alone on an I420 clip (the luma), on the
  *     CPU with THREADS threads; with `gpu` (a build with the CUDA engine:
@@ -48,7 +55,7 @@
  * Built by the bench script with the C compiler against the core library,
  * and by meson with the CUDA engine (ninja -C BUILD bench/stabilize-tool).
  */
-#include "clip.h"
+#include "rolling-clip.h"
 #ifdef HAVE_BSPLINE_CUDA
 #include "bspline-cuda-motion.h"
 #endif
@@ -501,6 +508,61 @@ analyse (int argc, char **argv)
   return 0;
 }
 
+static int
+rolling (int argc, char **argv)
+{
+  clip_photo photo;
+  test_rng rng;
+  rs_truth tr;
+  bspline_cpu *cpu = bspline_cpu_new (0);
+  uint8_t *frame = malloc ((size_t) RS_W * RS_H * 3);
+  FILE *f;
+  int k, ok = 1;
+
+  if (argc < 5 || !cpu || !frame || !clip_read_ppm (argv[2], &photo))
+    return 1;
+  test_rng_init (&rng, strtoull (argv[3], NULL, 0));
+  rs_truth_init (&tr, &rng, &photo);
+  f = fopen (argv[4], "wb");
+  for (k = 0; f && ok && k < RS_FRAMES; k++)
+    ok = rs_render (cpu, &photo, &tr, RS_READOUT, k, frame)
+        && fwrite (frame, (size_t) RS_W * RS_H * 3, 1, f) == 1;
+  if (!f || fclose (f) != 0 || !ok) {
+    fprintf (stderr, "cannot write %s\n", argv[4]);
+    return 1;
+  }
+  free (frame);
+  free (photo.rgb);
+  bspline_cpu_free (cpu);
+  return 0;
+}
+
+static int
+wobble (int argc, char **argv)
+{
+  uint8_t *frames[RS_FRAMES];
+  size_t size = (size_t) RS_W * RS_H * 3;
+  FILE *f = argc > 2 ? fopen (argv[2], "rb") : NULL;
+  int k, count;
+  double w;
+
+  for (k = 0; k < RS_FRAMES; k++) {
+    frames[k] = malloc (size);
+    if (!f || fread (frames[k], size, 1, f) != 1) {
+      fprintf (stderr, "%s: not %d frames of %dx%d RGB24\n",
+          argc > 2 ? argv[2] : "(no clip)", RS_FRAMES, RS_W, RS_H);
+      return 1;
+    }
+  }
+  fclose (f);
+  w = rs_picture_wobble (frames, RS_FRAMES, &count);
+  printf ("wobble %.3f px RMS (%d of %d frame pairs measured)\n", w, count,
+      RS_FRAMES - 1);
+  for (k = 0; k < RS_FRAMES; k++)
+    free (frames[k]);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -510,10 +572,16 @@ main (int argc, char **argv)
     return make (argc, argv);
   if (argc > 1 && strcmp (argv[1], "measure") == 0)
     return measure (argc, argv);
+  if (argc > 1 && strcmp (argv[1], "rolling") == 0)
+    return rolling (argc, argv);
+  if (argc > 1 && strcmp (argv[1], "wobble") == 0)
+    return wobble (argc, argv);
   fprintf (stderr, "usage: %s make PHOTO.ppm W H N SEED CLIP.rgb MAPS.txt "
       "[SCALE [PX PY [sines|broadband|stop-start|tripod|roll-drift]]]\n"
       "       %s measure W H MAPS.txt SHAKY.rgb STABLE.rgb [PATHS.txt]\n"
-      "       %s analyse W H CLIP.yuv THREADS [gpu]\n", argv[0], argv[0],
+      "       %s analyse W H CLIP.yuv THREADS [gpu]\n"
+      "       %s rolling PHOTO.ppm SEED CLIP.rgb\n"
+      "       %s wobble CLIP.rgb\n", argv[0], argv[0], argv[0], argv[0],
       argv[0]);
   return 2;
 }

@@ -26,11 +26,20 @@
 #   4. the horizon: that pan with its roll drifting by 5 degrees (640x360,
 #      90 frames), through bsplinestabilize without and with horizon-lock
 #      and through vid.stab: how far the photo's horizon is from level in
-#      the output frames.
+#      the output frames;
+#   5. rolling shutter (issue 41): the rolling-shutter clip of
+#      tests/stabilize/rolling-clip.h (480x270, 30 frames, readout 0.5, a
+#      pan under a continuous broadband shake), through bsplinestabilize
+#      without and with rolling-shutter-readout=0.5 and through vid.stab
+#      (which has no rolling-shutter correction): the wobble, the
+#      frame-to-frame motion of the second band of rows from the top minus
+#      the second from the bottom, measured on the output frames
+#      (stabilize-tool wobble).
 # Usage: bench/stabilize-vs-vidstab.sh [BUILD-DIR] [THREADS] [FRAMES] [MODE]
 # (defaults build, 2, 300, all).  MODE: sines (sections 1 and 2, FRAMES
 # frames), paths (section 3), paths-long (section 3, and the same three
-# clips at 640x360, 300 frames), horizon (section 4), all (1 to 4).  With
+# clips at 640x360, 300 frames), horizon (section 4), rolling (section 5),
+# all (1 to 5).  With
 # PATHS_DIR set, section 3 keeps each run's per-frame camera paths there
 # (PATHS_DIR/CLIP-WxH-RUN.txt, stabilize-tool measure's PATHS.txt) for
 # bench/plot-stabilize-paths.py.  Needs ffmpeg with vid.stab (Debian's has
@@ -43,8 +52,8 @@ frames=${3:-300}
 mode=${4:-all}
 smoothing=30
 case "$mode" in
-  sines | paths | paths-long | horizon | all) ;;
-  *) echo "unknown mode $mode (sines, paths, paths-long, horizon, all)"; exit 2 ;;
+  sines | paths | paths-long | horizon | rolling | all) ;;
+  *) echo "unknown mode $mode (sines, paths, paths-long, horizon, rolling, all)"; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/stabilize-bench-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -248,13 +257,48 @@ horizon_section () {
   measure vidstab-15 "$work/p-out.rgb"
 }
 
+# 5. rolling shutter: the rolling-shutter clip through bsplinestabilize
+# (crop=fill) without and with rolling-shutter-readout=0.5 and through
+# vid.stab (crop=black optzoom=0); the wobble measured on the frames.
+rolling_section () {
+  local w=480 h=270 seed=${ROLLING_SEED:-1}
+  local parse=(filesrc location="$work/r-clip.rgb" ! rawvideoparse format=rgb
+    width="$w" height="$h" framerate=30/1)
+  local ours=(crop=fill backend=cpu n-threads="$threads")
+  local raw=(-f rawvideo -pix_fmt rgb24 -s "${w}x$h" -r 30
+    -i "$work/r-clip.rgb")
+  echo
+  echo "== rolling shutter, ${w}x$h, 30 frames, readout 0.5, continuous broadband shake 5 px, seed $seed, $threads threads"
+  "$work/stabilize-tool" rolling "$photo" "$seed" "$work/r-clip.rgb"
+  printf "%-34s " input
+  "$work/stabilize-tool" wobble "$work/r-clip.rgb"
+  gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize "${ours[@]}" ! \
+    filesink location="$work/r-out.rgb"
+  printf "%-34s " optimal
+  "$work/stabilize-tool" wobble "$work/r-out.rgb"
+  gst-launch-1.0 -q "${parse[@]}" ! bsplinestabilize \
+    rolling-shutter-readout=0.5 "${ours[@]}" ! \
+    filesink location="$work/r-out.rgb"
+  printf "%-34s " optimal-rolling-shutter-readout-0.5
+  "$work/stabilize-tool" wobble "$work/r-out.rgb"
+  ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+    -vf format=yuv420p,vidstabdetect=shakiness=10:accuracy=15:result="$work/r.trf" \
+    -f null -
+  ffmpeg -hide_banner -loglevel error -threads "$threads" "${raw[@]}" \
+    -vf format=yuv420p,vidstabtransform=input="$work/r.trf":crop=black:optzoom=0:interpol=bicubic,format=rgb24 \
+    -f rawvideo -pix_fmt rgb24 -y "$work/r-out.rgb"
+  printf "%-34s " vidstab-15
+  "$work/stabilize-tool" wobble "$work/r-out.rgb"
+}
+
 [ -n "${PATHS_DIR:-}" ] && mkdir -p "$PATHS_DIR"
 case "$mode" in
   sines) sines_and_speed ;;
   paths) paths_section 480 270 90 ;;
   paths-long) paths_section 480 270 90; paths_section 640 360 300 ;;
   horizon) horizon_section ;;
-  all) sines_and_speed; paths_section 480 270 90; horizon_section ;;
+  rolling) rolling_section ;;
+  all) sines_and_speed; paths_section 480 270 90; horizon_section; rolling_section ;;
 esac
 echo
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (at the end)"

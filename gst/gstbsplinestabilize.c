@@ -108,7 +108,9 @@ enum
   PROP_ANALYSIS_REGION,
   PROP_FIELD_OF_VIEW,
   /* issue 41, the GPU's throughput */
-  PROP_SOLVE_THREAD
+  PROP_SOLVE_THREAD,
+  /* rolling-shutter correction (issue 41, part C) */
+  PROP_ROLLING_SHUTTER_READOUT
 };
 
 #define DEFAULT_SMOOTHING 15
@@ -126,6 +128,7 @@ enum
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
 #define DEFAULT_SOLVE_THREAD FALSE
+#define DEFAULT_ROLLING_SHUTTER_READOUT 0.0
 
 /* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
 #define GST_BSPLINE_STABILIZE_FORMATS \
@@ -417,6 +420,18 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "take the motion from it, with no latency (default write)",
           GST_TYPE_BSPLINE_STABILIZE_TRANSFORMS_MODE, DEFAULT_TRANSFORMS_MODE,
           flags));
+  /* rolling-shutter correction */
+  gst_bspline_settings_install_field (gobject_class,
+      PROP_ROLLING_SHUTTER_READOUT,
+      G_STRUCT_OFFSET (GstBSplineStabilizeSettings, rolling_readout),
+      g_param_spec_double ("rolling-shutter-readout",
+          "Rolling-shutter readout", "The camera's rolling-shutter readout "
+          "time, top row to bottom row, as a fraction of the frame "
+          "interval: the wobble it causes is measured on 8 bands of rows "
+          "and removed in the same warp as the shake; 0 = a global "
+          "shutter, no correction; not with the lens stage or a transforms "
+          "file (range 0-1, default 0)", 0.0, 1.0,
+          DEFAULT_ROLLING_SHUTTER_READOUT, flags));
 
   /* the camera path's solve beside the next frame's motion
    * (gstbsplinestabilizesolve.c) */
@@ -649,6 +664,7 @@ gst_bspline_stabilize_reset (GstBSplineStabilize * self)
     gst_bspline_stabilize_frame_free (self, frame);
   gst_clear_buffer (&self->path.previous);
   gst_bspline_stabilize_motion_reset (&self->motion);
+  gst_bspline_stabilize_rolling_reset (&self->rolling);
   gst_bspline_stabilize_cuda_reset (self);
   if (self->path.stabilizer)
     bspline_stabilizer_reset (self->path.stabilizer);
@@ -661,6 +677,7 @@ gst_bspline_stabilize_clear_caps_state (GstBSplineStabilize * self)
   gst_bspline_stabilize_cuda_clear (self);
   gst_bspline_stabilize_motion_clear (&self->motion);
   gst_bspline_stabilize_solve_stop (&self->path.solve);
+  gst_bspline_stabilize_rolling_clear (&self->rolling);
   bspline_stabilizer_free (self->path.stabilizer);
   self->path.stabilizer = NULL;
 }
@@ -809,7 +826,8 @@ gst_bspline_stabilize_start_caps (GstBSplineStabilize * self,
   if (s->solve_thread && self->transforms.file == NULL)
     gst_bspline_stabilize_solve_start (&self->path.solve,
         self->path.stabilizer);
-  if (!gst_bspline_stabilize_motion_start (self, in_info))
+  if (!gst_bspline_stabilize_motion_start (self, in_info)
+      || !gst_bspline_stabilize_rolling_start (self, in_info))
     return FALSE;
   /* with the warp on the GPU, the frames go up once, where the motion
    * (when estimated) and the warp read them */
@@ -923,11 +941,14 @@ gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
 
   memset (&r, 0, sizeof (r));
   ret = gst_bspline_stabilize_motion_estimate (self, frame, &r);
+  if (ret == GST_FLOW_OK)
+    ret = gst_bspline_stabilize_rolling_measure (self, frame, &r.motion);
   if (ret != GST_FLOW_OK)
     return ret;
   /* the motion ran beside the solve's pop: the stabilizer is free again
    * once it is done */
   gst_bspline_stabilize_solve_wait (&self->path.solve);
+  gst_bspline_stabilize_rolling_motion (self, &r.motion);
   if (bspline_stabilizer_push (self->path.stabilizer, &r.motion)
       != BSPLINE_OK)
     goto push_failed;
@@ -1227,7 +1248,9 @@ gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
       gst_bspline_stabilize_cuda_same_memory (self),
       self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER ?
       "crop=keep-border fills the border from the previous output frame, "
-      "which a warp chain cannot describe" : NULL);
+      "which a warp chain cannot describe" : self->rolling.meter ?
+      "the rolling-shutter correction is a map of its own for each frame, "
+      "which the warp chain does not carry" : NULL);
 }
 
 /* defer=true: the frame's correction (and lens stage) appended to the
@@ -1328,6 +1351,9 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
   GstVideoFrame in, out, prev;
   gboolean have_prev = FALSE, copy, on_device;
   GstBuffer *out_buffer = NULL;
+  bspline_stmap *rolling = NULL;
+  bspline_status status;
+  gchar msg[256] = "";
   GstFlowReturn ret;
 
   *outbuf = NULL;
@@ -1367,20 +1393,27 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
     }
     if (!gst_bspline_stabilize_late (self, frame))
       break;
+    gst_bspline_stabilize_rolling_pass (self, frame);
     /* analysed, recorded and posted, but not warped */
     gst_bspline_stabilize_post (self, frame, &result, TRUE);
     gst_bspline_stabilize_frame_free (self, frame);
   }
 
+  status = gst_bspline_stabilize_rolling_map (self, frame, &rolling, msg,
+      sizeof (msg));
+  gst_bspline_stabilize_rolling_pass (self, frame);
+  if (status != BSPLINE_OK)
+    goto rolling_failed;
   if (gst_bspline_stabilize_defer (self, frame, &result, &ret, outbuf))
     goto done;
   ret = GST_BASE_TRANSFORM_GET_CLASS (trans)->prepare_output_buffer (trans,
       frame->buffer, &out_buffer);
   if (ret != GST_FLOW_OK || out_buffer == NULL)
     goto done;
-  /* (with the lens stage, every frame is resampled) */
+  /* (with the lens stage or the rolling-shutter correction, every frame
+   * is resampled) */
   copy = gst_bspline_settings_lens_model (&self->run.lens) == BSPLINE_LENS_NONE
-      && gst_bspline_stabilize_is_identity (result.matrix);
+      && rolling == NULL && gst_bspline_stabilize_is_identity (result.matrix);
   /* frames in CUDA memory stay on the GPU for the warp; a copy, or a warp
    * the CPU finishes, maps them for the CPU (GstCudaMemory's staging) */
   for (on_device = !copy;; on_device = FALSE) {
@@ -1394,6 +1427,12 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
 
       gst_bspline_stabilize_geometry (self, &filter->in_info, result.matrix,
           &geometry);
+      /* the rolling-shutter correction in the STMap stage's place: on the
+       * frame as received, before the correction */
+      if (rolling) {
+        geometry.lens_model = BSPLINE_LENS_STMAP;
+        geometry.stmap = rolling;
+      }
       ret = gst_bspline_stabilize_warp (self, &geometry, frame, &in, &out,
           have_prev ? &prev : NULL);
     }
@@ -1414,10 +1453,19 @@ gst_bspline_stabilize_output_frame (GstBSplineStabilize * self,
   *outbuf = out_buffer;
 
 done:
+  bspline_stmap_unref (rolling);
   gst_bspline_stabilize_frame_free (self, frame);
   return ret;
 
   /* ERRORS */
+rolling_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("The rolling-shutter "
+            "correction of frame %" G_GUINT64_FORMAT " failed: %s.",
+            frame->position, msg), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
 map_failed:
   {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,

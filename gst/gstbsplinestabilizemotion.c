@@ -264,6 +264,10 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
   /* the rotation model fits the camera's rotation to an affine motion */
   mp.model = self->run.motion_model == BSPLINE_MOTION_ROTATION ?
       BSPLINE_MOTION_AFFINE : self->run.motion_model;
+  /* with the rolling-shutter correction, affine: the readout's shear kept
+   * apart from the rotation (gst_bspline_stabilize_rolling_motion) */
+  if (self->run.rolling_readout > 0.0)
+    mp.model = BSPLINE_MOTION_AFFINE;
   mp.n_threads = (int) self->run.resample.n_threads;
   /* with the lens stage, the estimator sees the undistorted frame at its
    * analysis resolution, and averages it no further */
@@ -366,4 +370,225 @@ gst_bspline_stabilize_motion_clear (GstBSplineStabilizeMotion * motion)
   motion->analysis_plan = NULL;
   g_free (motion->analysis.data);
   motion->analysis.data = NULL;
+}
+
+/* rolling-shutter-readout: the frames before the oldest held back whose
+ * bands join the trajectory's solve (at least a few, else the look-ahead's
+ * length), and the STMap's rows per frame row. */
+#define ROLLING_MIN_PAST 8
+#define ROLLING_MAP_STEP 4
+
+gboolean
+gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
+    GstVideoInfo * in_info)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
+  const gchar *refusal = NULL;
+  gchar msg[256] = "";
+
+  if (self->run.rolling_readout <= 0.0)
+    return TRUE;
+  if (gst_bspline_settings_lens_model (&self->run.lens) != BSPLINE_LENS_NONE)
+    refusal = "it takes the lens stage's place in the warp (lens-model "
+        "must be none)";
+  else if (self->run.transforms_location)
+    refusal = "the transforms file does not carry the bands' motion "
+        "(transforms-location must be unset)";
+  if (refusal)
+    goto refused;
+  bspline_rolling_params_init (&rolling->params, h);
+  rolling->params.readout = self->run.rolling_readout;
+  /* the bands are measured on the whole frame (analysis-region is the
+   * global motion's), with the global motion's estimator settings */
+  if (bspline_rolling_meter_new (&rolling->params, &self->motion.params, w,
+          &rolling->meter, msg, sizeof (msg)) != BSPLINE_OK)
+    goto failed;
+  rolling->past = g_array_new (FALSE, FALSE, sizeof (GstBSplineStabilizeBands));
+  return TRUE;
+
+  /* ERRORS */
+refused:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("rolling-shutter-readout "
+            "cannot be used here: %s.", refusal), (NULL));
+    return FALSE;
+  }
+failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("rolling-shutter-readout "
+            "cannot be used on %dx%d frames: %s.", w, h, msg), (NULL));
+    return FALSE;
+  }
+}
+
+GstFlowReturn
+gst_bspline_stabilize_rolling_measure (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame, const bspline_affine * global)
+{
+  GstBSplineStabilizeMotion whole = self->motion;
+  GstVideoFrame vframe;
+  bspline_luma_frame luma;
+  bspline_status status;
+
+  if (self->rolling.meter == NULL)
+    return GST_FLOW_OK;
+  if (!gst_bspline_stabilize_map_input (self, frame, &vframe))
+    return GST_FLOW_ERROR;
+  whole.region_x = 0;
+  whole.region_y = 0;
+  whole.width = GST_VIDEO_FRAME_WIDTH (&vframe);
+  whole.height = GST_VIDEO_FRAME_HEIGHT (&vframe);
+  gst_bspline_stabilize_luma (&whole, &vframe, &luma);
+  status = bspline_rolling_meter_measure (self->rolling.meter, &luma,
+      global, frame->bands.motion, frame->bands.reliable);
+  gst_video_frame_unmap (&vframe);
+  if (status == BSPLINE_OK)
+    return GST_FLOW_OK;
+  GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+      ("The rolling-shutter motion of frame %" G_GUINT64_FORMAT " could not "
+          "be estimated.", frame->position), ("%s",
+          bspline_status_string (status)));
+  return GST_FLOW_ERROR;
+}
+
+/* The trajectory over the frames before (past), `head` (NULL: none), those
+ * held back and `tail` (NULL: none), in that order: *n frames, *knots
+ * (g_free) of *n_knots. */
+static bspline_status
+gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * head,
+    const GstBSplineStabilizeFrame * tail, gint * n, gdouble ** knots,
+    gint * n_knots, gchar * msg, gsize msg_len)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  const bspline_rolling_params *rp = &rolling->params;
+  gint kb = rp->n_bands, n_past = (gint) rolling->past->len;
+  gint n_held = (gint) g_queue_get_length (&self->path.frames), i;
+  gdouble *motion;
+  gint *reliable;
+  bspline_status status;
+
+  *n = n_past + (head != NULL) + n_held + (tail != NULL);
+  motion = g_new (gdouble, (gsize) * n * kb * 2);
+  reliable = g_new (gint, (gsize) * n * kb);
+  *n_knots = bspline_rolling_n_knots (rp, *n);
+  *knots = g_new (gdouble, (gsize) * n_knots * 2);
+  for (i = 0; i < *n; i++) {
+    const GstBSplineStabilizeBands *b;
+    gint j = i - n_past - (head != NULL);
+
+    if (i < n_past)
+      b = &g_array_index (rolling->past, GstBSplineStabilizeBands, i);
+    else if (j < 0)
+      b = &head->bands;
+    else if (j < n_held)
+      b = &((GstBSplineStabilizeFrame *)
+          g_queue_peek_nth (&self->path.frames, j))->bands;
+    else
+      b = &tail->bands;
+    memcpy (motion + (gsize) i * kb * 2, b->motion, sizeof (gdouble) * kb * 2);
+    memcpy (reliable + (gsize) i * kb, b->reliable, sizeof (gint) * kb);
+  }
+  status = bspline_rolling_solve (rp, *n, motion, reliable, *knots, msg,
+      msg_len);
+  g_free (motion);
+  g_free (reliable);
+  return status;
+}
+
+void
+gst_bspline_stabilize_rolling_motion (GstBSplineStabilize * self,
+    bspline_affine * motion)
+{
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  gdouble *m = motion->m, cx = 0.5 * GST_VIDEO_INFO_WIDTH (info);
+  gdouble cy = 0.5 * GST_VIDEO_INFO_HEIGHT (info), dx, dy;
+
+  if (self->rolling.meter == NULL)
+    return;
+  /* the readout shears the frames and scales them vertically (a motion
+   * across, down), but leaves how a row turns and scales: the column
+   * (m1, m4) is taken from the row's (m0, m3) as a similarity's, about the
+   * centre, which keeps its motion */
+  bspline_affine_decompose (motion, cx, cy, &dx, &dy, NULL, NULL);
+  m[1] = -m[3];
+  m[4] = m[0];
+  m[2] = cx + dx - m[0] * cx - m[1] * cy;
+  m[5] = cy + dy - m[3] * cx - m[4] * cy;
+}
+
+bspline_status
+gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
+    GstBSplineStabilizeFrame * frame, bspline_stmap ** map, gchar * msg,
+    gsize msg_len)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  const bspline_rolling_params *rp = &rolling->params;
+  GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+  gint n, n_knots, i, j, mw, mh, index;
+  gdouble *knots = NULL, *st;
+  bspline_status status;
+
+  *map = NULL;
+  if (rolling->meter == NULL)
+    return BSPLINE_OK;
+  index = (gint) rolling->past->len;
+  status = gst_bspline_stabilize_rolling_solve (self, frame, NULL, &n,
+      &knots, &n_knots, msg, msg_len);
+  /* the map: ROLLING_MAP_STEP frame rows a sample, of the frame's aspect
+   * ratio; the correction moves whole rows, so a row's samples differ by
+   * their columns alone */
+  mh = MAX (2, (h + ROLLING_MAP_STEP - 1) / ROLLING_MAP_STEP);
+  mw = MAX (2, (gint) lround ((gdouble) mh * w / h));
+  st = g_new (gdouble, (gsize) mw * mh * 2);
+  for (j = 0; status == BSPLINE_OK && j < mh; j++) {
+    gdouble dx, y;
+
+    bspline_rolling_source (rp, knots, n_knots, index, 0.0,
+        (j + 0.5) * h / mh, &dx, &y);
+    for (i = 0; i < mw; i++) {
+      st[2 * ((gsize) j * mw + i)] = ((i + 0.5) * w / mw + dx) / w;
+      st[2 * ((gsize) j * mw + i) + 1] = 1.0 - y / h;
+    }
+  }
+  if (status == BSPLINE_OK)
+    status = bspline_stmap_new (st, mw, mh, map, msg, msg_len);
+  g_free (st);
+  g_free (knots);
+  return status;
+}
+
+void
+gst_bspline_stabilize_rolling_pass (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * frame)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  guint keep = MAX (ROLLING_MIN_PAST, self->run.smoothing);
+
+  if (rolling->meter == NULL)
+    return;
+  g_array_append_val (rolling->past, frame->bands);
+  if (rolling->past->len > keep)
+    g_array_remove_range (rolling->past, 0, rolling->past->len - keep);
+}
+
+void
+gst_bspline_stabilize_rolling_reset (GstBSplineStabilizeRolling * rolling)
+{
+  if (rolling->meter == NULL)
+    return;
+  bspline_rolling_meter_reset (rolling->meter);
+  g_array_set_size (rolling->past, 0);
+}
+
+void
+gst_bspline_stabilize_rolling_clear (GstBSplineStabilizeRolling * rolling)
+{
+  bspline_rolling_meter_free (rolling->meter);
+  rolling->meter = NULL;
+  if (rolling->past)
+    g_array_unref (rolling->past);
+  rolling->past = NULL;
 }

@@ -33,6 +33,7 @@
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
 #include "gstbsplinecudamemory.h"
 #endif
+#include "bspline-stmap.h"
 
 G_BEGIN_DECLS
 
@@ -72,11 +73,20 @@ typedef struct
   bspline_motion_model motion_model;
   GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
   GstBSplineLensSettings lens;  /* the lens stage's */
+  gdouble rolling_readout;      /* fraction of the frame interval, 0: off */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
   /* issue 41: the camera path's solve on a thread of its own */
   gboolean solve_thread;
 } GstBSplineStabilizeSettings;
+
+/* rolling-shutter-readout: the translation of each band of rows from the
+ * frame before (bspline_rolling_meter_measure). */
+typedef struct
+{
+  gdouble motion[2 * BSPLINE_ROLLING_MAX_BANDS];
+  gint reliable[BSPLINE_ROLLING_MAX_BANDS];
+} GstBSplineStabilizeBands;
 
 /* A frame held back for its look-ahead. */
 typedef struct
@@ -84,6 +94,7 @@ typedef struct
   GstBuffer *buffer;
   guint64 position;             /* frames before it since start or flush */
   bspline_motion_result motion;
+  GstBSplineStabilizeBands bands;       /* rolling-shutter-readout > 0 */
   /* read from the transforms file: the correction is known already */
   gboolean have_correction;
   bspline_stabilize_result correction;
@@ -127,6 +138,17 @@ typedef struct
    * their own pixels; width x height from there */
   gint region_x, region_y;
 } GstBSplineStabilizeMotion;
+
+/* rolling-shutter-readout > 0 (gstbsplinestabilizemotion.c): the bands'
+ * motion measured on the CPU on the whole frame's luma, and kept for the
+ * frames already sent on (the trajectory before the oldest held back is
+ * solved with theirs). */
+typedef struct
+{
+  bspline_rolling_params params;
+  bspline_rolling_meter *meter; /* NULL: no rolling-shutter correction */
+  GArray *past;                 /* GstBSplineStabilizeBands, oldest first */
+} GstBSplineStabilizeRolling;
 
 /* The CUDA frames (gstbsplinestabilizecuda.c): the frames held back on
  * the GPU, the motion estimated there, keep-border's previous frame. */
@@ -200,6 +222,7 @@ struct _GstBSplineStabilize
   GstVideoChromaSite chroma_site;
   GstBSplineEngine engine;
   GstBSplineStabilizeMotion motion;
+  GstBSplineStabilizeRolling rolling;
   GstBSplineStabilizePath path;
   GstBSplineStabilizeCuda cuda;
   GstBSplineTransformsStream transforms;
@@ -298,6 +321,44 @@ void gst_bspline_stabilize_motion_reset (GstBSplineStabilizeMotion * motion);
 
 /* Frees the estimator and the analysis (new caps, stop). */
 void gst_bspline_stabilize_motion_clear (GstBSplineStabilizeMotion * motion);
+
+/* rolling-shutter-readout > 0: the band measurement for frames of in_info
+ * (nothing where it is 0); FALSE after an element error (a combination it
+ * does not take). */
+gboolean gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
+    GstVideoInfo * in_info);
+
+/* The bands' motion of a frame held back into frame->bands (global: the
+ * whole frame's motion from the frame before, in its pixels). */
+GstFlowReturn gst_bspline_stabilize_rolling_measure (GstBSplineStabilize *
+    self, GstBSplineStabilizeFrame * frame, const bspline_affine * global);
+
+/* The motion of a frame measured on the frames as read (affine), made
+ * that of the corrected frames for the camera path: the readout's shear
+ * and vertical scale left out. */
+void gst_bspline_stabilize_rolling_motion (GstBSplineStabilize * self,
+    bspline_affine * motion);
+
+/* The rolling-shutter correction of `frame` (just taken from the head of
+ * the frames held back) as an STMap over the input frame, from the
+ * trajectory solved over the frames before it, it and those held back:
+ * BSPLINE_OK with *map NULL where there is none (readout 0). */
+bspline_status gst_bspline_stabilize_rolling_map (GstBSplineStabilize *
+    self, GstBSplineStabilizeFrame * frame, bspline_stmap ** map,
+    gchar * msg, gsize msg_len);
+
+/* `frame`, taken from the head of the frames held back (warped or not),
+ * joins the frames before. */
+void gst_bspline_stabilize_rolling_pass (GstBSplineStabilize * self,
+    const GstBSplineStabilizeFrame * frame);
+
+/* A new sequence: the bands forget the frames before. */
+void gst_bspline_stabilize_rolling_reset (GstBSplineStabilizeRolling *
+    rolling);
+
+/* Frees the band measurement (new caps, stop). */
+void gst_bspline_stabilize_rolling_clear (GstBSplineStabilizeRolling *
+    rolling);
 
 /* ---- gstbsplinestabilizecuda.c: with the CUDA engine only ---- */
 #ifdef HAVE_BSPLINE_CUDA

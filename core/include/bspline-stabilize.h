@@ -381,6 +381,102 @@ BSPLINE_API
 int bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
     int height, double focal, double q[4]);
 
+/* ---- rolling shutter (core/stabilize/rolling-shutter.c) ----
+ *
+ * A rolling shutter reads row y (centre y, of a frame of `height` rows) of
+ * frame f at time f + readout (y / height - 1/2), in frame intervals.  The
+ * picture's motion over time is modelled as a translation p(t), piecewise
+ * linear between knots 1 / n_bands frame intervals apart (knot n at time
+ * n / n_bands - 1/2; knot 0 held at 0), measured from the translation of
+ * n_bands bands of rows between consecutive frames and solved by least
+ * squares with a smoothness prior; a frame is corrected to how it would
+ * look taken at once at its mid time (rolling-shutter.c says how). */
+#define BSPLINE_ROLLING_MAX_BANDS 32
+#define BSPLINE_ROLLING_DEFAULT_BANDS 8
+#define BSPLINE_ROLLING_DEFAULT_SMOOTHNESS 1e-3
+
+typedef struct
+{
+  /* bands of rows the motion is measured on, 2 .. BSPLINE_ROLLING_MAX_BANDS
+   * (default BSPLINE_ROLLING_DEFAULT_BANDS), each at least
+   * BSPLINE_MOTION_MIN_SIDE rows; band b is rows [height b / n_bands,
+   * height (b + 1) / n_bands) */
+  int n_bands;
+  /* the time from the top row's reading to the bottom row's, a fraction
+   * of the frame interval, 0 .. 1 (0: a global shutter) */
+  double readout;
+  /* the prior's weight: the squared second derivative of p (pixels per
+   * frame interval squared) integrated over the trajectory, against the
+   * squared residuals of the band measurements (pixels), > 0 (default
+   * BSPLINE_ROLLING_DEFAULT_SMOOTHNESS) */
+  double smoothness;
+  int height;
+} bspline_rolling_params;
+
+BSPLINE_API
+void bspline_rolling_params_init (bspline_rolling_params * params,
+    int height);
+BSPLINE_API
+bspline_status bspline_rolling_params_validate (const bspline_rolling_params
+    * params, char *msg, size_t msg_len);
+/* Band b's rows [*y0, *y1). */
+BSPLINE_API
+void bspline_rolling_band_rows (const bspline_rolling_params * params,
+    int band, int *y0, int *y1);
+/* The time band b of frame f is read (its centre row's). */
+BSPLINE_API
+double bspline_rolling_band_time (const bspline_rolling_params * params,
+    int frame, int band);
+/* Knots of a trajectory over frames 0 .. n_frames - 1. */
+BSPLINE_API
+int bspline_rolling_n_knots (const bspline_rolling_params * params,
+    int n_frames);
+/* The trajectory of frames 0 .. n_frames - 1 from the motion of each band
+ * from frame f - 1 to frame f: band_motion[2 (f n_bands + b)] and [.. + 1]
+ * (x, y; pixels; frame 0's entries unused), used where reliable[f n_bands
+ * + b] (reliable NULL: all).  knots: 2 bspline_rolling_n_knots doubles,
+ * p's x and y at each knot. */
+BSPLINE_API
+bspline_status bspline_rolling_solve (const bspline_rolling_params * params,
+    int n_frames, const double *band_motion, const int *reliable,
+    double *knots, char *msg, size_t msg_len);
+/* p(t) (clamped to the knots' span). */
+BSPLINE_API
+void bspline_rolling_position (const bspline_rolling_params * params,
+    const double *knots, int n_knots, double t, double *px, double *py);
+/* The rolling-shutter correction of frame f as a map from the corrected
+ * frame to the input: the corrected frame's point (u, v) shows the input
+ * frame's point (x, y) = (u, y') + p(t_f(y)) - p(f), y' = v. */
+BSPLINE_API
+void bspline_rolling_source (const bspline_rolling_params * params,
+    const double *knots, int n_knots, int frame, double u, double v,
+    double *x, double *y);
+
+/* The band measurement: one motion estimator per band. */
+typedef struct bspline_rolling_meter bspline_rolling_meter;
+
+/* For frames of width x params->height luma pixels. */
+BSPLINE_API
+bspline_status bspline_rolling_meter_new (const bspline_rolling_params *
+    params, const bspline_motion_params * motion, int width,
+    bspline_rolling_meter ** meter, char *msg, size_t msg_len);
+BSPLINE_API
+void bspline_rolling_meter_free (bspline_rolling_meter * meter);
+BSPLINE_API
+void bspline_rolling_meter_reset (bspline_rolling_meter * meter);
+/* Each band's translation from the previous frame given: where the
+ * previous frame's point (width / 2, the band's centre row) went,
+ * band_motion[2 b], [2 b + 1] (pixels), and reliable[b] as the
+ * estimator's (0 for the first frame of a sequence).  `global` is the
+ * whole frame's motion from the previous frame (bspline_motion_estimate's,
+ * or the identity): each band is searched within a few pixels of where it
+ * puts the band (an affine estimate on the band and, in the previous
+ * frame, the rows and columns it came from). */
+BSPLINE_API
+bspline_status bspline_rolling_meter_measure (bspline_rolling_meter * meter,
+    const bspline_luma_frame * frame, const bspline_affine * global,
+    double *band_motion, int *reliable);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* test-element-rolling.c: bsplinestabilize's rolling-shutter-readout
+ * (docs/stabilization.md) on the synthetic rolling-shutter clip of
+ * rolling-clip.h (480x270, 30 frames, readout 0.5 of the frame interval,
+ * a pan under a continuous broadband shake):
+ *
+ *  - the wobble of the output, measured on its pictures: the frame-to-frame
+ *    motion of the second band of rows from the top (rows H/8 .. 2H/8)
+ *    minus that of the second from the bottom (6H/8 .. 7H/8), measured by
+ *    bspline_rolling_meter (which test-rolling-shutter checks against the
+ *    truth: 0.02 px RMS), px RMS over the clip; in the input, after the
+ *    stabilization alone and after it with rolling-shutter-readout=0.5
+ *    (below 0.2 px);
+ *  - rolling-shutter-readout=0 gives the same bytes as the property unset;
+ *  - the property's default and range; with the lens stage it is an
+ *    element error naming the property, and a change while playing is
+ *    refused with a warning.
+ *
+ * The element runs with backend=cpu, or with the backend that
+ * BSPLINE_TEST_BACKEND names (cuda: exits 77, skipped, where there is
+ * none).
+ *
+ * Usage: test-element-rolling PHOTO.ppm
+ */
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+
+#include "rolling-clip.h"
+#ifdef HAVE_BSPLINE_CUDA
+#include "bspline-cuda.h"
+#endif
+
+#define W RS_W
+#define H RS_H
+#define N RS_FRAMES
+
+static bspline_cpu *cpu;
+static clip_photo photo;
+static const char *backend = "cpu";
+
+/* What a run gave: the output frames (RGB), warnings and the first error. */
+typedef struct
+{
+  uint8_t *frames[N];
+  int n_out, warnings;
+  char error[512];
+} run_result;
+
+static void
+run_free (run_result * r)
+{
+  int k;
+
+  for (k = 0; k < N; k++)
+    free (r->frames[k]);
+}
+
+static GstBuffer *
+rgbx_buffer (const uint8_t * rgb, int k)
+{
+  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) W * H * 4);
+  GstMapInfo map;
+  int i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < W * H; i++) {
+    memcpy (map.data + 4 * i, rgb + 3 * i, 3);
+    map.data[4 * i + 3] = 255;
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (k, GST_SECOND, 30);
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+static void
+pop_messages (GstBus * bus, run_result * r)
+{
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      r->warnings++;
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR
+        && r->error[0] == '\0') {
+      GError *e = NULL;
+
+      gst_message_parse_error (msg, &e, NULL);
+      g_strlcpy (r->error, e->message, sizeof (r->error));
+      g_error_free (e);
+    }
+    gst_message_unref (msg);
+  }
+}
+
+static void
+keep_output (GstBuffer * out, run_result * r)
+{
+  GstMapInfo map;
+  int i;
+
+  if (r->n_out < N && gst_buffer_map (out, &map, GST_MAP_READ)) {
+    uint8_t *f = malloc ((size_t) W * H * 3);
+
+    for (i = 0; i < W * H; i++)
+      memcpy (f + 3 * i, map.data + 4 * i, 3);
+    gst_buffer_unmap (out, &map);
+    r->frames[r->n_out] = f;
+  }
+  r->n_out++;
+  gst_buffer_unref (out);
+}
+
+/* The clip through bsplinestabilize with props; at frame change_at (-1:
+ * never) the property `change` is set to 0.25. */
+static void
+run_clip (uint8_t * const *frames, const char *props, int change_at,
+    const char *change, run_result * r)
+{
+  GstHarness *harness;
+  GstBus *bus = gst_bus_new ();
+  GstElement *e;
+  GstBuffer *out;
+  char desc[512];
+  int k;
+
+  memset (r, 0, sizeof (*r));
+  snprintf (desc, sizeof (desc), "bsplinestabilize %s backend=%s", props,
+      backend);
+  harness = gst_harness_new_parse (desc);
+  e = gst_harness_find_element (harness, "bsplinestabilize");
+  gst_element_set_bus (e, bus);
+  gst_harness_set_src_caps (harness, gst_caps_new_simple ("video/x-raw",
+          "format", G_TYPE_STRING, "RGBx", "width", G_TYPE_INT, W, "height",
+          G_TYPE_INT, H, "framerate", GST_TYPE_FRACTION, 30, 1, NULL));
+  for (k = 0; k < N; k++) {
+    if (k == change_at)
+      g_object_set (e, change, 0.25, NULL);
+    if (gst_harness_push (harness, rgbx_buffer (frames[k], k)) != GST_FLOW_OK)
+      break;
+    pop_messages (bus, r);
+    while ((out = gst_harness_try_pull (harness)))
+      keep_output (out, r);
+  }
+  gst_harness_push_event (harness, gst_event_new_eos ());
+  while ((out = gst_harness_try_pull (harness)))
+    keep_output (out, r);
+  pop_messages (bus, r);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (e);
+  gst_harness_teardown (harness);
+  gst_object_unref (bus);
+}
+
+static void
+test_properties (void)
+{
+  GstElement *e = gst_element_factory_make ("bsplinestabilize", NULL);
+  GParamSpec *ps;
+  GParamSpecDouble *pd;
+  double v = -1.0;
+
+  TEST_CHECK (e != NULL, "no bsplinestabilize");
+  if (!e)
+    return;
+  ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "rolling-shutter-readout");
+  TEST_CHECK (ps && G_IS_PARAM_SPEC_DOUBLE (ps),
+      "no double rolling-shutter-readout");
+  if (ps && G_IS_PARAM_SPEC_DOUBLE (ps)) {
+    pd = G_PARAM_SPEC_DOUBLE (ps);
+    TEST_CHECK (pd->minimum == 0.0 && pd->maximum == 1.0
+        && pd->default_value == 0.0, "rolling-shutter-readout range %g-%g "
+        "default %g, want 0-1 default 0", pd->minimum, pd->maximum,
+        pd->default_value);
+  }
+  g_object_get (e, "rolling-shutter-readout", &v, NULL);
+  TEST_CHECK (v == 0.0, "rolling-shutter-readout reads %g", v);
+  gst_object_unref (e);
+}
+
+int
+main (int argc, char **argv)
+{
+  test_rng rng;
+  rs_truth tr;
+  uint8_t *frames[N];
+  run_result plain, rolling, zero, lens, playing;
+  double w_in, w_plain, w_rolling;
+  int k, same = 1;
+
+  gst_init (&argc, &argv);
+  if (g_getenv ("BSPLINE_TEST_BACKEND"))
+    backend = g_getenv ("BSPLINE_TEST_BACKEND");
+  if (strcmp (backend, "cuda") == 0) {
+    char msg[256] = "this build has no CUDA engine";
+#ifdef HAVE_BSPLINE_CUDA
+    if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
+#endif
+    {
+      printf ("SKIP stabilize-rolling with backend=cuda: %s\n", msg);
+      return 77;
+    }
+  }
+  test_begin ("stabilize-rolling", &rng);
+  printf ("backend=%s\n", backend);
+  if (argc < 2 || !clip_read_ppm (argv[1], &photo))
+    return 1;
+  cpu = bspline_cpu_new (0);
+  test_properties ();
+
+  rs_truth_init (&tr, &rng, &photo);
+  for (k = 0; k < N; k++) {
+    frames[k] = malloc ((size_t) W * H * 3);
+    TEST_CHECK (rs_render (cpu, &photo, &tr, RS_READOUT, k, frames[k]),
+        "render %d", k);
+  }
+  run_clip (frames, "crop=fill", -1, NULL, &plain);
+  run_clip (frames, "crop=fill rolling-shutter-readout=0.5", -1, NULL,
+      &rolling);
+  run_clip (frames, "crop=fill rolling-shutter-readout=0", -1, NULL, &zero);
+  TEST_CHECK (plain.n_out == N && rolling.n_out == N && zero.n_out == N
+      && !plain.error[0] && !rolling.error[0] && !zero.error[0],
+      "%d, %d, %d frames out of %d (%s%s%s)", plain.n_out, rolling.n_out,
+      zero.n_out, N, plain.error, rolling.error, zero.error);
+  if (plain.n_out == N && rolling.n_out == N && zero.n_out == N) {
+    int c[3];
+
+    w_in = rs_picture_wobble (frames, N, &c[0]);
+    w_plain = rs_picture_wobble (plain.frames, N, &c[1]);
+    w_rolling = rs_picture_wobble (rolling.frames, N, &c[2]);
+    TEST_CHECK (c[0] >= N - 3 && c[1] >= N - 3 && c[2] >= N - 3,
+        "the wobble measured on %d, %d, %d of %d frames", c[0], c[1], c[2],
+        N - 1);
+    for (k = 0; k < N; k++)
+      same &= memcmp (plain.frames[k], zero.frames[k], (size_t) W * H * 3)
+          == 0;
+    printf ("wobble (upper band minus lower band, frame to frame, measured "
+        "on the pictures): input %.3f px RMS, stabilized %.3f, stabilized "
+        "with rolling-shutter-readout=0.5 %.3f\n", w_in, w_plain, w_rolling);
+    TEST_CHECK (w_in > 1.0 && w_plain > 1.0, "input %.3f, stabilized %.3f: "
+        "the clip tests too little", w_in, w_plain);
+    /* (issue 41's target, 0.15, is test-rolling-shutter's against the
+     * truth; here the pictures' own measure and the camera path add to it:
+     * 0.071-0.142 in seven runs, 0.146 in the vid.stab bench's) */
+    TEST_CHECK (w_rolling < 0.2, "wobble %.3f px RMS with the correction",
+        w_rolling);
+    TEST_CHECK (same, "rolling-shutter-readout=0 changed the output");
+  } else {
+    w_in = w_plain = w_rolling = INFINITY;
+  }
+
+  /* refusals: with the lens stage an element error naming the property;
+   * a change while playing a warning, the frames still out */
+  run_clip (frames, "rolling-shutter-readout=0.5 lens-model=brown "
+      "camera-matrix=\"<400.0,400.0,240.0,135.0>\"", -1, NULL, &lens);
+  TEST_CHECK (strstr (lens.error, "rolling-shutter-readout") != NULL,
+      "with the lens stage: error \"%s\"", lens.error);
+  run_clip (frames, "crop=fill", 5, "rolling-shutter-readout", &playing);
+  TEST_CHECK (playing.warnings >= 1 && playing.n_out == N
+      && !playing.error[0], "a change while playing: %d warnings, %d "
+      "frames, error \"%s\"", playing.warnings, playing.n_out, playing.error);
+
+  run_free (&plain);
+  run_free (&rolling);
+  run_free (&zero);
+  run_free (&lens);
+  run_free (&playing);
+  for (k = 0; k < N; k++)
+    free (frames[k]);
+  bspline_cpu_free (cpu);
+  free (photo.rgb);
+  return test_end ("wobble %.3f px RMS in the input, %.3f stabilized, %.3f "
+      "with rolling-shutter-readout=0.5", w_in, w_plain, w_rolling);
+}
