@@ -175,7 +175,9 @@ check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
   return BSPLINE_OK;
 }
 
-/* Runs one plan (not a reduction) on checked images. */
+/* Runs one plan (not a reduction) on checked images.  A plan with a
+ * window (bspline_point_window) runs as its copy on the window: the
+ * window of src as the input, the points less the window's origin. */
 static bspline_status
 execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
@@ -183,7 +185,25 @@ execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
   bspline_coefficients coef;
   bspline_status status;
   void *last_line, *prefilter_scratch, *resample_scratch;
+  bspline_plan window;
+  bspline_image part;
 
+  if (plan->window_width > 0) {
+    window = *plan;
+    window.src_width = window.axis_x.len = plan->window_width;
+    window.src_height = window.axis_y.len = plan->window_height;
+    window.origin_x = plan->window_x;
+    window.origin_y = plan->window_y;
+    window.window_width = window.window_height = 0;
+    part = *src;
+    part.data = (char *) src->data + (ptrdiff_t) plan->window_y * src->stride
+        + (ptrdiff_t) plan->window_x * src->channels
+        * (ptrdiff_t) bspline_sample_size (src->type);
+    part.width = plan->window_width;
+    part.height = plan->window_height;
+    plan = &window;
+    src = &part;
+  }
   status = prepare_coefficients (cpu, plan, &coef, &last_line);
   if (status == BSPLINE_OK)
     status = prepare_scratch (cpu, plan, &prefilter_scratch, &resample_scratch);

@@ -153,3 +153,83 @@ bspline_point_row (const bspline_plan * plan, int i, double *row)
   }
   return widened;
 }
+
+/* One axis of the window: the taps' box [lo, hi] (pixel coordinates) on
+ * an input side of len pixels, margin samples more on each side; *start
+ * and *end the pixels kept.  The whole axis where a folding boundary is
+ * reached (the sampler folds taps past the frame back into it, and wrap's
+ * prefilter reads the far end of the line).  Where the box reaches past
+ * an edge (clamp, constant), the window keeps at least margin pixels at
+ * that edge, so that the coefficients there stay within the truncation.
+ */
+static void
+window_axis (double lo, double hi, int len, int margin, int folds,
+    int *start, int *end)
+{
+  double a = floor (lo) - margin, b = ceil (hi) + margin;
+  if (folds && (lo < 0.0 || hi > len)) {
+    *start = 0;
+    *end = len;
+    return;
+  }
+  a = a < 0.0 ? 0.0 : a > len ? len : a;
+  b = b < 0.0 ? 0.0 : b > len ? len : b;
+  *start = (int) a;
+  *end = (int) b;
+  if (*start > len - margin)
+    *start = len - margin > 0 ? len - margin : 0;
+  if (*end < margin)
+    *end = margin < len ? margin : len;
+}
+
+void
+bspline_point_window (bspline_plan * plan)
+{
+  const int W = plan->dst_width;
+  const int boundary = plan->params.boundary;
+  const int folds = boundary == BSPLINE_BOUNDARY_REFLECT
+      || boundary == BSPLINE_BOUNDARY_MIRROR
+      || boundary == BSPLINE_BOUNDARY_WRAP;
+  /* half the kernel's support in pixels (Keys bicubic: 2), and a pixel
+   * more for the rounding of the taps' origin */
+  const double half = (plan->params.method == BSPLINE_METHOD_BSPLINE ?
+      plan->params.order + 1 : 4) / 2.0 + 1.0;
+  double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+  int margin = 2, i, j, x0, x1, y0, y1;
+  double *row;
+
+  plan->window_width = plan->window_height = 0;
+  if (plan->n_lenses == 0)
+    return;
+  row = malloc (sizeof (double) * bspline_point_values (plan) * W);
+  if (!row)
+    return;
+  for (i = 0; i < plan->dst_height; i++) {
+    const int widened = bspline_point_row (plan, i, row);
+    for (j = 0; j < W; j++) {
+      const double x = row[j], y = row[W + j];
+      const double rx = half * (widened ? row[2 * W + j] : 1.0);
+      const double ry = half * (widened ? row[3 * W + j] : 1.0);
+      if (isnan (x) || isnan (y))
+        continue;
+      lo_x = fmin (lo_x, x - rx);
+      hi_x = fmax (hi_x, x + rx);
+      lo_y = fmin (lo_y, y - ry);
+      hi_y = fmax (hi_y, y + ry);
+    }
+  }
+  free (row);
+  if (!(lo_x <= hi_x && lo_y <= hi_y))
+    return;
+  if (plan->prefilter)
+    for (i = 0; i < plan->setup.n_poles; i++)
+      margin += plan->setup.truncation[i];
+  window_axis (lo_x, hi_x, plan->src_width, margin, folds, &x0, &x1);
+  window_axis (lo_y, hi_y, plan->src_height, margin, folds, &y0, &y1);
+  if (x0 == 0 && y0 == 0 && x1 == plan->src_width && y1 == plan->src_height)
+    return;
+  plan->window_x = x0;
+  plan->window_y = y0;
+  plan->window_width = x1 - x0;
+  plan->window_height = y1 - y0;
+}

@@ -188,6 +188,14 @@ struct bspline_plan
    * this plan, which maps the points on the frame as it is. */
   struct bspline_atlas *atlas;
   bspline_plan *atlas_plan;
+  /* Lens plans: the part of the input that the taps of the output pixels
+   * read, widened by the prefilter's truncation (bspline_point_window):
+   * window_x, window_y, window_width, window_height; window_width 0 where
+   * it is the whole frame.  The CPU engine prefilters only that part and
+   * samples it through a copy of the plan whose input is the window and
+   * whose points are less origin_x, origin_y (0 in every other plan). */
+  int window_x, window_y, window_width, window_height;
+  int origin_x, origin_y;
 };
 
 /* ---- point-cache.c ----
@@ -234,6 +242,14 @@ int bspline_point_cache_ready (const bspline_plan * plan);
  * widenings are all 1 (and need not be read). */
 BSPLINE_INTERNAL_API
 int bspline_point_row (const bspline_plan * plan, int i, double *row);
+/* Sets a lens plan's window (see struct bspline_plan) from the points of
+ * all its output pixels: their taps' bounding box (the kernel widened by
+ * the pixel's widening), widened by the sum of the prefilter's truncation
+ * indices, clipped to the frame; the whole axis where a folding boundary
+ * (reflect, mirror, wrap) is reached.  Leaves it at the whole frame where
+ * the box is the whole frame, no pixel has a point, or memory for one row
+ * is missing. */
+void bspline_point_window (bspline_plan * plan);
 
 /* Row i of the cache's rows. */
 static inline double *

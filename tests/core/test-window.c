@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* test-window: a lens plan whose taps read a small part of a big input
+ * prefilters only that part (its window, bspline_point_window, widened by
+ * the prefilter's truncation) on the CPU engine; the output must stay
+ * what the whole frame's prefilter gives.
+ *
+ * STMap stages that read a rectangle of about a quarter of the input's
+ * side (smooth waves on it), placed inside the frame or touching or
+ * crossing each edge and corner; every boundary; B-spline orders 1, 3, 5
+ * and Keys bicubic; antialias none and the default; random F32 sources
+ * of 1, 2 or 4 channels and the ascent photograph (512x512).  For each
+ * case: the float plan executed three times (the third reads the plan's
+ * cache of points, which holds them less the window's origin) writes the
+ * same bytes each time, within test_float_bound of the double plan run on
+ * the whole frame (its window cleared), and the double plan with its
+ * window within 1e-12 of the signal range of it.  A rectangle inside the
+ * frame must get a window smaller than the frame.  Prints the largest
+ * difference between the float plan with and without its window: what
+ * the window's truncation costs (docs/accuracy.md). */
+#include "lens-cases.h"
+#include "resample.h"
+
+#define N_CASES 60
+#define DOUBLE_BOUND 1e-12
+
+static double worst_float_window, worst_double_window, worst_float_ref;
+
+/* Largest |a - b| over the images, over scale. */
+static double
+difference (const bspline_image * a, const bspline_image * b, double scale)
+{
+  double worst = 0.0;
+  int x, y, c;
+  for (y = 0; y < a->height; y++)
+    for (x = 0; x < a->width; x++)
+      for (c = 0; c < a->channels; c++) {
+        double d = fabs (test_image_get (a, x, y, c)
+            - test_image_get (b, x, y, c)) / scale;
+        if (!(d <= worst))
+          worst = isnan (d) ? INFINITY : d;
+      }
+  return worst;
+}
+
+/* An STMap of 16 samples across (the input's aspect ratio) onto the
+ * rectangle (x0, y0) + (w, h) of a W x H input (pixel coordinates), with
+ * waves of a pixel. */
+static bspline_stmap *
+rectangle_map (test_rng * rng, double x0, double y0, double w, double h,
+    int W, int H)
+{
+  const int mw = 16, mh = (int) floor (16.0 * H / W + 0.5);
+  const double fx = test_rng_range (rng, 0.5, 2.0);
+  const double fy = test_rng_range (rng, 0.5, 2.0);
+  double st[2 * 16 * 64];
+  bspline_stmap *map = NULL;
+  char msg[256];
+  int i, j;
+
+  for (i = 0; i < mh; i++)
+    for (j = 0; j < mw; j++) {
+      const double u = (j + 0.5) / mw, v = (i + 0.5) / mh;
+      const double x = x0 + u * w + sin (2.0 * TEST_PI * fy * v);
+      const double y = y0 + v * h + cos (2.0 * TEST_PI * fx * u);
+      st[2 * (i * mw + j)] = x / W;
+      st[2 * (i * mw + j) + 1] = 1.0 - y / H;
+    }
+  if (bspline_stmap_new (st, mw, mh, &map, msg, sizeof (msg)) != BSPLINE_OK)
+    return NULL;
+  return map;
+}
+
+static void
+execute (bspline_cpu * cpu, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst, const char *what)
+{
+  bspline_status st;
+  memset (dst->data, 0, (size_t) dst->height * dst->stride);
+  st = bspline_cpu_execute (cpu, plan, src, dst);
+  TEST_CHECK (st == BSPLINE_OK, "%s: execution failed: %s", what,
+      bspline_cpu_last_error (cpu));
+}
+
+static void
+run_case (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
+    double scale, int real, int boundary, int placement)
+{
+  static const char *const places[] = { "inside", "left edge", "right edge",
+    "top edge", "bottom edge", "past the top-left corner",
+    "past the bottom-right corner"
+  };
+  const int W = src->width, H = src->height;
+  const double w = W * test_rng_range (rng, 0.2, 0.3);
+  const double h = H * test_rng_range (rng, 0.2, 0.3);
+  const int pick = test_rng_int (rng, 0, 3);
+  double x0 = test_rng_range (rng, 0.25 * W, 0.75 * W - w);
+  double y0 = test_rng_range (rng, 0.25 * H, 0.75 * H - h);
+  lens_case c;
+  bspline_plan *plan[4] = { NULL, NULL, NULL, NULL };
+  bspline_image out[3], reference;
+  char msg[256], what[400];
+  double err, bound;
+  int k, r, order;
+
+  switch (placement) {
+    case 1:
+      x0 = test_rng_range (rng, -3.0, 3.0);
+      break;
+    case 2:
+      x0 = W - w + test_rng_range (rng, -3.0, 3.0);
+      break;
+    case 3:
+      y0 = test_rng_range (rng, -3.0, 3.0);
+      break;
+    case 4:
+      y0 = H - h + test_rng_range (rng, -3.0, 3.0);
+      break;
+    case 5:
+      x0 = -0.5 * w;
+      y0 = -0.5 * h;
+      break;
+    case 6:
+      x0 = W - 0.5 * w;
+      y0 = H - 0.5 * h;
+      break;
+  }
+  memset (&c, 0, sizeof (c));
+  c.src_width = W;
+  c.src_height = H;
+  c.dst_width = (int) ceil (w * test_rng_range (rng, 0.8, 1.3));
+  c.dst_height = (int) ceil (h * test_rng_range (rng, 0.8, 1.3));
+  c.channels = src->channels;
+  bspline_params_init (&c.params);
+  c.params.method = pick == 0 ? BSPLINE_METHOD_BICUBIC :
+      BSPLINE_METHOD_BSPLINE;
+  order = pick == 1 ? 1 : pick == 3 ? 5 : 3;
+  bound = test_float_bound (order, real, 0);
+  c.params.order = order;
+  c.params.boundary = boundary;
+  if (test_rng_int (rng, 0, 1))
+    c.params.antialias = BSPLINE_ANTIALIAS_NONE;
+  for (k = 0; k < BSPLINE_MAX_CHANNELS; k++)
+    c.params.fill[k] = test_rng_range (rng, 0.0, scale);
+  bspline_geometry_init (&c.geometry, W, H, c.dst_width, c.dst_height);
+  c.geometry.lens_model = BSPLINE_LENS_STMAP;
+  c.map = rectangle_map (rng, x0, y0, w, h, W, H);
+  c.geometry.stmap = c.map;
+  snprintf (what, sizeof (what), "%s %dx%d C=%d -> %dx%d, rectangle %.1f "
+      "%.1f %.1fx%.1f (%s), %s order %d, %s, antialias %s", real ?
+      "ascent" : "noise", W, H, c.channels, c.dst_width, c.dst_height, x0,
+      y0, w, h, places[placement], pick == 0 ? "bicubic" : "bspline", order,
+      test_boundary_name (boundary),
+      c.params.antialias == BSPLINE_ANTIALIAS_NONE ? "none" : "default");
+  TEST_CHECK (c.map != NULL, "%s: no STMap", what);
+  if (!c.map)
+    return;
+  for (k = 0; k < 4; k++) {
+    c.params.precision = k % 2 ? BSPLINE_PRECISION_DOUBLE :
+        BSPLINE_PRECISION_FLOAT;
+    if (lens_case_plan (&c, &plan[k], msg, sizeof (msg)) != BSPLINE_OK) {
+      TEST_CHECK (0, "%s: no plan: %s", what, msg);
+      for (r = 0; r < k; r++)
+        bspline_plan_free (plan[r]);
+      lens_case_clear (&c);
+      return;
+    }
+    /* the whole frame, before the plan's first execution (its cache of
+     * points holds them less the window's origin) */
+    if (k >= 2)
+      plan[k]->window_width = plan[k]->window_height = 0;
+  }
+  if (placement == 0)
+    TEST_CHECK (plan[0]->window_width > 0, "%s: no window", what);
+  for (k = 0; k < 3; k++)
+    test_image_alloc (&out[k], c.dst_width, c.dst_height, c.channels,
+        BSPLINE_SAMPLE_F64, 1);
+  test_image_alloc (&reference, c.dst_width, c.dst_height, c.channels,
+      BSPLINE_SAMPLE_F64, 0);
+
+  /* the double plan on the whole frame: the reference */
+  execute (cpu, plan[3], src, &reference, what);
+  execute (cpu, plan[1], src, &out[0], what);
+  err = difference (&out[0], &reference, scale);
+  worst_double_window = fmax (worst_double_window, err);
+  TEST_CHECK (err <= DOUBLE_BOUND, "%s: double with its window differs "
+      "from the whole frame by %.3g of the signal range, bound %.3g", what,
+      err, DOUBLE_BOUND);
+  /* the float plan: three executions with its window, one without */
+  for (r = 0; r < 3; r++) {
+    execute (cpu, plan[0], src, &out[r], what);
+    if (r > 0)
+      TEST_CHECK (difference (&out[r], &out[0], 1.0) == 0.0, "%s: "
+          "execution %d differs from the first by %.3g", what, r + 1,
+          difference (&out[r], &out[0], 1.0));
+  }
+  err = difference (&out[0], &reference, scale);
+  worst_float_ref = fmax (worst_float_ref, err);
+  TEST_CHECK (err <= bound, "%s: float with its window differs from double "
+      "by %.3g of the signal range, bound %.3g", what, err, bound);
+  execute (cpu, plan[2], src, &out[1], what);
+  worst_float_window = fmax (worst_float_window, difference (&out[0],
+          &out[1], scale));
+  for (k = 0; k < 3; k++)
+    test_image_free (&out[k]);
+  test_image_free (&reference);
+  for (k = 0; k < 4; k++)
+    bspline_plan_free (plan[k]);
+  lens_case_clear (&c);
+}
+
+int
+main (int argc, char **argv)
+{
+  test_rng rng;
+  bspline_cpu *cpu;
+  bspline_image ascent, noise;
+  int n_cases = test_trials (N_CASES), k;
+
+  test_begin ("window", &rng);
+  if (argc < 2) {
+    printf ("usage: %s ascent.pgm\n", argv[0]);
+    return 1;
+  }
+  TEST_CHECK (test_read_pgm (argv[1], &ascent), "cannot read the real "
+      "image %s", argv[1]);
+  cpu = bspline_cpu_new (2);
+  if (!cpu || test_n_failures) {
+    printf ("cannot start the CPU engine or read the image\n");
+    return 1;
+  }
+  for (k = 0; k < n_cases; k++) {
+    const int boundary = k % 5, placement = (k / 5) % 7;
+    if (k % 3 == 0) {
+      run_case (cpu, &rng, &ascent, 255.0, 1, boundary, placement);
+    } else {
+      double range[2];
+      const int channels = test_rng_int (&rng, 0, 2) == 2 ? 4 :
+          test_rng_int (&rng, 1, 2);
+      test_image_alloc (&noise, test_rng_int (&rng, 120, 300),
+          test_rng_int (&rng, 120, 220), channels, BSPLINE_SAMPLE_F32, 3);
+      test_image_fill_random (&noise, &rng, 0.0, 1.0, range);
+      run_case (cpu, &rng, &noise, test_signal_scale (range), 0, boundary,
+          placement);
+      test_image_free (&noise);
+    }
+  }
+  test_image_free (&ascent);
+  bspline_cpu_free (cpu);
+  return test_end ("%d cases; float with its window against double on the "
+      "whole frame %.3g, against float on the whole frame %.3g (the "
+      "window's truncation); double with and without it %.3g", n_cases,
+      worst_float_ref, worst_float_window, worst_double_window);
+}
