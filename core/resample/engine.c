@@ -175,9 +175,9 @@ check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
   return BSPLINE_OK;
 }
 
-/* Runs one plan (not a reduction) on checked images.  A plan with a
- * window (bspline_point_window) runs as its copy on the window: the
- * window of src as the input, the points less the window's origin. */
+/* Runs one plan (not a reduction) on checked images.  A lens plan whose
+ * cached points read a window of the input (bspline_point_cache_window)
+ * runs as its copy on that window. */
 static bspline_status
 execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
@@ -187,20 +187,19 @@ execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
   void *last_line, *prefilter_scratch, *resample_scratch;
   bspline_plan window;
   bspline_image part;
+  int w[4];
 
-  if (plan->window_width > 0) {
+  if (bspline_point_cache_window (plan, w)) {
     window = *plan;
-    window.src_width = window.axis_x.len = plan->window_width;
-    window.src_height = window.axis_y.len = plan->window_height;
-    window.origin_x = plan->window_x;
-    window.origin_y = plan->window_y;
-    window.window_width = window.window_height = 0;
+    window.src_width = window.axis_x.len = w[2];
+    window.src_height = window.axis_y.len = w[3];
+    window.in_window = 1;
     part = *src;
-    part.data = (char *) src->data + (ptrdiff_t) plan->window_y * src->stride
-        + (ptrdiff_t) plan->window_x * src->channels
+    part.data = (char *) src->data + (ptrdiff_t) w[1] * src->stride
+        + (ptrdiff_t) w[0] * src->channels
         * (ptrdiff_t) bspline_sample_size (src->type);
-    part.width = plan->window_width;
-    part.height = plan->window_height;
+    part.width = w[2];
+    part.height = w[3];
     plan = &window;
     src = &part;
   }

@@ -380,14 +380,9 @@ bspline_plan_new_chain (const bspline_params * params,
     }
   }
 
-  if (n_lenses > 0) {
-    status = plan_new_atlas (params, inverse, lenses, n_lenses, src_width,
+  if (n_lenses > 0)
+    return plan_new_atlas (params, inverse, lenses, n_lenses, src_width,
         src_height, dst_width, dst_height, channels, out, msg, msg_len);
-    /* the CPU engine runs the atlas plan where there is one */
-    if (status == BSPLINE_OK)
-      bspline_point_window ((*out)->atlas_plan ? (*out)->atlas_plan : *out);
-    return status;
-  }
   return plan_new_geometry (params, inverse, lenses, n_lenses, src_width,
       src_height, dst_width, dst_height, channels, out, msg, msg_len);
 }

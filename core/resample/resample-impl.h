@@ -534,9 +534,8 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
       if (n_lenses == 0 && plan->widen)
         bspline_footprint (m, u, v, x, y, BSPLINE_MAX_WARP_WIDENING,
             &widen_x, &widen_y);
-      /* less an engine's window's origin (exact: see shift_points) */
-      SUFFIX (eval_point) (plan, coef, x - plan->origin_x - 0.5,
-          y - plan->origin_y - 0.5, widen_x, widen_y, px);
+      SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y,
+          px);
     }
     SUFFIX (store_values) (dst, i, 0, acc, plan->dst_width * C);
   }

@@ -731,20 +731,6 @@ stream_task (void *data, int task, int worker)
         (float *) sink, (float *) rows, used);
 }
 
-/* A row of points less the plan's origin (an engine's window plan): an
- * integer off a double below 2^52 in magnitude is exact, so the taps and
- * weights stay those of the frame's points. */
-static void
-shift_points (const bspline_plan * plan, double *points)
-{
-  const int W = plan->dst_width;
-  int j;
-  for (j = 0; j < W; j++) {
-    points[j] -= plan->origin_x;
-    points[W + j] -= plan->origin_y;
-  }
-}
-
 /* A lens plan's output rows first .. last - 1 from its rows of points:
  * the cache's (job->points; computed first where job->fill_points) or
  * each computed into the worker's own row (point_scratch). */
@@ -761,8 +747,6 @@ warp_lens_rows (const resample_job * job, warp_rows_fn fast, void *acc,
     int widened;
     if (!cache->rows || cache->fill) {
       widened = bspline_point_row (plan, i, points);
-      if (plan->origin_x != 0 || plan->origin_y != 0)
-        shift_points (plan, points);
       if (cache->rows)
         cache->widened[i] = (unsigned char) widened;
     } else {

@@ -188,14 +188,10 @@ struct bspline_plan
    * this plan, which maps the points on the frame as it is. */
   struct bspline_atlas *atlas;
   bspline_plan *atlas_plan;
-  /* Lens plans: the part of the input that the taps of the output pixels
-   * read, widened by the prefilter's truncation (bspline_point_window):
-   * window_x, window_y, window_width, window_height; window_width 0 where
-   * it is the whole frame.  The CPU engine prefilters only that part and
-   * samples it through a copy of the plan whose input is the window and
-   * whose points are less origin_x, origin_y (0 in every other plan). */
-  int window_x, window_y, window_width, window_height;
-  int origin_x, origin_y;
+  /* An engine's copy of a lens plan that runs on the plan's window
+   * (bspline_point_cache_window): its input is the window, and it reads
+   * the cache's points, which are the window's; 0 in every plan made. */
+  int in_window;
 };
 
 /* ---- point-cache.c ----
@@ -242,14 +238,19 @@ int bspline_point_cache_ready (const bspline_plan * plan);
  * widenings are all 1 (and need not be read). */
 BSPLINE_INTERNAL_API
 int bspline_point_row (const bspline_plan * plan, int i, double *row);
-/* Sets a lens plan's window (see struct bspline_plan) from the points of
- * all its output pixels: their taps' bounding box (the kernel widened by
- * the pixel's widening), widened by the sum of the prefilter's truncation
- * indices, clipped to the frame; the whole axis where a folding boundary
- * (reflect, mirror, wrap) is reached.  Leaves it at the whole frame where
- * the box is the whole frame, no pixel has a point, or memory for one row
- * is missing. */
-void bspline_point_window (bspline_plan * plan);
+/* Where the plan's cache is ready and its points read only a part of the
+ * input, that part (the window: x, y, width, height in window[0 .. 3]) and
+ * 1; else 0.  The filling execution (bspline_point_cache_filled) finds it:
+ * the box of the taps of every output pixel (widened kernels widened),
+ * widened by the sum of the prefilter's truncation indices and clipped to
+ * the frame; the whole axis where a folding boundary (reflect, mirror,
+ * wrap) is reached; and then keeps the points less the window's origin
+ * (exact: an integer off a double below 2^52).  The engine then
+ * prefilters the window only and samples it through a copy of the plan
+ * with in_window set, the only plan that reads such a cache
+ * (bspline_point_cache_begin gives the others no rows). */
+BSPLINE_INTERNAL_API
+int bspline_point_cache_window (const bspline_plan * plan, int window[4]);
 
 /* Row i of the cache's rows. */
 static inline double *
