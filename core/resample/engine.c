@@ -247,6 +247,7 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
 {
   bspline_image inter;
   bspline_status status;
+  int window[4];
 
   if (plan->atlas) {
     const bspline_atlas *atlas = plan->atlas;
@@ -263,7 +264,11 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
     inter.width = atlas->width;
     inter.height = atlas->height;
     inter.stride = (ptrdiff_t) (pixel * atlas->width);
-    bspline_atlas_gather (cpu->pool, atlas, src, &inter);
+    /* the atlas plan's window only, where it reads one (the same window
+     * then: a cache once ready stays so) */
+    bspline_atlas_gather (cpu->pool, atlas, src, &inter,
+        bspline_point_cache_window (plan->atlas_plan, window) ? window :
+        NULL);
     return execute_any (cpu, plan->atlas_plan, &inter, dst);
   }
   if (plan->warp) {

@@ -15,9 +15,10 @@
  * the window (the same bytes both times).  The double plan's window
  * within 1e-12 of the signal range of its whole frame; the float plan's
  * window within test_float_bound of the double's whole frame.  A
- * rectangle inside the frame must get a window.  Prints the largest
- * difference between the float plan with and without its window: what
- * the window's truncation costs (docs/accuracy.md). */
+ * rectangle inside the frame must get a window (in double, at orders up
+ * to 3).  Prints the largest difference between the float plan with and
+ * without its window: what the window's truncation costs
+ * (docs/accuracy.md). */
 #include "lens-cases.h"
 #include "resample.h"
 
@@ -184,10 +185,12 @@ run_case (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
   /* the float plan */
   for (r = 0; r < 4; r++)
     execute (cpu, plan[0], src, &out[r], what);
+  /* double order 5's margin (its two poles' truncation indices at double
+   * precision, about 60 pixels) may cover a small frame */
   if (placement == 0)
     TEST_CHECK (bspline_point_cache_window (plan[0], window)
-        && bspline_point_cache_window (plan[1], window), "%s: no window",
-        what);
+        && (order > 3 || bspline_point_cache_window (plan[1], window)),
+        "%s: no window", what);
   TEST_CHECK (difference (&out[3], &out[2], 1.0) == 0.0, "%s: the "
       "window's second execution differs from its first by %.3g", what,
       difference (&out[3], &out[2], 1.0));
@@ -237,7 +240,7 @@ main (int argc, char **argv)
       const int channels = test_rng_int (&rng, 0, 2) == 2 ? 4 :
           test_rng_int (&rng, 1, 2);
       test_image_alloc (&noise, test_rng_int (&rng, 120, 300),
-          test_rng_int (&rng, 120, 220), channels, BSPLINE_SAMPLE_F32, 3);
+          test_rng_int (&rng, 160, 240), channels, BSPLINE_SAMPLE_F32, 3);
       test_image_fill_random (&noise, &rng, 0.0, 1.0, range);
       run_case (cpu, &rng, &noise, test_signal_scale (range), 0, boundary,
           placement);
