@@ -258,4 +258,3 @@ bspline_point_row (const bspline_plan * plan, int i, double *row)
   }
   return widened;
 }
-

@@ -146,8 +146,7 @@ main (void)
           bspline_cpu_last_error (cpu));
       TEST_CHECK (same_output (plan, &dst, &reference), "case %d (%s): "
           "execution %d (%d threads) differs from a plan executed once", k,
-          c.name,
-          e + 1, threads[e]);
+          c.name, e + 1, threads[e]);
       TEST_CHECK (bspline_point_cache_ready (plan) == (e >= 1),
           "case %d (%s): after execution %d the cache is %s", k, c.name,
           e + 1, bspline_point_cache_ready (plan) ? "ready" : "not ready");

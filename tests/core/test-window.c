@@ -328,8 +328,9 @@ main (int argc, char **argv)
   }
   test_image_free (&ascent);
   bspline_cpu_free (cpu);
-  return test_end ("%d STMap cases and %d equirect views; float with its window against double on the "
-      "whole frame %.3g, against float on the whole frame %.3g (the "
-      "window's truncation); double with and without it %.3g", n_cases,
-      n_projections, worst_float_ref, worst_float_window, worst_double_window);
+  return test_end ("%d STMap cases and %d equirect views; float with its "
+      "window against double on the whole frame %.3g, against float on the "
+      "whole frame %.3g (the window's truncation); double with and without "
+      "it %.3g", n_cases, n_projections, worst_float_ref, worst_float_window,
+      worst_double_window);
 }
