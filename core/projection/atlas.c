@@ -279,6 +279,7 @@ typedef struct
   const bspline_atlas *atlas;
   const bspline_image *src, *dst;
   size_t pixel;
+  int x0, y0, width;            /* the part of the atlas gathered */
 } gather_task;
 
 static void
@@ -286,14 +287,15 @@ gather_rows (void *ctx, int task, int worker)
 {
   const gather_task *g = ctx;
   const bspline_atlas *atlas = g->atlas;
-  const int32_t *index = atlas->index + (size_t) task * atlas->width;
+  const int y = g->y0 + task;
+  const int32_t *index = atlas->index + (size_t) y * atlas->width;
   unsigned char *out = (unsigned char *) g->dst->data
-      + (ptrdiff_t) task * g->dst->stride;
+      + (ptrdiff_t) y * g->dst->stride;
   const unsigned char *in = g->src->data;
   int x;
   (void) worker;
 
-  for (x = 0; x < atlas->width; x++) {
+  for (x = g->x0; x < g->x0 + g->width; x++) {
     int32_t i = index[x];
     const unsigned char *p = in + (ptrdiff_t) (i / atlas->frame_width)
         * g->src->stride + (size_t) (i % atlas->frame_width) * g->pixel;
@@ -303,12 +305,16 @@ gather_rows (void *ctx, int task, int worker)
 
 void
 bspline_atlas_gather (bspline_pool * pool, const bspline_atlas * atlas,
-    const bspline_image * src, const bspline_image * dst)
+    const bspline_image * src, const bspline_image * dst, const int *window)
 {
   gather_task g;
   g.atlas = atlas;
   g.src = src;
   g.dst = dst;
   g.pixel = bspline_sample_size (src->type) * (size_t) src->channels;
-  bspline_pool_run (pool, atlas->height, gather_rows, &g);
+  g.x0 = window ? window[0] : 0;
+  g.y0 = window ? window[1] : 0;
+  g.width = window ? window[2] : atlas->width;
+  bspline_pool_run (pool, window ? window[3] : atlas->height, gather_rows,
+      &g);
 }

@@ -53,8 +53,10 @@ BSPLINE_INTERNAL_API
 BSPLINE_INTERNAL_API void bspline_atlas_free (bspline_atlas * atlas);
 
 /* Copies src (the frame) into dst (the atlas: the same sample type and
- * channels), rows split over the pool. */
+ * channels), rows split over the pool: the whole atlas, or where window
+ * is given only its part x, y, width, height (window[0 .. 3]; the rest of
+ * dst is left as it is). */
 void bspline_atlas_gather (bspline_pool * pool, const bspline_atlas * atlas,
-    const bspline_image * src, const bspline_image * dst);
+    const bspline_image * src, const bspline_image * dst, const int *window);
 
 #endif /* BSPLINE_ATLAS_H */

@@ -175,7 +175,9 @@ check_image (bspline_cpu * cpu, const bspline_image * img, const char *what,
   return BSPLINE_OK;
 }
 
-/* Runs one plan (not a reduction) on checked images. */
+/* Runs one plan (not a reduction) on checked images.  A lens plan whose
+ * cached points read a window of the input (bspline_point_cache_window)
+ * runs as its copy on that window. */
 static bspline_status
 execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
     const bspline_image * src, const bspline_image * dst)
@@ -183,7 +185,24 @@ execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
   bspline_coefficients coef;
   bspline_status status;
   void *last_line, *prefilter_scratch, *resample_scratch;
+  bspline_plan window;
+  bspline_image part;
+  int w[4];
 
+  if (bspline_point_cache_window (plan, w)) {
+    window = *plan;
+    window.src_width = window.axis_x.len = w[2];
+    window.src_height = window.axis_y.len = w[3];
+    window.in_window = 1;
+    part = *src;
+    part.data = (char *) src->data + (ptrdiff_t) w[1] * src->stride
+        + (ptrdiff_t) w[0] * src->channels
+        * (ptrdiff_t) bspline_sample_size (src->type);
+    part.width = w[2];
+    part.height = w[3];
+    plan = &window;
+    src = &part;
+  }
   status = prepare_coefficients (cpu, plan, &coef, &last_line);
   if (status == BSPLINE_OK)
     status = prepare_scratch (cpu, plan, &prefilter_scratch, &resample_scratch);
@@ -228,6 +247,7 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
 {
   bspline_image inter;
   bspline_status status;
+  int window[4];
 
   if (plan->atlas) {
     const bspline_atlas *atlas = plan->atlas;
@@ -244,7 +264,11 @@ execute_any (bspline_cpu * cpu, const bspline_plan * plan,
     inter.width = atlas->width;
     inter.height = atlas->height;
     inter.stride = (ptrdiff_t) (pixel * atlas->width);
-    bspline_atlas_gather (cpu->pool, atlas, src, &inter);
+    /* the atlas plan's window only, where it reads one (the same window
+     * then: a cache once ready stays so) */
+    bspline_atlas_gather (cpu->pool, atlas, src, &inter,
+        bspline_point_cache_window (plan->atlas_plan, window) ? window :
+        NULL);
     return execute_any (cpu, plan->atlas_plan, &inter, dst);
   }
   if (plan->warp) {

@@ -188,6 +188,10 @@ struct bspline_plan
    * this plan, which maps the points on the frame as it is. */
   struct bspline_atlas *atlas;
   bspline_plan *atlas_plan;
+  /* An engine's copy of a lens plan that runs on the plan's window
+   * (bspline_point_cache_window): its input is the window, and it reads
+   * the cache's points, which are the window's; 0 in every plan made. */
+  int in_window;
 };
 
 /* ---- point-cache.c ----
@@ -234,6 +238,19 @@ int bspline_point_cache_ready (const bspline_plan * plan);
  * widenings are all 1 (and need not be read). */
 BSPLINE_INTERNAL_API
 int bspline_point_row (const bspline_plan * plan, int i, double *row);
+/* Where the plan's cache is ready and its points read only a part of the
+ * input, that part (the window: x, y, width, height in window[0 .. 3]) and
+ * 1; else 0.  The filling execution (bspline_point_cache_filled) finds it:
+ * the box of the taps of every output pixel (widened kernels widened),
+ * widened by the sum of the prefilter's truncation indices and clipped to
+ * the frame; the whole axis where a folding boundary (reflect, mirror,
+ * wrap) is reached; and then keeps the points less the window's origin
+ * (exact: an integer off a double below 2^52).  The engine then
+ * prefilters the window only and samples it through a copy of the plan
+ * with in_window set, the only plan that reads such a cache
+ * (bspline_point_cache_begin gives the others no rows). */
+BSPLINE_INTERNAL_API
+int bspline_point_cache_window (const bspline_plan * plan, int window[4]);
 
 /* Row i of the cache's rows. */
 static inline double *

@@ -11,7 +11,9 @@
  * time, the bytes of another plan of the same case executed once; the
  * cache is ready after the second execution and not after the first (a
  * plan made for one frame, as bsplinestabilize makes them, never
- * allocates one).  Every fourth case, a third plan is executed three times
+ * allocates one); where the cached points read a window of the input,
+ * executions 3-5 within the window's truncation of those bytes
+ * (same_output).  Every fourth case, a third plan is executed three times
  * by each of two threads at once, on engines of their own (one fills the
  * cache while the other computes its own points, then both read it):
  * the same bytes again.  Sources of random values; outputs in float (a
@@ -37,6 +39,29 @@ same_image (const bspline_image * a, const bspline_image * b)
   return 1;
 }
 
+/* Where the plan's points read a window of the input (from its third
+ * execution on: bspline_point_cache_window), the engine prefilters only
+ * the window, which moves the output by the prefilter's truncation (below
+ * 1e-7 of the signal range, docs/accuracy.md): then within 1e-6 of the
+ * sources' range (300) in float, a code value in 8 bits; else the same
+ * bytes. */
+static int
+same_output (const bspline_plan * plan, const bspline_image * a,
+    const bspline_image * b)
+{
+  const double tolerance = a->type == BSPLINE_SAMPLE_U8 ? 1.0 : 3e-4;
+  int window[4], x, y, c;
+  if (!bspline_point_cache_window (plan, window))
+    return same_image (a, b);
+  for (y = 0; y < a->height; y++)
+    for (x = 0; x < a->width; x++)
+      for (c = 0; c < a->channels; c++)
+        if (!(fabs (test_image_get (a, x, y, c) - test_image_get (b, x, y,
+                        c)) <= tolerance))
+          return 0;
+  return 1;
+}
+
 typedef struct
 {
   const bspline_plan *plan;
@@ -59,7 +84,7 @@ run_three_times (void *data)
   for (k = 0; k < 3; k++) {
     memset (r->dst.data, 0, (size_t) r->dst.height * r->dst.stride);
     if (bspline_cpu_execute (cpu, r->plan, r->src, &r->dst) != BSPLINE_OK
-        || !same_image (&r->dst, r->reference))
+        || !same_output (r->plan, &r->dst, r->reference))
       r->failures++;
   }
   bspline_cpu_free (cpu);
@@ -119,9 +144,9 @@ main (void)
       TEST_CHECK (bspline_cpu_execute (cpu, plan, &src, &dst) == BSPLINE_OK,
           "case %d (%s), execution %d: %s", k, c.name, e + 1,
           bspline_cpu_last_error (cpu));
-      TEST_CHECK (same_image (&dst, &reference), "case %d (%s): execution "
-          "%d (%d threads) differs from a plan executed once", k, c.name,
-          e + 1, threads[e]);
+      TEST_CHECK (same_output (plan, &dst, &reference), "case %d (%s): "
+          "execution %d (%d threads) differs from a plan executed once", k,
+          c.name, e + 1, threads[e]);
       TEST_CHECK (bspline_point_cache_ready (plan) == (e >= 1),
           "case %d (%s): after execution %d the cache is %s", k, c.name,
           e + 1, bspline_point_cache_ready (plan) ? "ready" : "not ready");
