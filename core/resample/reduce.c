@@ -377,7 +377,11 @@ fold_new (const bspline_plan * project, const bspline_reduction * r,
    * 1e-4: they keep the two plans */
   if (project->use_double || project->params.order > BSPLINE_FOLD_MAX_ORDER
       || !r->reduce_x || !r->reduce_y || sx <= 0.0
-      || sy <= 0.0 || (boundary != BSPLINE_BOUNDARY_REFLECT
+      || sy <= 0.0
+      /* its tables index the source line with ints: an offset far past
+       * any frame (the fuzzer's 1.8e164) keeps the two plans */
+      || !(fabs (ox) <= 16777216.0 && fabs (oy) <= 16777216.0)
+      || (boundary != BSPLINE_BOUNDARY_REFLECT
           && boundary != BSPLINE_BOUNDARY_MIRROR
           && boundary != BSPLINE_BOUNDARY_WRAP))
     return NULL;
