@@ -362,9 +362,6 @@ void bspline_ripmap_begin (bspline_ripmap * r, const bspline_plan * plan,
  * there is no memory for it. */
 int bspline_ripmap_level (bspline_ripmap * r, int lx, int ly,
     bspline_level * out);
-/* Level (lx, ly) as it is (made, or level 0). */
-void bspline_ripmap_plane (const bspline_ripmap * r, int lx, int ly,
-    bspline_level * out);
 /* The coefficients read since bspline_ripmap_begin by the levels made and
  * the pixels sampled from them (bspline_ripmap_count); each read of all
  * channels of one sample counts one. */

@@ -180,6 +180,21 @@ DEFINE_STEPS (d, double)
 DEFINE_STEPS (f, float)
 #undef DEFINE_STEPS
 
+/* Level (lx, ly) as it is (made, or level 0). */
+static void
+ripmap_plane (const bspline_ripmap * r, int lx, int ly, bspline_level * out)
+{
+  out->axis_x = level_axis (&r->plan->axis_x, lx);
+  out->axis_y = level_axis (&r->plan->axis_y, ly);
+  if (lx == 0 && ly == 0) {
+    out->data = r->coef->data;
+    out->row_len = r->coef->row_len;
+  } else {
+    out->data = r->data[lx][ly];
+    out->row_len = (ptrdiff_t) stored_len (&out->axis_x) * r->plan->channels;
+  }
+}
+
 /* Makes level (lx, ly), and the levels it is made from; under the lock.
  * Returns 0 where there is no memory. */
 static int
@@ -203,8 +218,8 @@ make_level (bspline_ripmap * r, int lx, int ly)
     return 1;
   if ((fx > 0 || fy > 0) && !make_level (r, fx, fy))
     return 0;
-  bspline_ripmap_plane (r, fx, fy, &src);
-  bspline_ripmap_plane (r, lx, ly, &dst);
+  ripmap_plane (r, fx, fy, &src);
+  ripmap_plane (r, lx, ly, &dst);
   w_out = stored_len (&dst.axis_x);
   h_out = stored_len (&dst.axis_y);
   bytes = (size_t) w_out * h_out * C * real;
@@ -237,21 +252,6 @@ make_level (bspline_ripmap * r, int lx, int ly)
   return 1;
 }
 
-void
-bspline_ripmap_plane (const bspline_ripmap * r, int lx, int ly,
-    bspline_level * out)
-{
-  out->axis_x = level_axis (&r->plan->axis_x, lx);
-  out->axis_y = level_axis (&r->plan->axis_y, ly);
-  if (lx == 0 && ly == 0) {
-    out->data = r->coef->data;
-    out->row_len = r->coef->row_len;
-  } else {
-    out->data = r->data[lx][ly];
-    out->row_len = (ptrdiff_t) stored_len (&out->axis_x) * r->plan->channels;
-  }
-}
-
 int
 bspline_ripmap_level (bspline_ripmap * r, int lx, int ly, bspline_level * out)
 {
@@ -263,6 +263,6 @@ bspline_ripmap_level (bspline_ripmap * r, int lx, int ly, bspline_level * out)
     if (!ok)
       return 0;
   }
-  bspline_ripmap_plane (r, lx, ly, out);
+  ripmap_plane (r, lx, ly, out);
   return 1;
 }
