@@ -624,16 +624,33 @@ bspline_widening_level (double widen, int max_level, double *rest)
 /* The coarse samples m = *lo .. *hi - 1 that level l >= 1 of an axis of n
  * samples keeps (coarse sample m is the fine pixels 2^l m .. 2^l (m + 1)
  * - 1, its centre at fine sample coordinate 2^l (m + 0.5) - 0.5): the
- * fine window -2n .. 3n (the frame's extension by its boundary, which a
- * point reduced by the boundary's period lies well inside) and a margin
- * of ceil (7 r) + 4 coarse samples (r the kernel's radius), which the
- * clamp at the window's ends does not reach (docs/lens.md). */
+ * fine window -n .. 2n (the frame's extension by its boundary, about a
+ * point reduced into the frame by bspline_level_point) and a margin of
+ * ceil (7 r) + 4 coarse samples (r the kernel's radius) past it, where
+ * the window clamps. */
 BSPLINE_HD static inline void
 bspline_level_range (int n, int l, double radius, int *lo, int *hi)
 {
   const int margin = (int) ceil (7.0 * radius) + 4;
-  *lo = -(int) ((2LL * n + (1LL << l) - 1) >> l) - margin;
-  *hi = (int) ((3LL * n + (1LL << l) - 1) >> l) + margin;
+  *lo = -(int) (((long long) n + (1LL << l) - 1) >> l) - margin;
+  *hi = (int) ((2LL * n + (1LL << l) - 1) >> l) + margin;
+}
+
+/* A pixel's fine sample coordinate x on an axis (ax: the plan's) brought
+ * into the frame for the levels: the boundary's period taken out
+ * (bspline_reduce_coordinate with no reach: within -n .. n for reflect),
+ * then reflect and mirror folded onto their frame's side (x and its
+ * mirror image have the same value): within -0.5 .. n, or -n / 2 .. n / 2
+ * for wrap, -pad .. n - 1 + pad for clamp and constant. */
+BSPLINE_HD static inline double
+bspline_level_point (const bspline_axis * ax, double x)
+{
+  x = bspline_reduce_coordinate (x, ax->len, ax->pad, ax->boundary, 0.0);
+  if (ax->boundary == BSPLINE_BOUNDARY_REFLECT && x < -0.5)
+    x = -1.0 - x;
+  else if (ax->boundary == BSPLINE_BOUNDARY_MIRROR && x < 0.0)
+    x = -x;
+  return x;
 }
 
 /* The last level of an axis of n samples: the first at which one coarse

@@ -542,14 +542,12 @@ SUFFIX (eval_lens_point) (const bspline_plan * plan,
         (const REAL *) coef->data, coef->row_len, coef->channels, x, y,
         fmin (widen_x, BSPLINE_MAX_WARP_WIDENING), fmin (widen_y,
             BSPLINE_MAX_WARP_WIDENING), out);
-  /* the period of the frame's boundary taken out at the fine level (a
-   * level keeps the window of bspline_level_range about the frame), then
-   * the coordinates at the level: coarse sample m's centre is fine
-   * sample 2^l (m + 0.5) - 0.5 */
-  x = bspline_reduce_coordinate (x, plan->axis_x.len, plan->axis_x.pad,
-      plan->axis_x.boundary, 0.0);
-  y = bspline_reduce_coordinate (y, plan->axis_y.len, plan->axis_y.pad,
-      plan->axis_y.boundary, 0.0);
+  /* the point brought into the frame at the fine level (a level keeps
+   * the window of bspline_level_range about the frame), then its
+   * coordinates at the level: coarse sample m's centre is fine sample
+   * 2^l (m + 0.5) - 0.5 */
+  x = bspline_level_point (&plan->axis_x, x);
+  y = bspline_level_point (&plan->axis_y, y);
   x = ldexp (x + 0.5, -lx) - 0.5;
   y = ldexp (y + 0.5, -ly) - 0.5;
   return SUFFIX (eval_plane) (&lv.axis_x, &lv.axis_y,

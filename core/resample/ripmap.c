@@ -10,7 +10,7 @@
  * 2m + 0.5 (bspline_axis_taps, as the widened kernel reads them).  Level
  * 0 of an axis is the coefficients as the plan reads them, its boundary
  * rule included; level l >= 1 keeps the coarse samples of the window of
- * bspline_level_range (the frame's extension by its boundary, two frames
+ * bspline_level_range (the frame's extension by its boundary, a frame
  * each side, and a margin), read through an axis that clamps at the
  * window's ends: the boundary is thus the frame's at every level, where a
  * level's own length would round the frame up to a multiple of 2^l.

@@ -146,8 +146,9 @@ ref_level (const double *c0, int w, int h, int C, int order, int boundary,
   return cur;
 }
 
-/* The period of the frame's boundary taken out as the engine takes it
- * (bspline_reduce_coordinate with no reach): only outside [0, len]. */
+/* The point brought into the frame as the engine brings it
+ * (bspline_level_point): the period taken out only outside [0, len],
+ * then reflect and mirror folded onto the frame's side. */
 static double
 ref_period (double x, int len, int boundary)
 {
@@ -155,6 +156,10 @@ ref_period (double x, int len, int boundary)
       boundary == BSPLINE_BOUNDARY_MIRROR ? 2.0 * len - 2.0 : 2.0 * len;
   if (period > 0.0 && (x < 0.0 || x > len))
     x = remainder (x, period);
+  if (boundary == BSPLINE_BOUNDARY_REFLECT && x < -0.5)
+    x = -1.0 - x;
+  else if (boundary == BSPLINE_BOUNDARY_MIRROR && x < 0.0)
+    x = -x;
   return x;
 }
 
