@@ -9,10 +9,11 @@
  *    coefficients read per output pixel (bspline_cpu_lens_taps: the
  *    pixels' taps and the levels' making) within the bound of the levels,
  *    (ceil (4 r sqrt 2) + 1)^2 a pixel plus (ceil (4 r) + 1) a sample of
- *    every level made once (r the kernel's radius): 649 for cubic here,
- *    whatever the shrink.  The widened kernel on the coefficients read
- *    (ceil (2 r 8) + 1)^2 a pixel (1089 for cubic; 289 for order 1 against
- *    280) held to a widening of 8, and (ceil (2 r 20) + 1)^2 without.
+ *    every level made once (r the kernel's radius): 423 for cubic here
+ *    (477 with constant's padding), whatever the shrink.  The widened
+ *    kernel on the coefficients read (ceil (2 r 8) + 1)^2 a pixel (1089
+ *    for cubic; 289 for order 1 against 164) held to a widening of 8, and
+ *    (ceil (2 r 20) + 1)^2 without.
  * 2. The double reference: random lens plans shrinking 1-20 times (brown
  *    and fisheye, random zoom and translation), orders 1 and 3, the
  *    boundaries without padding (reflect, mirror, wrap), 1-4 channels; the
