@@ -636,6 +636,34 @@ bspline_level_range (int n, int l, double radius, int *lo, int *hi)
   *hi = (int) ((2LL * n + (1LL << l) - 1) >> l) + margin;
 }
 
+/* The axis of level l of a plan's axis a: a itself at level 0; else
+ * coarse coordinates whose samples lo .. hi - 1 of bspline_level_range
+ * are stored from index 0 on, clamped past them (the clamp of
+ * bspline_boundary_index: index k + pad within 0 .. len + 2 pad - 1).
+ * Both engines' levels are laid out so (core/resample/ripmap.c,
+ * cuda/ripmap.cu). */
+BSPLINE_HD static inline bspline_axis
+bspline_level_axis (const bspline_axis * a, int l)
+{
+  bspline_axis c = *a;
+  int lo, hi;
+  if (l == 0)
+    return c;
+  bspline_level_range (a->len, l, bspline_kernel_radius (a->method,
+          a->order), &lo, &hi);
+  c.boundary = BSPLINE_BOUNDARY_CLAMP;
+  c.pad = -lo;
+  c.len = hi + lo;
+  return c;
+}
+
+/* Samples stored along an axis (level 0: the padding included). */
+BSPLINE_HD static inline int
+bspline_level_stored (const bspline_axis * a)
+{
+  return a->len + 2 * a->pad;
+}
+
 /* A pixel's fine sample coordinate x on an axis (ax: the plan's) brought
  * into the frame for the levels: the boundary's period taken out
  * (bspline_reduce_coordinate with no reach: within -n .. n for reflect),

@@ -85,32 +85,6 @@ bspline_ripmap_count (bspline_ripmap * r, uint64_t taps)
   __atomic_add_fetch (&r->taps, taps, __ATOMIC_RELAXED);
 }
 
-/* The axis of level l of the plan's axis a: a itself at level 0; else
- * coarse coordinates whose samples lo .. hi - 1 are stored from index 0
- * on, clamped past them (the clamp of bspline_boundary_index: index
- * k + pad within 0 .. len + 2 pad - 1). */
-static bspline_axis
-level_axis (const bspline_axis * a, int l)
-{
-  bspline_axis c = *a;
-  int lo, hi;
-  if (l == 0)
-    return c;
-  bspline_level_range (a->len, l, bspline_kernel_radius (a->method,
-          a->order), &lo, &hi);
-  c.boundary = BSPLINE_BOUNDARY_CLAMP;
-  c.pad = -lo;
-  c.len = hi + lo;
-  return c;
-}
-
-/* Samples stored along an axis (level 0: the padding included). */
-static int
-stored_len (const bspline_axis * a)
-{
-  return a->len + 2 * a->pad;
-}
-
 /* The taps of one step of reduction from an axis `from` to the n_out
  * coarse samples first, first + 1, ...: n taps (index, weight) each. */
 static int
@@ -184,14 +158,15 @@ DEFINE_STEPS (f, float)
 static void
 ripmap_plane (const bspline_ripmap * r, int lx, int ly, bspline_level * out)
 {
-  out->axis_x = level_axis (&r->plan->axis_x, lx);
-  out->axis_y = level_axis (&r->plan->axis_y, ly);
+  out->axis_x = bspline_level_axis (&r->plan->axis_x, lx);
+  out->axis_y = bspline_level_axis (&r->plan->axis_y, ly);
   if (lx == 0 && ly == 0) {
     out->data = r->coef->data;
     out->row_len = r->coef->row_len;
   } else {
     out->data = r->data[lx][ly];
-    out->row_len = (ptrdiff_t) stored_len (&out->axis_x) * r->plan->channels;
+    out->row_len = (ptrdiff_t) bspline_level_stored (&out->axis_x)
+        * r->plan->channels;
   }
 }
 
@@ -205,10 +180,10 @@ make_level (bspline_ripmap * r, int lx, int ly)
   const size_t real = plan->use_double ? sizeof (double) : sizeof (float);
   const int along_x = lx > 0;
   const int fx = along_x ? lx - 1 : lx, fy = along_x ? ly : ly - 1;
-  const bspline_axis from = along_x ? level_axis (&plan->axis_x, fx) :
-      level_axis (&plan->axis_y, fy);
-  const bspline_axis to = along_x ? level_axis (&plan->axis_x, lx) :
-      level_axis (&plan->axis_y, ly);
+  const bspline_axis from = along_x ? bspline_level_axis (&plan->axis_x, fx) :
+      bspline_level_axis (&plan->axis_y, fy);
+  const bspline_axis to = along_x ? bspline_level_axis (&plan->axis_x, lx) :
+      bspline_level_axis (&plan->axis_y, ly);
   bspline_level src, dst;
   size_t bytes;
   int *index, n, w_out, h_out;
@@ -220,8 +195,8 @@ make_level (bspline_ripmap * r, int lx, int ly)
     return 0;
   ripmap_plane (r, fx, fy, &src);
   ripmap_plane (r, lx, ly, &dst);
-  w_out = stored_len (&dst.axis_x);
-  h_out = stored_len (&dst.axis_y);
+  w_out = bspline_level_stored (&dst.axis_x);
+  h_out = bspline_level_stored (&dst.axis_y);
   bytes = (size_t) w_out * h_out * C * real;
   if (r->size[lx][ly] < bytes) {
     free (r->data[lx][ly]);
@@ -230,7 +205,7 @@ make_level (bspline_ripmap * r, int lx, int ly)
     if (!r->data[lx][ly])
       return 0;
   }
-  n = step_taps (&from, -to.pad, stored_len (&to), &index, &w);
+  n = step_taps (&from, -to.pad, bspline_level_stored (&to), &index, &w);
   if (n == 0)
     return 0;
   if (along_x && plan->use_double)
