@@ -732,6 +732,105 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* The levels of a lens plan's widened kernel (bspline-stage.h; issue 43,
+ * defect 5): pixels shrunk more than 2 sqrt 2 times are sampled from a
+ * ripmap of the coefficients (ripmap.cu on the GPU, ripmap.c on the CPU).
+ * The defect's case (a brown lens, zoom 0.05, translated 1000 output
+ * pixels) and a mild 4x shrink (zoom 0.25), orders 1, 3, 5 and 11,
+ * reflect, mirror and constant, through compare_plans (GPU double within
+ * 1e-9 of the range of the CPU double, which reads the same levels; a
+ * GPU sampling level 0, its widening held to 8 as before the levels,
+ * reads another kernel there).  Counts the pixels that read a level (each
+ * case must have some) and the highest level read. */
+static void
+test_lens_levels (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const double zooms[] = { 0.05, 0.25 };
+  static const double shifts[] = { 1000.0, 0.0 };
+  static const int orders[] = { 1, 3, 5, 11 };
+  static const bspline_boundary boundaries[] = { BSPLINE_BOUNDARY_REFLECT,
+    BSPLINE_BOUNDARY_MIRROR, BSPLINE_BOUNDARY_CONSTANT
+  };
+  plan_worst worst = { 0 };
+  long level_pixels = 0;
+  int most_level = 0, z, o, b;
+
+  for (z = 0; z < 2; z++)
+    for (o = 0; o < 4; o++)
+      for (b = 0; b < 3; b++) {
+        const int w = test_rng_int (rng, 120, 200);
+        const int h = test_rng_int (rng, 80, 140);
+        const int channels = test_rng_int (rng, 1, 4);
+        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+        bspline_geometry g;
+        bspline_lens lens;
+        bspline_image src;
+        bspline_params p;
+        bspline_plan *plan = NULL;
+        double m[9], range[2];
+        char what[160], msg[256];
+        long n = 0;
+        int i, j, c;
+
+        bspline_geometry_init (&g, w, h, w, h);
+        g.lens_model = BSPLINE_LENS_BROWN;
+        g.camera[0] = g.camera[1] = 0.8 * w;
+        g.camera[2] = w / 2.0;
+        g.camera[3] = h / 2.0;
+        g.distortion[0] = 0.05;
+        g.n_distortion = 1;
+        g.zoom = zooms[z];
+        g.translate_x = shifts[z];
+        bspline_params_init (&p);
+        p.order = orders[o];
+        p.boundary = boundaries[b];
+        p.antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        /* the pixels that read a level, from the CPU engine's maths */
+        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+                sizeof (msg)) != BSPLINE_OK
+            || bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels,
+                &plan, msg, sizeof (msg)) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens levels: plan: %s", msg);
+          continue;
+        }
+        for (i = 0; i < h; i++)
+          for (j = 0; j < w; j++) {
+            double x, y, wx, wy, rx, ry;
+            int lx, ly;
+            if (!bspline_stage_footprint (plan->inverse, plan->lens,
+                    plan->n_lenses, j + 0.5, i + 0.5,
+                    BSPLINE_MAX_LENS_WIDENING, &x, &y, &wx, &wy))
+              continue;
+            bspline_lens_levels (plan, wx, wy, &lx, &ly, &rx, &ry);
+            if (lx > 0 || ly > 0)
+              n++;
+            most_level = lx > most_level ? lx : most_level;
+            most_level = ly > most_level ? ly : most_level;
+          }
+        bspline_plan_free (plan);
+        TEST_CHECK (n > 0, "lens levels: zoom %g: no pixel reads a level",
+            zooms[z]);
+        level_pixels += n;
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        snprintf (what, sizeof (what), "lens levels: zoom %g order %d %s "
+            "%dx%dx%d (%ld pixels on levels)", zooms[z], orders[o],
+            test_boundary_name (boundaries[b]), w, h, channels, n);
+        compare_stage (cuda, cpu, &g, p, &src, range, NULL, what, &worst);
+        test_image_free (&src);
+      }
+  TEST_CHECK (worst.runs == 24, "lens levels: only %d of 24 frames ran",
+      worst.runs);
+  printf ("lens levels: %d frames (zoom 0.05 translated and 0.25, orders "
+      "1/3/5/11, reflect/mirror/constant), %ld pixels read a level (up to "
+      "level %d): GPU double within %.3g of the range, GPU float at most "
+      "%.2f of its tolerance, U8 within %d code value(s)\n", worst.runs,
+      level_pixels, most_level, worst.d, worst.f, worst.u8);
+}
+
 /* Projection stages (issue 42): every input projection against a random
  * output one (all 15 of each over the run), a random view and fields of
  * view inside each projection's range, every order and boundary,
@@ -1620,6 +1719,7 @@ main (void)
   if (getenv ("BSPLINE_TEST_ONLY")
       && strcmp (getenv ("BSPLINE_TEST_ONLY"), "lens") == 0) {
     test_lens (cuda, cpu, &rng);
+    test_lens_levels (cuda, cpu, &rng);
     test_stmap (cuda, cpu, &rng);
     test_chain (cuda, cpu, &rng);
     test_projection (cuda, cpu, &rng);
@@ -1792,6 +1892,7 @@ main (void)
   test_fused (cuda, cpu, &rng);
   test_reduction (cuda, cpu, &rng);
   test_lens (cuda, cpu, &rng);
+  test_lens_levels (cuda, cpu, &rng);
   test_stmap (cuda, cpu, &rng);
   test_chain (cuda, cpu, &rng);
   test_projection (cuda, cpu, &rng);
