@@ -732,6 +732,77 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* The device out of memory for a level (BSPLINE_CUDA_FAULT=alloc:N, N =
+ * 1 .. 64: each allocation of a fresh engine's first frame of a plan that
+ * reads levels in turn): each failure fails the frame with CUDA's error,
+ * and those of the levels' planes name them. */
+static void
+lens_levels_no_memory (test_rng * rng)
+{
+  bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+  bspline_geometry g;
+  bspline_lens lens;
+  bspline_params p;
+  bspline_plan *plan = NULL;
+  bspline_image src, dst;
+  double m[9], range[2];
+  char msg[256], fault[32];
+  int n, failed = 0, named = 0;
+
+  bspline_geometry_init (&g, 64, 48, 64, 48);
+  g.lens_model = BSPLINE_LENS_BROWN;
+  g.camera[0] = g.camera[1] = 51.2;
+  g.camera[2] = 32.0;
+  g.camera[3] = 24.0;
+  g.distortion[0] = 0.05;
+  g.n_distortion = 1;
+  g.zoom = 0.25;
+  bspline_params_init (&p);
+  p.antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES;
+  p.precision = BSPLINE_PRECISION_FLOAT;
+  if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+          sizeof (msg)) != BSPLINE_OK
+      || bspline_plan_new_lens (&p, m, &lens, 64, 48, 64, 48, 4, &plan, msg,
+          sizeof (msg)) != BSPLINE_OK) {
+    TEST_CHECK (0, "lens levels, no memory: plan: %s", msg);
+    return;
+  }
+  test_image_alloc (&src, 64, 48, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_alloc (&dst, 64, 48, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_fill_random (&src, rng, 0.0, 255.0, range);
+  for (n = 1; n <= 64; n++) {
+    bspline_cuda *faulty;
+    bspline_status st;
+    snprintf (fault, sizeof (fault), "alloc:%d", n);
+    setenv ("BSPLINE_CUDA_FAULT", fault, 1);
+    if (bspline_cuda_new (-1, &faulty, msg, sizeof (msg)) != BSPLINE_OK) {
+      TEST_CHECK (strstr (msg, "cudaErrorMemoryAllocation") != NULL,
+          "lens levels, %s: engine: %s", fault, msg);
+      continue;
+    }
+    st = bspline_cuda_execute (faulty, plan, &src, &dst);
+    if (st == BSPLINE_OK) {
+      bspline_cuda_free (faulty);
+      continue;
+    }
+    failed++;
+    TEST_CHECK (strstr (bspline_cuda_last_error (faulty),
+            "cudaErrorMemoryAllocation") != NULL, "lens levels, %s: \"%s\"",
+        fault, bspline_cuda_last_error (faulty));
+    if (strstr (bspline_cuda_last_error (faulty), "level_plane_ensure"))
+      named++;
+    bspline_cuda_free (faulty);
+  }
+  unsetenv ("BSPLINE_CUDA_FAULT");
+  TEST_CHECK (named >= 1, "lens levels: %d of %d failed allocations named "
+      "a level's plane", named, failed);
+  printf ("lens levels, no memory: %d allocations failed in turn, each an "
+      "error (%d naming the level's plane)\n", failed, named);
+  bspline_plan_free (plan);
+  test_image_free (&src);
+  test_image_free (&dst);
+}
+
 /* The levels of a lens plan's widened kernel (bspline-stage.h; issue 43,
  * defect 5): pixels shrunk more than 2 sqrt 2 times are sampled from a
  * ripmap of the coefficients (ripmap.cu on the GPU, ripmap.c on the CPU).
@@ -824,6 +895,7 @@ test_lens_levels (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       }
   TEST_CHECK (worst.runs == 24, "lens levels: only %d of 24 frames ran",
       worst.runs);
+  lens_levels_no_memory (rng);
   printf ("lens levels: %d frames (zoom 0.05 translated and 0.25, orders "
       "1/3/5/11, reflect/mirror/constant), %ld pixels read a level (up to "
       "level %d): GPU double within %.3g of the range, GPU float at most "
