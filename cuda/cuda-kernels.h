@@ -45,13 +45,20 @@ typedef struct
      * device copy (engine.c, upload_stmaps) */
     int n_lenses;
     bspline_lens lens[BSPLINE_CHAIN_MAX_LENSES];
+  /* a lens plan's levels of its widened kernel (bspline-stage.h):
+   * BSPLINE_RIPMAP_LEVELS^2 device pointers, level (lx, ly) at
+   * lx * BSPLINE_RIPMAP_LEVELS + ly, NULL where not made (engine.c,
+   * lens_levels); NULL: the plan reads no levels (its widening then at
+   * most max_widen) */
+  const void *const *levels;
 } bspline_gpu_frame;
 
 /* The frame is a kernel parameter, passed by value: CUDA takes at most
  * 4096 bytes of parameters per launch (CUDA C++ Programming Guide,
  * "Function Parameters"; larger only from CUDA 12.1 on Volta and newer).
- * With four lens stages it holds 1936 bytes on x86-64 (432 before the
- * stages, 376 each, of which 152 a projection stage's; 1328 before
+ * With four lens stages it holds 1944 bytes on x86-64 (432 before the
+ * stages and the levels' pointer, 376 each, of which 152 a projection
+ * stage's; 1936 before the levels' pointer, 1328 before
  * projections, 632 with the one stage of 2x3 post it held before
  * chains), and the kernels' other parameters a few dozen more.  Kept
  * under half the limit here, so that a field added later cannot pass it
@@ -100,6 +107,20 @@ typedef struct
 /* Fills f's lens table (dst_width x dst_height pairs of int). */
 int bspline_gpu_lens_table (const bspline_gpu_frame * f, int *table,
     void *stream);
+
+/* The levels of a lens plan's widened kernel (ripmap.cu; the layout of
+ * core/resample/ripmap.c: level l of an axis bspline_level_axis, its
+ * samples bspline_level_stored, rows of the x axis's samples times
+ * channels values).  bspline_gpu_lens_levels adds to count[lx *
+ * BSPLINE_RIPMAP_LEVELS + ly] (device memory, zeroed by the caller) the
+ * output pixels of f that read level (lx, ly) above (0, 0);
+ * bspline_gpu_level_step makes level (lx, ly) of f (lx or ly >= 1) in
+ * dst from src, level (lx - 1, ly) where lx >= 1, else (0, ly - 1) (the
+ * coefficient plane at (0, 0)), in f's real type. */
+int bspline_gpu_lens_levels (const bspline_gpu_frame * f, int *count,
+    void *stream);
+int bspline_gpu_level_step (const bspline_gpu_frame * f, int lx, int ly,
+    const void *src, void *dst, void *stream);
 
 /* Both return a cudaError_t as int (0 = success) from the launches.
  * scratch: a second plane the size of coef, for the segmented

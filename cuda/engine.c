@@ -67,6 +67,32 @@ typedef struct
 } atlas_copy;
 #define SLOT_ATLAS 4
 
+/* The levels of a lens plan's widened kernel (bspline-stage.h; made by
+ * ripmap.cu, in the layout of core/resample/ripmap.c): the planes of a
+ * slot, made anew each frame for the plan run, and for each of the last
+ * plans run there the levels it needs (its pixels' levels and the levels
+ * those are made from), found once per plan (bspline_gpu_lens_levels),
+ * and its device table of the planes (f->levels), copied again only
+ * where a plane moved.  The planes are shared by the plans run in the
+ * slot, which its stream orders. */
+#define SLOT_LEVEL_PLANS 4
+typedef struct
+{
+  unsigned long serial;         /* plan, 0: none */
+  unsigned long used;           /* the slot's clock when last used */
+  unsigned char need[BSPLINE_RIPMAP_LEVELS][BSPLINE_RIPMAP_LEVELS];
+  device_buffer table;
+  const void *copied[BSPLINE_RIPMAP_LEVELS * BSPLINE_RIPMAP_LEVELS];
+  int table_ready;              /* table holds copied[] */
+} level_need;
+
+typedef struct
+{
+  device_buffer plane[BSPLINE_RIPMAP_LEVELS][BSPLINE_RIPMAP_LEVELS];
+  device_buffer count;          /* bspline_gpu_lens_levels' counts */
+  level_need plans[SLOT_LEVEL_PLANS];
+} level_copy;
+
 /* A binary16 coefficient plane of precision=fast (cuda-kernels.h,
  * bspline_gpu_half) and the texture object bound to it, one per plane
  * size of a slot's frames: a frame's planes of other sizes take other
@@ -108,6 +134,7 @@ typedef struct
   device_buffer stmap_copy[BSPLINE_CHAIN_MAX_LENSES];
   bspline_stmap *stmap_of[BSPLINE_CHAIN_MAX_LENSES];
   lens_copy lens[SLOT_LENS];
+  level_copy levels;
   /* gamma-mode=remap (bspline_cuda_submit_linear): the planes in linear
    * light and the device copies of the tables of transfer.c, made for
    * the transfer function and bits of key (transfer_key; 0: none) */
@@ -230,6 +257,14 @@ buffer_ensure (device_buffer * b, size_t size)
   return err;
 }
 
+/* buffer_ensure for a level of a lens plan's widened kernel (lens_levels:
+ * the engine's error then names it). */
+static cudaError_t
+level_plane_ensure (device_buffer * b, size_t size)
+{
+  return buffer_ensure (b, size);
+}
+
 static void
 host_free (host_buffer * b)
 {
@@ -291,6 +326,12 @@ slot_free (slot * sl)
     bspline_stmap_unref (sl->stmap_of[i]);
     sl->stmap_of[i] = NULL;
   }
+  for (i = 0; i < BSPLINE_RIPMAP_LEVELS * BSPLINE_RIPMAP_LEVELS; i++)
+    buffer_free (&sl->levels.plane[i / BSPLINE_RIPMAP_LEVELS]
+        [i % BSPLINE_RIPMAP_LEVELS]);
+  for (i = 0; i < SLOT_LEVEL_PLANS; i++)
+    buffer_free (&sl->levels.plans[i].table);
+  buffer_free (&sl->levels.count);
   for (i = 0; i < SLOT_LENS; i++) {
     buffer_free (&sl->lens[i].xy);
     sl->lens[i].serial = 0;
@@ -1036,6 +1077,117 @@ fail:
   return NULL;
 }
 
+/* The levels that f's pixels read and those they are made from
+ * (lv->need), found on the device: a synchronisation, once per plan. */
+static bspline_status
+find_levels (bspline_cuda * cuda, slot * sl, const bspline_gpu_frame * f,
+    level_need * lv, cudaStream_t stream)
+{
+  const int L = BSPLINE_RIPMAP_LEVELS;
+  int count[BSPLINE_RIPMAP_LEVELS * BSPLINE_RIPMAP_LEVELS];
+  int lx, ly, k;
+
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->levels.count,
+          sizeof (count)));
+  CUDA_CHECK (cuda, cudaMemsetAsync (sl->levels.count.ptr, 0, sizeof (count),
+          stream));
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_lens_levels (f,
+          (int *) sl->levels.count.ptr, stream));
+  CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (count, sl->levels.count.ptr,
+          sizeof (count), cudaMemcpyDeviceToHost, stream));
+  CUDA_CHECK (cuda, cudaStreamSynchronize (stream));
+  memset (lv->need, 0, sizeof (lv->need));
+  for (lx = 0; lx < L; lx++)
+    for (ly = 0; ly < L; ly++) {
+      if (count[lx * L + ly] == 0)
+        continue;
+      /* (lx, ly) is made from (lx - 1, ly), ..., (0, ly), (0, ly - 1),
+       * ..., (0, 1) */
+      for (k = lx; k >= 1; k--)
+        lv->need[k][ly] = 1;
+      for (k = ly; k >= 1; k--)
+        lv->need[0][k] = 1;
+    }
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
+/* A lens plan's levels of its widened kernel, made in the slot from the
+ * coefficients coef (f's plane) and given to f (f->levels, the widening
+ * then up to BSPLINE_MAX_LENS_WIDENING as the CPU engine's); nothing for
+ * other plans.  A level the device has no memory for fails the frame
+ * with the engine's error naming it. */
+static bspline_status
+lens_levels (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    bspline_gpu_frame * f, const void *coef, cudaStream_t stream)
+{
+  const int L = BSPLINE_RIPMAP_LEVELS;
+  const size_t real = plan->use_double ? sizeof (double) : sizeof (float);
+  level_copy *lc = &sl->levels;
+  level_need *lv = &lc->plans[0];
+  const void *ptr[BSPLINE_RIPMAP_LEVELS * BSPLINE_RIPMAP_LEVELS];
+  int i, lx, ly;
+
+  if (plan->n_lenses == 0 || !plan->widen || plan->separable)
+    return BSPLINE_OK;
+  f->max_widen = BSPLINE_MAX_LENS_WIDENING;
+  for (i = 0; i < SLOT_LEVEL_PLANS; i++) {
+    if (lc->plans[i].serial == plan->serial) {
+      lv = &lc->plans[i];
+      break;
+    }
+    if (lc->plans[i].used < lv->used)
+      lv = &lc->plans[i];
+  }
+  lv->used = ++sl->clock;
+  if (lv->serial != plan->serial) {
+    lv->serial = 0;
+    lv->table_ready = 0;
+    if (find_levels (cuda, sl, f, lv, stream) != BSPLINE_OK)
+      return BSPLINE_ERROR_BACKEND;
+    lv->serial = plan->serial;
+  }
+  /* each level after the one it is made from: (lx - 1, ly) before
+   * (lx, ly), (0, ly - 1) before (0, ly) */
+  for (ly = 0; ly < L; ly++)
+    for (lx = 0; lx < L; lx++) {
+      bspline_axis ax, ay;
+      const void *src;
+      size_t bytes;
+      ptr[lx * L + ly] = NULL;
+      if (!lv->need[lx][ly])
+        continue;
+      ax = bspline_level_axis (&plan->axis_x, lx);
+      ay = bspline_level_axis (&plan->axis_y, ly);
+      bytes = (size_t) bspline_level_stored (&ax) * bspline_level_stored (&ay)
+          * plan->channels * real;
+      if (lx > 0)
+        src = lx == 1 && ly == 0 ? coef : lc->plane[lx - 1][ly].ptr;
+      else
+        src = ly == 1 ? coef : lc->plane[0][ly - 1].ptr;
+      CUDA_TRY (cuda, FAULT_ALLOC, level_plane_ensure (&lc->plane[lx][ly],
+              bytes));
+      CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_level_step (f,
+              lx, ly, src, lc->plane[lx][ly].ptr, stream));
+      ptr[lx * L + ly] = lc->plane[lx][ly].ptr;
+    }
+  if (!lv->table_ready || memcmp (ptr, lv->copied, sizeof (ptr)) != 0) {
+    lv->table_ready = 0;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&lv->table, sizeof (ptr)));
+    memcpy (lv->copied, ptr, sizeof (ptr));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpyAsync (lv->table.ptr, lv->copied,
+            sizeof (ptr), cudaMemcpyHostToDevice, stream));
+    lv->table_ready = 1;
+  }
+  f->levels = (const void *const *) lv->table.ptr;
+  return BSPLINE_OK;
+
+fail:
+  return BSPLINE_ERROR_BACKEND;
+}
+
 /* resample_on_device for one plan; fast: the plan may take the binary16
  * plane of precision=fast (not the steps of a reduction). */
 static bspline_status
@@ -1077,7 +1229,10 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
           src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));
   {
     bspline_status status;
-    const int *lens_xy = lens_table (cuda, sl, plan, &f, stream, &status);
+    const int *lens_xy;
+    if (lens_levels (cuda, sl, plan, &f, sl->coef.ptr, stream) != BSPLINE_OK)
+      goto fail;
+    lens_xy = lens_table (cuda, sl, plan, &f, stream, &status);
     if (status != BSPLINE_OK)
       goto fail;
     CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,

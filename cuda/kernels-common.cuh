@@ -33,6 +33,7 @@
 #include <type_traits>
 
 #include "bspline-math.h"
+#include "bspline-stage.h"
 #include "cuda-kernels.h"
 
 /* ---- Samples and pixels ---- */
@@ -269,15 +270,81 @@ typedef struct
   int channels, src_width, pad;
   int dst_type, dst_bits, dst_shift;
   bspline_axis axis_x, axis_y;
+  const void *const *levels;
 } widened_frame;
+
+/* What eval_taps_rows reads of a level's plane. */
+typedef struct
+{
+  int channels;
+  bspline_axis axis_x, axis_y;
+} level_frame;
+
+/* A pixel of a lens plan at input sample coordinates (x, y) with its
+ * footprint's widening (widen_x, widen_y), from the level of the ripmap
+ * that the widening picks (bspline-stage.h; the CPU engine's
+ * eval_lens_point, core/resample/resample-impl.h), f.levels' plane of
+ * it (ripmap.cu), level (0, 0) being the coefficients; where the engine
+ * made no such level, the kernel widened on the coefficients, held to
+ * BSPLINE_MAX_WARP_WIDENING (as the CPU engine without memory for it).
+ * Frame: bspline_gpu_frame or widened_frame. */
+template < typename T, typename Frame > __device__ static void
+eval_levels (const Frame & f, const T * coef, double x, double y,
+    double widen_x, double widen_y, T * acc)
+{
+  const size_t row0 = (size_t) (f.src_width + 2 * f.pad) * f.channels;
+  double rest_x, rest_y;
+  const int lx = bspline_widening_level (widen_x,
+      bspline_max_level (f.axis_x.len), &rest_x);
+  const int ly = bspline_widening_level (widen_y,
+      bspline_max_level (f.axis_y.len), &rest_y);
+  const T *plane;
+  level_frame lf;
+
+  if (lx == 0 && ly == 0) {
+    eval_taps_rows < T, BSPLINE_MAX_POINT_TAPS > (f, coef, row0, x, y,
+        rest_x, rest_y, acc);
+    return;
+  }
+  plane = (const T *) f.levels[lx * BSPLINE_RIPMAP_LEVELS + ly];
+  if (!plane) {
+    eval_taps_rows < T, BSPLINE_MAX_POINT_TAPS > (f, coef, row0, x, y,
+        fmin (widen_x, BSPLINE_MAX_WARP_WIDENING), fmin (widen_y,
+            BSPLINE_MAX_WARP_WIDENING), acc);
+    return;
+  }
+  lf.channels = f.channels;
+  lf.axis_x = bspline_level_axis (&f.axis_x, lx);
+  lf.axis_y = bspline_level_axis (&f.axis_y, ly);
+  /* the point brought into the frame at the fine level, then its
+   * coordinates at the level (coarse sample m's centre is fine sample
+   * 2^l (m + 0.5) - 0.5) */
+  x = ldexp (bspline_level_point (&f.axis_x, x) + 0.5, -lx) - 0.5;
+  y = ldexp (bspline_level_point (&f.axis_y, y) + 0.5, -ly) - 0.5;
+  eval_taps_rows < T, BSPLINE_MAX_POINT_TAPS > (lf, plane,
+      (size_t) bspline_level_stored (&lf.axis_x) * f.channels, x, y, rest_x,
+      rest_y, acc);
+}
+
+/* A widened pixel: from the levels where the plan has them, else the
+ * kernel widened on the coefficients. */
+template < typename T, typename Frame > __device__ static void
+eval_widened (const Frame & f, const T * coef, double x, double y,
+    double widen_x, double widen_y, T * acc)
+{
+  if (f.levels)
+    eval_levels (f, coef, x, y, widen_x, widen_y, acc);
+  else
+    eval_taps < T, BSPLINE_MAX_POINT_TAPS > (f, coef, x, y, widen_x, widen_y,
+        acc);
+}
 
 template < typename T > __device__ static void
 eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   if (widen_x > 1.0 || widen_y > 1.0)
-    eval_taps < T, BSPLINE_MAX_POINT_TAPS > (f, coef, x, y, widen_x, widen_y,
-        acc);
+    eval_widened (f, coef, x, y, widen_x, widen_y, acc);
   else
     eval_taps < T, BSPLINE_MAX_TAPS > (f, coef, x, y, 1.0, 1.0, acc);
 }

@@ -207,7 +207,7 @@ warp_half_kernel (bspline_gpu_frame f, bspline_gpu_half h,
     return;
   if (widen_x > 1.0 || widen_y > 1.0) {
     const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
-      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y
+      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y, NULL
     };
     float v[BSPLINE_MAX_CHANNELS];
     half_taps (wf, h, x - 0.5, y - 0.5, widen_x, widen_y, v);

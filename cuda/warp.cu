@@ -59,8 +59,7 @@ widened_pixel (const widened_frame f, const float *coef, double x,
 {
   float acc[BSPLINE_MAX_CHANNELS];
   int c;
-  eval_taps < float, BSPLINE_MAX_POINT_TAPS > (f, coef, x, y, widen_x,
-      widen_y, acc);
+  eval_widened (f, coef, x, y, widen_x, widen_y, acc);
   for (c = 0; c < f.channels; c++)
     write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
         j * f.channels + c, acc[c]);
@@ -406,7 +405,7 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
   }
   if (widen_x > 1.0 || widen_y > 1.0) {
     const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
-      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y
+      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y, f.levels
     };
     widened_pixel (wf, coef, x - 0.5, y - 0.5, widen_x, widen_y, out, j);
     return;

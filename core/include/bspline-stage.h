@@ -569,6 +569,129 @@ bspline_stage_footprint (const double *m, const bspline_lens * lenses,
   return 1;
 }
 
+/* ---- the widened kernel of a lens plan, bounded in cost ----
+ *
+ * A lens plan's kernel is widened per pixel by the footprint above, which
+ * grows without bound as the output shrinks: the widened kernel reads
+ * (2 r w + 1)^2 coefficients (r the kernel's radius, w the widening).  The
+ * engines therefore sample a pixel whose widening passes
+ * BSPLINE_LEVEL_MAX_REST from a level of a ripmap of the coefficients
+ * (level lx, ly: the plane reduced lx times by 2 along x and ly times
+ * along y, each step the same kernel widened by 2 at the coarse sample
+ * centres), with the rest of the widening w_l at that level.  Each step
+ * of reduction blurs by a kernel widened by 2^i (fine pixels); w_l is
+ * chosen so that the cascade's variance (which adds over convolutions)
+ * is that of the kernel widened by w on the fine plane:
+ *
+ *   4^l w_l^2 + sum_{i=1..l} 4^i = w^2,
+ *   w_l^2 = w^2 / 4^l - (4 / 3) (1 - 4^-l),
+ *
+ * at the largest level l where w_l >= 1.  Level 0 (w below 2 sqrt 2) is
+ * the widened kernel itself, unchanged; from there w_l stays within
+ * [1, 2 sqrt 2], so a pixel reads at most (4 r sqrt 2 + 1)^2
+ * coefficients (13 x 13 for cubic) whatever it shrinks by.  docs/lens.md
+ * measures the seams between levels. */
+
+/* The largest widening of a lens plan's footprint (past it the last
+ * level is read; the cost does not depend on it). */
+#define BSPLINE_MAX_LENS_WIDENING 65536.0
+/* The most widening read at any level: 2 sqrt 2. */
+#define BSPLINE_LEVEL_MAX_REST 2.8284271247461903
+/* Levels per axis of the ripmap (planes up to 2^15 samples reach one). */
+#define BSPLINE_RIPMAP_LEVELS 16
+
+/* The level of one axis for a kernel widening `widen`, at most max_level
+ * (bspline_max_level), and the widening
+ * left at that level (*rest; widen itself at level 0). */
+BSPLINE_HD static inline int
+bspline_widening_level (double widen, int max_level, double *rest)
+{
+  const double w2 = widen * widen;
+  double r = widen, s = 1.0;    /* s = 4^-l */
+  int l = 0;
+  while (l < max_level) {
+    const double next = w2 * s * 0.25 - (4.0 / 3.0) * (1.0 - s * 0.25);
+    if (!(next >= 1.0))
+      break;
+    r = sqrt (next);
+    s *= 0.25;
+    l++;
+  }
+  *rest = r < BSPLINE_LEVEL_MAX_REST ? r : BSPLINE_LEVEL_MAX_REST;
+  return l;
+}
+
+/* The coarse samples m = *lo .. *hi - 1 that level l >= 1 of an axis of n
+ * samples keeps (coarse sample m is the fine pixels 2^l m .. 2^l (m + 1)
+ * - 1, its centre at fine sample coordinate 2^l (m + 0.5) - 0.5): the
+ * fine window -n .. 2n (the frame's extension by its boundary, about a
+ * point reduced into the frame by bspline_level_point) and a margin of
+ * ceil (7 r) + 4 coarse samples (r the kernel's radius) past it, where
+ * the window clamps. */
+BSPLINE_HD static inline void
+bspline_level_range (int n, int l, double radius, int *lo, int *hi)
+{
+  const int margin = (int) ceil (7.0 * radius) + 4;
+  *lo = -(int) (((long long) n + (1LL << l) - 1) >> l) - margin;
+  *hi = (int) ((2LL * n + (1LL << l) - 1) >> l) + margin;
+}
+
+/* The axis of level l of a plan's axis a: a itself at level 0; else
+ * coarse coordinates whose samples lo .. hi - 1 of bspline_level_range
+ * are stored from index 0 on, clamped past them (the clamp of
+ * bspline_boundary_index: index k + pad within 0 .. len + 2 pad - 1).
+ * Both engines' levels are laid out so (core/resample/ripmap.c,
+ * cuda/ripmap.cu). */
+BSPLINE_HD static inline bspline_axis
+bspline_level_axis (const bspline_axis * a, int l)
+{
+  bspline_axis c = *a;
+  int lo, hi;
+  if (l == 0)
+    return c;
+  bspline_level_range (a->len, l, bspline_kernel_radius (a->method,
+          a->order), &lo, &hi);
+  c.boundary = BSPLINE_BOUNDARY_CLAMP;
+  c.pad = -lo;
+  c.len = hi + lo;
+  return c;
+}
+
+/* Samples stored along an axis (level 0: the padding included). */
+BSPLINE_HD static inline int
+bspline_level_stored (const bspline_axis * a)
+{
+  return a->len + 2 * a->pad;
+}
+
+/* A pixel's fine sample coordinate x on an axis (ax: the plan's) brought
+ * into the frame for the levels: the boundary's period taken out
+ * (bspline_reduce_coordinate with no reach: within -n .. n for reflect),
+ * then reflect and mirror folded onto their frame's side (x and its
+ * mirror image have the same value): within -0.5 .. n, or -n / 2 .. n / 2
+ * for wrap, -pad .. n - 1 + pad for clamp and constant. */
+BSPLINE_HD static inline double
+bspline_level_point (const bspline_axis * ax, double x)
+{
+  x = bspline_reduce_coordinate (x, ax->len, ax->pad, ax->boundary, 0.0);
+  if (ax->boundary == BSPLINE_BOUNDARY_REFLECT && x < -0.5)
+    x = -1.0 - x;
+  else if (ax->boundary == BSPLINE_BOUNDARY_MIRROR && x < 0.0)
+    x = -x;
+  return x;
+}
+
+/* The last level of an axis of n samples: the first at which one coarse
+ * sample spans the frame, at most BSPLINE_RIPMAP_LEVELS - 1. */
+BSPLINE_HD static inline int
+bspline_max_level (int n)
+{
+  int l = 0;
+  while (l < BSPLINE_RIPMAP_LEVELS - 1 && (1LL << l) < n)
+    l++;
+  return l;
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@ struct bspline_cpu
   size_t shrunk_size;
   void *atlas;                  /* a projection input's atlas */
   size_t atlas_size;
+  bspline_ripmap *ripmap;       /* a lens plan's levels (ripmap.c) */
   char error[256];
 };
 
@@ -51,6 +52,7 @@ bspline_cpu_free (bspline_cpu * cpu)
   free (cpu->inter);
   free (cpu->shrunk);
   free (cpu->atlas);
+  bspline_ripmap_free (cpu->ripmap);
   free (cpu);
 }
 
@@ -64,6 +66,12 @@ bspline_pool *
 bspline_cpu_pool (bspline_cpu * cpu)
 {
   return cpu->pool;
+}
+
+uint64_t
+bspline_cpu_lens_taps (const bspline_cpu * cpu)
+{
+  return cpu->ripmap ? bspline_ripmap_taps (cpu->ripmap) : 0;
 }
 
 const char *
@@ -208,12 +216,19 @@ execute_plan (bspline_cpu * cpu, const bspline_plan * plan,
     status = prepare_scratch (cpu, plan, &prefilter_scratch, &resample_scratch);
   if (status != BSPLINE_OK)
     return status;
+  if (plan->n_lenses > 0 && !cpu->ripmap
+      && !(cpu->ripmap = bspline_ripmap_new ())) {
+    snprintf (cpu->error, sizeof (cpu->error), "out of memory for the "
+        "levels of a lens plan");
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
   if (bspline_separable_streams (plan)) {
     bspline_resample_streaming (cpu->pool, plan, src, &coef, last_line, dst,
         prefilter_scratch, resample_scratch);
   } else {
     bspline_prefilter_image (cpu->pool, plan, src, &coef, prefilter_scratch);
-    bspline_resample_image (cpu->pool, plan, &coef, dst, resample_scratch);
+    bspline_resample_image (cpu->pool, plan, &coef, dst, cpu->ripmap,
+        resample_scratch);
   }
   return BSPLINE_OK;
 }

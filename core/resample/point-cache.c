@@ -243,7 +243,7 @@ bspline_point_row (const bspline_plan * plan, int i, double *row)
     const double u = j + 0.5;
     double x, y, widen_x = 1.0, widen_y = 1.0;
     const int found = plan->widen ? bspline_stage_footprint (m, lenses,
-        n_lenses, u, v, BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x,
+        n_lenses, u, v, BSPLINE_MAX_LENS_WIDENING, &x, &y, &widen_x,
         &widen_y) : bspline_stage_map_point (m, lenses, n_lenses, u, v, &x,
         &y);
     if (!found)
@@ -253,7 +253,10 @@ bspline_point_row (const bspline_plan * plan, int i, double *row)
     if (plan->widen) {
       row[2 * W + j] = widen_x;
       row[3 * W + j] = widen_y;
-      widened |= widen_x != 1.0 || widen_y != 1.0;
+      if (bspline_lens_reads_level (plan, widen_x, widen_y))
+        widened = 2;
+      else if (widen_x != 1.0 || widen_y != 1.0)
+        widened = widened > 1 ? widened : 1;
     }
   }
   return widened;

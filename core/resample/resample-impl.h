@@ -475,24 +475,24 @@ SUFFIX (stream_rows) (const bspline_plan * plan,
   SUFFIX (resample_columns) (plan, rows, ring, o0, ready, dst);
 }
 
-/* The value at sample coordinates (x, y), every channel, into out[]. */
-static void
-SUFFIX (eval_point) (const bspline_plan * plan,
-    const bspline_coefficients * coef, double x, double y, double widen_x,
-    double widen_y, REAL * out)
+/* The value at sample coordinates (x, y) of a plane read through axes ax
+ * and ay (rows of row_len values), every channel, into out[]; returns the
+ * coefficients read (taps along x times taps along y). */
+static int
+SUFFIX (eval_plane) (const bspline_axis * ax, const bspline_axis * ay,
+    const REAL * data, ptrdiff_t row_len, int C, double x, double y,
+    double widen_x, double widen_y, REAL * out)
 {
   int ix[BSPLINE_MAX_POINT_TAPS], iy[BSPLINE_MAX_POINT_TAPS];
   REAL wx[BSPLINE_MAX_POINT_TAPS], wy[BSPLINE_MAX_POINT_TAPS];
-  const int C = coef->channels;
   int nx, ny, a, b, c;
 
-  nx = SUFFIX (bspline_axis_taps) (&plan->axis_x, x, widen_x, ix, wx);
-  ny = SUFFIX (bspline_axis_taps) (&plan->axis_y, y, widen_y, iy, wy);
+  nx = SUFFIX (bspline_axis_taps) (ax, x, widen_x, ix, wx);
+  ny = SUFFIX (bspline_axis_taps) (ay, y, widen_y, iy, wy);
   for (c = 0; c < C; c++)
     out[c] = (REAL) 0;
   for (b = 0; b < ny; b++) {
-    const REAL *row = (const REAL *) coef->data
-        + (ptrdiff_t) iy[b] * coef->row_len;
+    const REAL *row = data + (ptrdiff_t) iy[b] * row_len;
     REAL line[BSPLINE_MAX_CHANNELS] = { 0 };
     for (a = 0; a < nx; a++) {
       const REAL *s = row + (ptrdiff_t) ix[a] * C;
@@ -502,14 +502,66 @@ SUFFIX (eval_point) (const bspline_plan * plan,
     for (c = 0; c < C; c++)
       out[c] += wy[b] * line[c];
   }
+  return nx * ny;
+}
+
+/* The value at sample coordinates (x, y), every channel, into out[]. */
+static void
+SUFFIX (eval_point) (const bspline_plan * plan,
+    const bspline_coefficients * coef, double x, double y, double widen_x,
+    double widen_y, REAL * out)
+{
+  SUFFIX (eval_plane) (&plan->axis_x, &plan->axis_y,
+      (const REAL *) coef->data, coef->row_len, coef->channels, x, y,
+      widen_x, widen_y, out);
+}
+
+/* A pixel of a lens plan at sample coordinates (x, y) with its footprint's
+ * widening (widen_x, widen_y): from the level of the ripmap that the
+ * widening picks (bspline-stage.h), level 0 being eval_point; returns the
+ * coefficients read.  Where the ripmap has no memory for the level, the
+ * kernel is widened on the coefficients, held to
+ * BSPLINE_MAX_WARP_WIDENING. */
+static int
+SUFFIX (eval_lens_point) (const bspline_plan * plan,
+    const bspline_coefficients * coef, bspline_ripmap * ripmap, double x,
+    double y, double widen_x, double widen_y, REAL * out)
+{
+  double rest_x, rest_y;
+  int lx, ly;
+  bspline_level lv;
+
+  bspline_lens_levels (plan, widen_x, widen_y, &lx, &ly, &rest_x, &rest_y);
+
+  if (lx == 0 && ly == 0)
+    return SUFFIX (eval_plane) (&plan->axis_x, &plan->axis_y,
+        (const REAL *) coef->data, coef->row_len, coef->channels, x, y,
+        rest_x, rest_y, out);
+  if (!bspline_ripmap_level (ripmap, lx, ly, &lv))
+    return SUFFIX (eval_plane) (&plan->axis_x, &plan->axis_y,
+        (const REAL *) coef->data, coef->row_len, coef->channels, x, y,
+        fmin (widen_x, BSPLINE_MAX_WARP_WIDENING), fmin (widen_y,
+            BSPLINE_MAX_WARP_WIDENING), out);
+  /* the point brought into the frame at the fine level (a level keeps
+   * the window of bspline_level_range about the frame), then its
+   * coordinates at the level: coarse sample m's centre is fine sample
+   * 2^l (m + 0.5) - 0.5 */
+  x = bspline_level_point (&plan->axis_x, x);
+  y = bspline_level_point (&plan->axis_y, y);
+  x = ldexp (x + 0.5, -lx) - 0.5;
+  y = ldexp (y + 0.5, -ly) - 0.5;
+  return SUFFIX (eval_plane) (&lv.axis_x, &lv.axis_y,
+      (const REAL *) lv.data, lv.row_len, plan->channels, x, y, rest_x,
+      rest_y, out);
 }
 
 /* General path: output rows first .. last - 1, each pixel centre mapped
- * through the inverse homography and the plan's lens stages. */
+ * through the inverse homography and the plan's lens stages (a lens
+ * plan's widened pixels from `ripmap`, NULL for other plans). */
 static void
 SUFFIX (warp_rows) (const bspline_plan * plan,
-    const bspline_coefficients * coef, REAL * acc, const bspline_image * dst,
-    int first, int last)
+    const bspline_coefficients * coef, bspline_ripmap * ripmap, REAL * acc,
+    const bspline_image * dst, int first, int last)
 {
   const double *m = plan->inverse;
   const bspline_lens *lenses = plan->lens;
@@ -519,12 +571,13 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
 
   for (i = first; i < last; i++) {
     double v = i + 0.5;
+    uint64_t taps = 0;
     for (j = 0; j < plan->dst_width; j++) {
       double u = j + 0.5, x, y, widen_x = 1.0, widen_y = 1.0;
       REAL *px = acc + (ptrdiff_t) j * C;
       int found = n_lenses > 0 && plan->widen ?
           bspline_stage_footprint (m, lenses, n_lenses, u, v,
-          BSPLINE_MAX_WARP_WIDENING, &x, &y, &widen_x, &widen_y) :
+          BSPLINE_MAX_LENS_WIDENING, &x, &y, &widen_x, &widen_y) :
           bspline_stage_map_point (m, lenses, n_lenses, u, v, &x, &y);
       if (!found) {
         for (c = 0; c < C; c++)
@@ -534,9 +587,15 @@ SUFFIX (warp_rows) (const bspline_plan * plan,
       if (n_lenses == 0 && plan->widen)
         bspline_footprint (m, u, v, x, y, BSPLINE_MAX_WARP_WIDENING,
             &widen_x, &widen_y);
-      SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y,
-          px);
+      if (n_lenses > 0 && (widen_x != 1.0 || widen_y != 1.0))
+        taps += (uint64_t) SUFFIX (eval_lens_point) (plan, coef, ripmap,
+            x - 0.5, y - 0.5, widen_x, widen_y, px);
+      else
+        SUFFIX (eval_point) (plan, coef, x - 0.5, y - 0.5, widen_x,
+            widen_y, px);
     }
+    if (taps > 0)
+      bspline_ripmap_count (ripmap, taps);
     SUFFIX (store_values) (dst, i, 0, acc, plan->dst_width * C);
   }
 }

@@ -166,14 +166,16 @@ sum4_store_u8_d (uint8_t * out, const double *r0, const double *r1,
 
 /* Output row i of a lens plan from its points (warp_rows_d and warp_rows_f
  * at the points they would compute), where no fast row takes it: double
- * precision, or orders past 5 in single. */
+ * precision, orders past 5 in single, and rows with a pixel sampled from
+ * a level of the ripmap (`widened` 2). */
 #define DEFINE_LENS_ROWS(SUFFIX, REAL) \
 static void \
 lens_rows_##SUFFIX (const bspline_plan * plan, \
-    const bspline_coefficients * coef, REAL * acc, const bspline_image * dst, \
-    int i, const double *points, int widened) \
+    const bspline_coefficients * coef, bspline_ripmap * ripmap, REAL * acc, \
+    const bspline_image * dst, int i, const double *points, int widened) \
 { \
   const int C = plan->channels; \
+  uint64_t taps = 0; \
   int j, c; \
   for (j = 0; j < plan->dst_width; j++) { \
     double x, y, widen_x = 1.0, widen_y = 1.0; \
@@ -184,9 +186,14 @@ lens_rows_##SUFFIX (const bspline_plan * plan, \
         px[c] = (REAL) plan->params.fill[c]; \
       continue; \
     } \
-    eval_point_##SUFFIX (plan, coef, x - 0.5, y - 0.5, widen_x, widen_y, \
-        px); \
+    if (widen_x != 1.0 || widen_y != 1.0) \
+      taps += (uint64_t) eval_lens_point_##SUFFIX (plan, coef, ripmap, \
+          x - 0.5, y - 0.5, widen_x, widen_y, px); \
+    else \
+      eval_point_##SUFFIX (plan, coef, x - 0.5, y - 0.5, 1.0, 1.0, px); \
   } \
+  if (widened > 1) \
+    bspline_ripmap_count (ripmap, taps); \
   store_values_##SUFFIX (dst, i, 0, acc, plan->dst_width * C); \
 }
 
@@ -494,6 +501,7 @@ typedef struct
   int n_workers;                /* warp: the pool's threads */
   bspline_point_rows points;    /* warp with a lens: the plan's cached rows
                                  * of points (rows NULL: none) */
+  bspline_ripmap *ripmap;       /* warp with a lens: its widened pixels */
 } resample_job;
 
 static size_t
@@ -753,11 +761,13 @@ warp_lens_rows (const resample_job * job, warp_rows_fn fast, void *acc,
       widened = cache->widened[i];
     }
     if (plan->use_double)
-      lens_rows_d (plan, job->coef, acc, job->dst, i, points, widened);
-    else if (fast != NULL)
+      lens_rows_d (plan, job->coef, job->ripmap, acc, job->dst, i, points,
+          widened);
+    else if (fast != NULL && widened < 2)
       fast (plan, job->coef, acc, job->dst, i, i + 1, points, widened);
     else
-      lens_rows_f (plan, job->coef, acc, job->dst, i, points, widened);
+      lens_rows_f (plan, job->coef, job->ripmap, acc, job->dst, i, points,
+          widened);
   }
 }
 
@@ -778,11 +788,11 @@ warp_task (void *data, int task, int worker)
             + round64 (row * job->n_workers)) + point_row_size (plan)
         / sizeof (double) * worker, first, last);
   else if (plan->use_double)
-    warp_rows_d (plan, job->coef, acc, job->dst, first, last);
+    warp_rows_d (plan, job->coef, job->ripmap, acc, job->dst, first, last);
   else if (fast != NULL)
     fast (plan, job->coef, acc, job->dst, first, last, NULL, 0);
   else
-    warp_rows_f (plan, job->coef, acc, job->dst, first, last);
+    warp_rows_f (plan, job->coef, job->ripmap, acc, job->dst, first, last);
 }
 
 /* The streaming path's pool run: tasks are the causal blocks, then the
@@ -889,7 +899,7 @@ bspline_resample_streaming (bspline_pool * pool, const bspline_plan * plan,
 void
 bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
     const bspline_coefficients * coef, const bspline_image * dst,
-    void *scratch)
+    bspline_ripmap * ripmap, void *scratch)
 {
   resample_job job;
   const size_t row = (size_t) plan->dst_width * plan->channels
@@ -904,6 +914,10 @@ bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
   job.scratch = scratch;
   job.n_workers = bspline_pool_size (pool);
   if (!plan->separable) {
+    if (plan->n_lenses > 0) {
+      job.ripmap = ripmap;
+      bspline_ripmap_begin (ripmap, plan, coef);
+    }
     if (LENS_POINT_ROWS && plan->n_lenses > 0)
       bspline_point_cache_begin (plan, &job.points);
     bspline_pool_run (pool, job.n_bands, warp_task, &job);

@@ -48,6 +48,11 @@ bspline_group_rows (int channels)
 /* The thread pool of a CPU engine (engine.c), for work beside its plans
  * (keep-border.c). */
 bspline_pool *bspline_cpu_pool (bspline_cpu * cpu);
+/* The coefficients that the widened pixels of the engine's last execution
+ * of a lens plan read through its ripmap, the levels' making included
+ * (bspline_ripmap_taps); 0 before any (for tests/core `lens-cost`). */
+BSPLINE_INTERNAL_API
+uint64_t bspline_cpu_lens_taps (const bspline_cpu * cpu);
 
 /* ---- plans (plan.c) ---- */
 
@@ -232,10 +237,36 @@ void bspline_point_cache_filled (const bspline_plan * plan);
  * executions (for tests/core `lens-cache`). */
 BSPLINE_INTERNAL_API
 int bspline_point_cache_ready (const bspline_plan * plan);
+/* The levels of the ripmap (bspline-stage.h) at which a lens plan's
+ * pixel of widening (widen_x, widen_y) is sampled, and the widening left
+ * there. */
+static inline void
+bspline_lens_levels (const bspline_plan * plan, double widen_x,
+    double widen_y, int *lx, int *ly, double *rest_x, double *rest_y)
+{
+  *lx = bspline_widening_level (widen_x,
+      bspline_max_level (plan->axis_x.len), rest_x);
+  *ly = bspline_widening_level (widen_y,
+      bspline_max_level (plan->axis_y.len), rest_y);
+}
+
+/* 1 where such a pixel reads a level above (0, 0). */
+static inline int
+bspline_lens_reads_level (const bspline_plan * plan, double widen_x,
+    double widen_y)
+{
+  double rest_x, rest_y;
+  int lx, ly;
+  bspline_lens_levels (plan, widen_x, widen_y, &lx, &ly, &rest_x, &rest_y);
+  return lx > 0 || ly > 0;
+}
+
 /* Output row i's points (bspline_stage_footprint where plan->widen, else
- * bspline_stage_map_point, at the pixel centres) into row; returns 1 where
- * a pixel of the row has a widening other than 1, 0 where the row's
- * widenings are all 1 (and need not be read). */
+ * bspline_stage_map_point, at the pixel centres) into row; returns 2
+ * where a pixel of the row reads a level of the ripmap
+ * (bspline_lens_reads_level), else 1 where a pixel of the row
+ * has a widening other than 1, 0 where the row's widenings are all 1 (and
+ * need not be read). */
 BSPLINE_INTERNAL_API
 int bspline_point_row (const bspline_plan * plan, int i, double *row);
 /* Where the plan's cache is ready and its points read only a part of the
@@ -328,6 +359,38 @@ typedef struct
   ptrdiff_t row_len;            /* values per stored row */
 } bspline_coefficients;
 
+/* ---- ripmap.c: the levels of a lens plan's widened kernel ----
+ *
+ * (bspline-stage.h, "the widened kernel of a lens plan, bounded in
+ * cost").  An engine keeps one ripmap; each execution of a lens plan
+ * begins it, and its workers ask for the levels their pixels read. */
+typedef struct bspline_ripmap bspline_ripmap;
+
+/* One level: its plane (the real type of the plan; level 0 the
+ * coefficients themselves) and the axes that read it at coarse sample
+ * coordinates (ripmap.c). */
+typedef struct
+{
+  const void *data;
+  ptrdiff_t row_len;            /* values per row */
+  bspline_axis axis_x, axis_y;
+} bspline_level;
+
+bspline_ripmap *bspline_ripmap_new (void);
+void bspline_ripmap_free (bspline_ripmap * r);
+/* Before an execution of `plan` on `coef`: no level is made yet. */
+void bspline_ripmap_begin (bspline_ripmap * r, const bspline_plan * plan,
+    const bspline_coefficients * coef);
+/* Level (lx, ly) into *out, made first where it is not yet; 0 where
+ * there is no memory for it. */
+int bspline_ripmap_level (bspline_ripmap * r, int lx, int ly,
+    bspline_level * out);
+/* The coefficients read since bspline_ripmap_begin by the levels made and
+ * the pixels sampled from them (bspline_ripmap_count); each read of all
+ * channels of one sample counts one. */
+uint64_t bspline_ripmap_taps (const bspline_ripmap * r);
+void bspline_ripmap_count (bspline_ripmap * r, uint64_t taps);
+
 /* ---- the streaming separable path ----
  *
  * For an axis-aligned map whose prefilter has one pole (orders 2 and 3)
@@ -393,10 +456,11 @@ int bspline_causal_block_of_line (const bspline_plan * plan, int n_blocks,
 size_t bspline_resample_scratch_size (const bspline_plan * plan,
     int n_workers);
 /* Evaluates the plan from the final coefficients coef into dst (all but
- * the streaming path). */
+ * the streaming path); a lens plan's widened pixels through `ripmap`
+ * (begun here; not NULL for a lens plan). */
 void bspline_resample_image (bspline_pool * pool, const bspline_plan * plan,
     const bspline_coefficients * coef, const bspline_image * dst,
-    void *scratch);
+    bspline_ripmap * ripmap, void *scratch);
 /* The streaming path, both halves (see above), src into dst through the
  * plane coef and its last_line; the scratch of each half as sized by
  * bspline_prefilter_scratch_size and bspline_resample_scratch_size. */

@@ -716,8 +716,8 @@ test_jacobian (test_rng * rng)
       if (row) {
         double wx, wy;
         bspline_point_row (plan, pi, row);
-        wx = bspline_widening (hypot (F[0], F[1]), BSPLINE_MAX_WARP_WIDENING);
-        wy = bspline_widening (hypot (F[2], F[3]), BSPLINE_MAX_WARP_WIDENING);
+        wx = bspline_widening (hypot (F[0], F[1]), BSPLINE_MAX_LENS_WIDENING);
+        wy = bspline_widening (hypot (F[2], F[3]), BSPLINE_MAX_LENS_WIDENING);
         e = fmax (fabs (row[2 * dw + pj] - wx), fabs (row[3 * dw + pj] - wy));
         worst_widen = fmax (worst_widen, e);
         most_widen = fmax (most_widen, fmax (wx, wy));

@@ -825,6 +825,177 @@ test_lens (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       "U8 within %d code value(s)\n", worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* The device out of memory for a level (BSPLINE_CUDA_FAULT=alloc:N, N =
+ * 1 .. 64: each allocation of a fresh engine's first frame of a plan that
+ * reads levels in turn): each failure fails the frame with CUDA's error,
+ * and those of the levels' planes name them. */
+static void
+lens_levels_no_memory (test_rng * rng)
+{
+  bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+  bspline_geometry g;
+  bspline_lens lens;
+  bspline_params p;
+  bspline_plan *plan = NULL;
+  bspline_image src, dst;
+  double m[9], range[2];
+  char msg[256], fault[32];
+  int n, failed = 0, named = 0;
+
+  bspline_geometry_init (&g, 64, 48, 64, 48);
+  g.lens_model = BSPLINE_LENS_BROWN;
+  g.camera[0] = g.camera[1] = 51.2;
+  g.camera[2] = 32.0;
+  g.camera[3] = 24.0;
+  g.distortion[0] = 0.05;
+  g.n_distortion = 1;
+  g.zoom = 0.25;
+  bspline_params_init (&p);
+  p.antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES;
+  p.precision = BSPLINE_PRECISION_FLOAT;
+  if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+          sizeof (msg)) != BSPLINE_OK
+      || bspline_plan_new_lens (&p, m, &lens, 64, 48, 64, 48, 4, &plan, msg,
+          sizeof (msg)) != BSPLINE_OK) {
+    TEST_CHECK (0, "lens levels, no memory: plan: %s", msg);
+    return;
+  }
+  test_image_alloc (&src, 64, 48, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_alloc (&dst, 64, 48, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_fill_random (&src, rng, 0.0, 255.0, range);
+  for (n = 1; n <= 64; n++) {
+    bspline_cuda *faulty;
+    bspline_status st;
+    snprintf (fault, sizeof (fault), "alloc:%d", n);
+    setenv ("BSPLINE_CUDA_FAULT", fault, 1);
+    if (bspline_cuda_new (-1, &faulty, msg, sizeof (msg)) != BSPLINE_OK) {
+      TEST_CHECK (strstr (msg, "cudaErrorMemoryAllocation") != NULL,
+          "lens levels, %s: engine: %s", fault, msg);
+      continue;
+    }
+    st = bspline_cuda_execute (faulty, plan, &src, &dst);
+    if (st == BSPLINE_OK) {
+      bspline_cuda_free (faulty);
+      continue;
+    }
+    failed++;
+    TEST_CHECK (strstr (bspline_cuda_last_error (faulty),
+            "cudaErrorMemoryAllocation") != NULL, "lens levels, %s: \"%s\"",
+        fault, bspline_cuda_last_error (faulty));
+    if (strstr (bspline_cuda_last_error (faulty), "level_plane_ensure"))
+      named++;
+    bspline_cuda_free (faulty);
+  }
+  unsetenv ("BSPLINE_CUDA_FAULT");
+  TEST_CHECK (named >= 1, "lens levels: %d of %d failed allocations named "
+      "a level's plane", named, failed);
+  printf ("lens levels, no memory: %d allocations failed in turn, each an "
+      "error (%d naming the level's plane)\n", failed, named);
+  bspline_plan_free (plan);
+  test_image_free (&src);
+  test_image_free (&dst);
+}
+
+/* The levels of a lens plan's widened kernel (bspline-stage.h; issue 43,
+ * defect 5): pixels shrunk more than 2 sqrt 2 times are sampled from a
+ * ripmap of the coefficients (ripmap.cu on the GPU, ripmap.c on the CPU).
+ * The defect's case (a brown lens, zoom 0.05, translated 1000 output
+ * pixels) and a mild 4x shrink (zoom 0.25), orders 1, 3, 5 and 11,
+ * reflect, mirror and constant, through compare_plans (GPU double within
+ * 1e-9 of the range of the CPU double, which reads the same levels; a
+ * GPU sampling level 0, its widening held to 8 as before the levels,
+ * reads another kernel there).  Counts the pixels that read a level (each
+ * case must have some) and the highest level read. */
+static void
+test_lens_levels (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const double zooms[] = { 0.05, 0.25 };
+  static const double shifts[] = { 1000.0, 0.0 };
+  static const int orders[] = { 1, 3, 5, 11 };
+  static const bspline_boundary boundaries[] = { BSPLINE_BOUNDARY_REFLECT,
+    BSPLINE_BOUNDARY_MIRROR, BSPLINE_BOUNDARY_CONSTANT
+  };
+  plan_worst worst = { 0 };
+  long level_pixels = 0;
+  int most_level = 0, z, o, b;
+
+  for (z = 0; z < 2; z++)
+    for (o = 0; o < 4; o++)
+      for (b = 0; b < 3; b++) {
+        const int w = test_rng_int (rng, 120, 200);
+        const int h = test_rng_int (rng, 80, 140);
+        const int channels = test_rng_int (rng, 1, 4);
+        bspline_plane_grid grid = { 1, 1, 0.0, 0.0 };
+        bspline_geometry g;
+        bspline_lens lens;
+        bspline_image src;
+        bspline_params p;
+        bspline_plan *plan = NULL;
+        double m[9], range[2];
+        char what[160], msg[256];
+        long n = 0;
+        int i, j, c;
+
+        bspline_geometry_init (&g, w, h, w, h);
+        g.lens_model = BSPLINE_LENS_BROWN;
+        g.camera[0] = g.camera[1] = 0.8 * w;
+        g.camera[2] = w / 2.0;
+        g.camera[3] = h / 2.0;
+        g.distortion[0] = 0.05;
+        g.n_distortion = 1;
+        g.zoom = zooms[z];
+        g.translate_x = shifts[z];
+        bspline_params_init (&p);
+        p.order = orders[o];
+        p.boundary = boundaries[b];
+        p.antialias = BSPLINE_ANTIALIAS_LEAST_SQUARES;
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        /* the pixels that read a level, from the CPU engine's maths */
+        if (bspline_geometry_plane_map (&g, &grid, m, &lens, msg,
+                sizeof (msg)) != BSPLINE_OK
+            || bspline_plan_new_lens (&p, m, &lens, w, h, w, h, channels,
+                &plan, msg, sizeof (msg)) != BSPLINE_OK) {
+          TEST_CHECK (0, "lens levels: plan: %s", msg);
+          continue;
+        }
+        for (i = 0; i < h; i++)
+          for (j = 0; j < w; j++) {
+            double x, y, wx, wy, rx, ry;
+            int lx, ly;
+            if (!bspline_stage_footprint (plan->inverse, plan->lens,
+                    plan->n_lenses, j + 0.5, i + 0.5,
+                    BSPLINE_MAX_LENS_WIDENING, &x, &y, &wx, &wy))
+              continue;
+            bspline_lens_levels (plan, wx, wy, &lx, &ly, &rx, &ry);
+            if (lx > 0 || ly > 0)
+              n++;
+            most_level = lx > most_level ? lx : most_level;
+            most_level = ly > most_level ? ly : most_level;
+          }
+        bspline_plan_free (plan);
+        TEST_CHECK (n > 0, "lens levels: zoom %g: no pixel reads a level",
+            zooms[z]);
+        level_pixels += n;
+        test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
+            test_rng_int (rng, 0, 7));
+        test_image_fill_random (&src, rng, 0.0, 255.0, range);
+        snprintf (what, sizeof (what), "lens levels: zoom %g order %d %s "
+            "%dx%dx%d (%ld pixels on levels)", zooms[z], orders[o],
+            test_boundary_name (boundaries[b]), w, h, channels, n);
+        compare_stage (cuda, cpu, &g, p, &src, range, NULL, what, &worst);
+        test_image_free (&src);
+      }
+  TEST_CHECK (worst.runs == 24, "lens levels: only %d of 24 frames ran",
+      worst.runs);
+  lens_levels_no_memory (rng);
+  printf ("lens levels: %d frames (zoom 0.05 translated and 0.25, orders "
+      "1/3/5/11, reflect/mirror/constant), %ld pixels read a level (up to "
+      "level %d): GPU double within %.3g of the range, GPU float at most "
+      "%.2f of its tolerance, U8 within %d code value(s)\n", worst.runs,
+      level_pixels, most_level, worst.d, worst.f, worst.u8);
+}
+
 /* Projection stages (issue 42): every input projection against a random
  * output one (all 15 of each over the run), a random view and fields of
  * view inside each projection's range, every order and boundary,
@@ -1806,6 +1977,7 @@ main (void)
   if (getenv ("BSPLINE_TEST_ONLY")
       && strcmp (getenv ("BSPLINE_TEST_ONLY"), "lens") == 0) {
     test_lens (cuda, cpu, &rng);
+    test_lens_levels (cuda, cpu, &rng);
     test_stmap (cuda, cpu, &rng);
     test_chain (cuda, cpu, &rng);
     test_projection (cuda, cpu, &rng);
@@ -1979,6 +2151,7 @@ main (void)
   test_fused (cuda, cpu, &rng);
   test_reduction (cuda, cpu, &rng);
   test_lens (cuda, cpu, &rng);
+  test_lens_levels (cuda, cpu, &rng);
   test_stmap (cuda, cpu, &rng);
   test_chain (cuda, cpu, &rng);
   test_projection (cuda, cpu, &rng);
