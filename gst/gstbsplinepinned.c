@@ -11,6 +11,9 @@
  * with the CUDA engine (bspline_cuda_host_alloc, cudaHostAlloc). */
 #include "gstbsplinepinned.h"
 #include "bspline-cuda.h"
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#include <gst/cuda/gstcudacontext.h>
+#endif
 
 #include <string.h>
 
@@ -20,13 +23,43 @@ typedef struct
   guint8 *data;                 /* of the whole allocation */
 } GstBSplinePinnedMemory;
 
+/* Page-locked memory belongs to the CUDA context current where it is
+ * allocated and is freed with it.  Where the engine runs on a pipeline's
+ * GstCudaContext (memory:CUDAMemory on a pad), the allocator holds that
+ * context and makes it current around each allocation and free, so a
+ * frame stays readable for as long as anyone holds it, after the
+ * pipeline and its context are gone. */
 struct _GstBSplinePinnedAllocator
 {
   GstAllocator parent;
+  GstObject *context;           /* GstCudaContext, or NULL: the primary */
 };
 
 G_DEFINE_TYPE (GstBSplinePinnedAllocator, gst_bspline_pinned_allocator,
     GST_TYPE_ALLOCATOR);
+
+static gboolean
+gst_bspline_pinned_enter (GstBSplinePinnedAllocator * self)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  return self->context
+      && gst_cuda_context_push (GST_CUDA_CONTEXT (self->context));
+#else
+  (void) self;
+  return FALSE;
+#endif
+}
+
+static void
+gst_bspline_pinned_leave (gboolean entered)
+{
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+  if (entered)
+    gst_cuda_context_pop (NULL);
+#else
+  (void) entered;
+#endif
+}
 
 static GstMemory *
 gst_bspline_pinned_alloc (GstAllocator * allocator, gsize size,
@@ -35,11 +68,15 @@ gst_bspline_pinned_alloc (GstAllocator * allocator, gsize size,
   GstBSplinePinnedMemory *mem;
   gsize maxsize = size + params->prefix + params->padding;
   guint8 *data;
+  gboolean entered;
 
   /* page-locked allocations are page aligned, more than any align asks */
   if (params->align >= 4096)
     return NULL;
+  entered = gst_bspline_pinned_enter (GST_BSPLINE_PINNED_ALLOCATOR
+      (allocator));
   data = bspline_cuda_host_alloc (maxsize);
+  gst_bspline_pinned_leave (entered);
   if (data == NULL)
     return NULL;
   mem = g_new0 (GstBSplinePinnedMemory, 1);
@@ -54,13 +91,17 @@ gst_bspline_pinned_alloc (GstAllocator * allocator, gsize size,
 }
 
 static void
-gst_bspline_pinned_free (G_GNUC_UNUSED GstAllocator * allocator,
-    GstMemory * memory)
+gst_bspline_pinned_free (GstAllocator * allocator, GstMemory * memory)
 {
   GstBSplinePinnedMemory *mem = (GstBSplinePinnedMemory *) memory;
 
-  if (memory->parent == NULL)
+  if (memory->parent == NULL) {
+    gboolean entered = gst_bspline_pinned_enter (GST_BSPLINE_PINNED_ALLOCATOR
+        (allocator));
+
     bspline_cuda_host_free (mem->data);
+    gst_bspline_pinned_leave (entered);
+  }
   g_free (mem);
 }
 
@@ -95,9 +136,21 @@ gst_bspline_pinned_share (GstMemory * memory, gssize offset, gssize size)
 }
 
 static void
+gst_bspline_pinned_allocator_finalize (GObject * object)
+{
+  GstBSplinePinnedAllocator *self = GST_BSPLINE_PINNED_ALLOCATOR (object);
+
+  gst_clear_object (&self->context);
+  G_OBJECT_CLASS (gst_bspline_pinned_allocator_parent_class)->finalize
+      (object);
+}
+
+static void
 gst_bspline_pinned_allocator_class_init (GstBSplinePinnedAllocatorClass * klass)
 {
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = gst_bspline_pinned_allocator_finalize;
 
   allocator_class->alloc = gst_bspline_pinned_alloc;
   allocator_class->free = gst_bspline_pinned_free;
@@ -116,14 +169,17 @@ gst_bspline_pinned_allocator_init (GstBSplinePinnedAllocator * self)
 
 GstBufferPool *
 gst_bspline_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
-    guint min_buffers)
+    guint min_buffers, GstObject * context)
 {
   GstBufferPool *pool = gst_video_buffer_pool_new ();
-  GstAllocator *allocator =
+  GstBSplinePinnedAllocator *pinned =
       g_object_new (GST_TYPE_BSPLINE_PINNED_ALLOCATOR, NULL);
+  GstAllocator *allocator = GST_ALLOCATOR (pinned);
   GstStructure *config = gst_buffer_pool_get_config (pool);
 
   gst_object_ref_sink (allocator);
+  if (context)
+    pinned->context = gst_object_ref (context);
   gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (info),
       min_buffers, 0);
   gst_buffer_pool_config_set_allocator (config, allocator, NULL);
@@ -137,7 +193,7 @@ gst_bspline_pinned_pool_new (GstCaps * caps, const GstVideoInfo * info,
 }
 
 gboolean
-gst_bspline_pinned_propose (GstQuery * query, guint min)
+gst_bspline_pinned_propose (GstQuery * query, guint min, GstObject * context)
 {
   GstBufferPool *pool;
   GstVideoInfo info;
@@ -150,7 +206,7 @@ gst_bspline_pinned_propose (GstQuery * query, guint min)
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   if (!need_pool)
     return TRUE;
-  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  pool = gst_bspline_pinned_pool_new (caps, &info, min, context);
   if (pool == NULL)
     return TRUE;
   gst_query_add_allocation_pool (query, pool, GST_VIDEO_INFO_SIZE (&info),
@@ -160,7 +216,8 @@ gst_bspline_pinned_propose (GstQuery * query, guint min)
 }
 
 gboolean
-gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra)
+gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra,
+    GstObject * context)
 {
   GstBufferPool *pool;
   GstVideoInfo info;
@@ -175,7 +232,7 @@ gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, &size, &n_min, &n_max);
     min = MAX (min, n_min + extra);
   }
-  pool = gst_bspline_pinned_pool_new (caps, &info, min);
+  pool = gst_bspline_pinned_pool_new (caps, &info, min, context);
   if (pool == NULL)
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) > 0)

@@ -22,14 +22,18 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstBSplinePinnedAllocator,
     gst_bspline_pinned_allocator, GST, BSPLINE_PINNED_ALLOCATOR, GstAllocator);
 
-/* A video buffer pool of pinned memory for frames of info. */
+/* A video buffer pool of pinned memory for frames of info.  context: the
+ * GstCudaContext the engine runs on, or NULL where it runs on the
+ * device's primary context; the memory is allocated and freed in it, and
+ * the pool's memory holds it, so frames outlive the pipeline. */
 GstBufferPool *gst_bspline_pinned_pool_new (GstCaps * caps,
-    const GstVideoInfo * info, guint min_buffers);
+    const GstVideoInfo * info, guint min_buffers, GstObject * context);
 
 /* propose_allocation of an element that hands its input to the GPU: the
  * video meta and, where upstream asks for a pool, a pinned pool of at
- * least min buffers.  FALSE where the query has no valid video caps. */
-gboolean gst_bspline_pinned_propose (GstQuery * query, guint min);
+ * least min buffers (context: as gst_bspline_pinned_pool_new's).  FALSE where the query has no valid video caps. */
+gboolean gst_bspline_pinned_propose (GstQuery * query, guint min,
+    GstObject * context);
 
 /* The end of decide_allocation of an element whose output the GPU
  * writes: the query's first pool replaced by (or a first pool of) pinned
@@ -37,7 +41,18 @@ gboolean gst_bspline_pinned_propose (GstQuery * query, guint min);
  * downstream pool asked for.  Nothing changes where the caps are not
  * video caps, nor where the pool cannot be made: then FALSE (the engine
  * stages its copies). */
-gboolean gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra);
+gboolean gst_bspline_pinned_decide (GstQuery * query, guint min, guint extra,
+    GstObject * context);
+
+/* The engine's GstCudaContext of an element's CUDA state (a struct with a
+ * GstBSplineCudaMemory "memory"), NULL where built without CUDA memory
+ * support. */
+#ifdef HAVE_BSPLINE_CUDA_MEMORY
+#define GST_BSPLINE_PINNED_CONTEXT(cuda_state) \
+  GST_OBJECT_CAST ((cuda_state)->memory.engine_context)
+#else
+#define GST_BSPLINE_PINNED_CONTEXT(cuda_state) NULL
+#endif
 
 G_END_DECLS
 #endif /* __GST_BSPLINE_PINNED_H__ */
