@@ -350,3 +350,59 @@ gst_bspline_cuda_memory_pool_new (GstBSplineCudaMemory * m, GstCaps * caps,
   gst_structure_free (config);
   return pool;
 }
+
+gboolean
+gst_bspline_cuda_memory_propose_pool (GstBSplineCudaMemory * m,
+    GstQuery * query, guint min_buffers)
+{
+  GstBufferPool *pool;
+  GstCaps *caps;
+  gboolean need_pool;
+  guint size = 0;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+  pool = gst_bspline_cuda_memory_pool_new (m, caps, min_buffers, &size);
+  if (pool == NULL)
+    return TRUE;
+  gst_query_add_allocation_pool (query, pool, size, min_buffers, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+gboolean
+gst_bspline_cuda_memory_decide_pool (GstElement * element,
+    GstBSplineCudaMemory * m, GstQuery * query, guint min, guint extra)
+{
+  GstBufferPool *pool;
+  GstCaps *caps;
+  guint size = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint n_min;
+
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &n_min, NULL);
+    min = MAX (min, n_min + extra);
+  }
+  pool = gst_bspline_cuda_memory_pool_new (m, caps, min, &size);
+  if (pool == NULL)
+    goto no_pool;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, 0);
+  gst_object_unref (pool);
+  return TRUE;
+
+  /* ERRORS */
+no_pool:
+  {
+    GST_ELEMENT_ERROR (element, RESOURCE, NO_SPACE_LEFT,
+        ("Could not make a CUDA buffer pool for %" GST_PTR_FORMAT ".", caps),
+        ("gst_cuda_buffer_pool_new or its configuration failed"));
+    return FALSE;
+  }
+}

@@ -81,5 +81,20 @@ gboolean gst_bspline_cuda_memory_map_frame (GstVideoFrame * frame,
 GstBufferPool *gst_bspline_cuda_memory_pool_new (GstBSplineCudaMemory * m,
     GstCaps * caps, guint min_buffers, guint * size);
 
+/* propose_allocation for upstream in CUDA memory: the video meta and,
+ * where upstream asks for one, a CUDA pool of the shared context of
+ * min_buffers (the frames the element holds), which the GPU reads in
+ * place.  Always TRUE (no pool where none can be made). */
+gboolean gst_bspline_cuda_memory_propose_pool (GstBSplineCudaMemory * m,
+    GstQuery * query, guint min_buffers);
+
+/* decide_allocation for output in CUDA memory: the query's first pool
+ * replaced by (or a first pool of) a CUDA pool of the shared context, of
+ * at least min buffers and extra more than downstream's pool asked for
+ * (the frames the element writes ahead or keeps).  FALSE, with an
+ * element error, where the pool cannot be made. */
+gboolean gst_bspline_cuda_memory_decide_pool (GstElement * element,
+    GstBSplineCudaMemory * m, GstQuery * query, guint min, guint extra);
+
 G_END_DECLS
 #endif /* __GST_BSPLINE_CUDA_MEMORY_H__ */

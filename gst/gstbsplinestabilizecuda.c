@@ -506,69 +506,6 @@ gst_bspline_stabilize_cuda_clear (GstBSplineStabilize * self)
   self->cuda.motion = NULL;
 }
 
-#ifdef HAVE_BSPLINE_CUDA_MEMORY
-/* Upstream in CUDA memory gets a CUDA pool of the shared context, of the
- * frames held back, which the GPU reads in place. */
-static gboolean
-gst_bspline_stabilize_propose_cuda_pool (GstBSplineStabilize * self,
-    GstQuery * query, guint held)
-{
-  GstBufferPool *pool;
-  GstCaps *caps;
-  gboolean need_pool;
-  guint size = 0;
-
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!need_pool)
-    return TRUE;
-  pool = gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps, held,
-      &size);
-  if (pool == NULL)
-    return TRUE;
-  gst_query_add_allocation_pool (query, pool, size, held, 0);
-  gst_object_unref (pool);
-  return TRUE;
-}
-
-/* Output in CUDA memory comes from a CUDA pool of the shared context,
- * written in place by the warp: the frame going out and the previous one,
- * kept for keep-border, beside downstream's. */
-static gboolean
-gst_bspline_stabilize_decide_cuda_pool (GstBSplineStabilize * self,
-    GstQuery * query, GstCaps * caps)
-{
-  GstBufferPool *pool;
-  guint min = 3, size = 0;
-
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint n_min;
-
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &n_min, NULL);
-    min = MAX (min, n_min + 2);
-  }
-  pool =
-      gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps, min, &size);
-  if (pool == NULL)
-    goto no_pool;
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, 0);
-  gst_object_unref (pool);
-  return TRUE;
-
-  /* ERRORS */
-no_pool:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not make a CUDA buffer pool for %" GST_PTR_FORMAT ".", caps),
-        ("gst_cuda_buffer_pool_new or its configuration failed"));
-    return FALSE;
-  }
-}
-#endif
-
 gboolean
 gst_bspline_stabilize_cuda_propose (GstBSplineStabilize * self,
     GstQuery * query, guint held, gboolean * ret)
@@ -578,13 +515,16 @@ gst_bspline_stabilize_cuda_propose (GstBSplineStabilize * self,
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
-    *ret = gst_bspline_stabilize_propose_cuda_pool (self, query, held);
+    /* the frames held back, which the GPU reads in place */
+    *ret = gst_bspline_cuda_memory_propose_pool (&self->cuda.memory, query,
+        held);
     return TRUE;
   }
 #endif
   if (self->engine.cuda == NULL)
     return FALSE;
-  *ret = gst_bspline_pinned_propose (query, held);
+  *ret = gst_bspline_pinned_propose (query, held,
+      GST_BSPLINE_PINNED_CONTEXT (&self->cuda));
   return TRUE;
 }
 
@@ -597,7 +537,10 @@ gst_bspline_stabilize_cuda_decide_memory (GstBSplineStabilize * self,
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
-    *ret = gst_bspline_stabilize_decide_cuda_pool (self, query, caps);
+    /* written in place by the warp: the frame going out and the previous
+     * one, kept for keep-border, beside downstream's */
+    *ret = gst_bspline_cuda_memory_decide_pool (GST_ELEMENT (self),
+        &self->cuda.memory, query, 3, 2);
     return TRUE;
   }
 #else
@@ -612,7 +555,8 @@ void
 gst_bspline_stabilize_cuda_decide (GstBSplineStabilize * self, GstQuery * query)
 {
   /* the frame going out and the previous one, kept for keep-border */
-  if (self->engine.cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2))
+  if (self->engine.cuda != NULL && !gst_bspline_pinned_decide (query, 3, 2,
+          GST_BSPLINE_PINNED_CONTEXT (&self->cuda)))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
 }
 

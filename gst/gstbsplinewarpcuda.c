@@ -623,68 +623,6 @@ gst_bspline_warp_cuda_query_result (GstBSplineWarp * self,
   }
 }
 
-#ifdef HAVE_BSPLINE_CUDA_MEMORY
-/* Upstream in CUDA memory gets a CUDA pool of the shared context, whose
- * buffers the engine reads in place. */
-static gboolean
-gst_bspline_warp_propose_cuda_pool (GstBSplineWarp * self, GstQuery * query,
-    GstCaps * caps, gboolean need_pool)
-{
-  GstBufferPool *pool;
-  guint size = 0;
-
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  /* a crop is folded into the planes' views on the device too (videocrop
-   * in CUDA memory crops only by its meta) */
-  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
-  if (!need_pool)
-    return TRUE;
-  pool = gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps,
-      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, &size);
-  if (pool == NULL)
-    return TRUE;
-  gst_query_add_allocation_pool (query, pool, size,
-      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, 0);
-  gst_object_unref (pool);
-  return TRUE;
-}
-
-/* Output in CUDA memory comes from a CUDA pool of the shared context,
- * written in place by the engine. */
-static gboolean
-gst_bspline_warp_decide_cuda_pool (GstBSplineWarp * self, GstQuery * query,
-    GstCaps * caps)
-{
-  GstBufferPool *pool;
-  guint min = GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1, size = 0;
-
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint n_min;
-
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &n_min, NULL);
-    min = MAX (min, n_min + GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
-  }
-  pool =
-      gst_bspline_cuda_memory_pool_new (&self->cuda.memory, caps, min, &size);
-  if (pool == NULL)
-    goto no_pool;
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, 0);
-  gst_object_unref (pool);
-  return TRUE;
-
-  /* ERRORS */
-no_pool:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not make a CUDA buffer pool for %" GST_PTR_FORMAT ".", caps),
-        ("gst_cuda_buffer_pool_new or its configuration failed"));
-    return FALSE;
-  }
-}
-#endif
 
 gboolean
 gst_bspline_warp_cuda_propose (GstBSplineWarp * self, GstQuery * query,
@@ -695,11 +633,15 @@ gst_bspline_warp_cuda_propose (GstBSplineWarp * self, GstQuery * query,
 #ifdef HAVE_BSPLINE_CUDA_MEMORY
   if (!gst_base_transform_is_passthrough (trans)) {
     GstCaps *caps;
-    gboolean need_pool;
 
-    gst_query_parse_allocation (query, &caps, &need_pool);
+    gst_query_parse_allocation (query, &caps, NULL);
     if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
-      *ret = gst_bspline_warp_propose_cuda_pool (self, query, caps, need_pool);
+      /* a crop is folded into the planes' views on the device too
+       * (videocrop in CUDA memory crops only by its meta) */
+      gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE,
+          NULL);
+      *ret = gst_bspline_cuda_memory_propose_pool (&self->cuda.memory, query,
+          GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1);
       return TRUE;
     }
   }
@@ -709,7 +651,8 @@ gst_bspline_warp_cuda_propose (GstBSplineWarp * self, GstQuery * query,
   /* a crop is folded into the planes' views (gstbsplinelayout.h) */
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   *ret = gst_bspline_pinned_propose (query,
-      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1);
+      GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1,
+      GST_BSPLINE_PINNED_CONTEXT (&self->cuda));
   return TRUE;
 }
 
@@ -722,7 +665,10 @@ gst_bspline_warp_cuda_decide_memory (GstBSplineWarp * self, GstQuery * query,
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (gst_bspline_cuda_memory_caps_are_cuda (caps)) {
-    *ret = gst_bspline_warp_decide_cuda_pool (self, query, caps);
+    /* written in place by the engine, the frames in flight ahead */
+    *ret = gst_bspline_cuda_memory_decide_pool (GST_ELEMENT (self),
+        &self->cuda.memory, query, GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1,
+        GST_BSPLINE_WARP_FRAMES_IN_FLIGHT);
     return TRUE;
   }
 #else
@@ -739,7 +685,8 @@ gst_bspline_warp_cuda_decide_pinned (GstBSplineWarp * self, GstQuery * query)
   if (self->engine.cuda != NULL
       && !gst_bspline_pinned_decide (query,
           GST_BSPLINE_WARP_FRAMES_IN_FLIGHT + 1,
-          GST_BSPLINE_WARP_FRAMES_IN_FLIGHT))
+          GST_BSPLINE_WARP_FRAMES_IN_FLIGHT,
+          GST_BSPLINE_PINNED_CONTEXT (&self->cuda)))
     GST_INFO_OBJECT (self, "no pinned pool: downloads go through staging");
 }
 
