@@ -127,7 +127,7 @@ enum
 #define DEFAULT_HORIZON_ANGLE 0.0
 #define DEFAULT_MOTION_MODEL BSPLINE_MOTION_SIMILARITY
 #define DEFAULT_TRANSFORMS_MODE GST_BSPLINE_STABILIZE_TRANSFORMS_WRITE
-#define DEFAULT_SOLVE_THREAD FALSE
+#define DEFAULT_SOLVE_THREAD TRUE
 #define DEFAULT_ROLLING_SHUTTER_READOUT 0.0
 
 /* 8-bit formats whose luma (or R'G'B') the motion is estimated on. */
@@ -440,7 +440,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       g_param_spec_boolean ("solve-thread", "Solve thread",
           "Solve the camera path on a thread of its own while the next "
           "frame's motion is estimated: the same output, one frame more of "
-          "latency (default false)", DEFAULT_SOLVE_THREAD, flags));
+          "latency (default true; false: smoothing frames of latency)",
+          DEFAULT_SOLVE_THREAD, flags));
 
   gst_element_class_set_static_metadata (element_class,
       "B-spline video stabilizer", "Filter/Effect/Video",
@@ -863,9 +864,19 @@ too_small_across_memories:
   }
 }
 
-/* An upstream pool that cannot grow to the frames held back (smoothing
- * frames ahead, the one arriving and the one leaving) would stall: such
- * frames are copied out of it. */
+/* The input frames the element holds at most: smoothing frames ahead,
+ * the one arriving, the one leaving and, with the solve's thread, the one
+ * it solves; none with a transforms file read. */
+static guint
+gst_bspline_stabilize_frames_held (GstBSplineStabilize * self)
+{
+  if (self->transforms.file != NULL)
+    return 2;
+  return (guint) self->run.smoothing + 2 + (self->run.solve_thread ? 1 : 0);
+}
+
+/* An upstream pool that cannot grow to the frames held back would stall:
+ * such frames are copied out of it. */
 static GstBuffer *
 gst_bspline_stabilize_own_buffer (GstBSplineStabilize * self,
     GstBuffer * buffer)
@@ -879,7 +890,7 @@ gst_bspline_stabilize_own_buffer (GstBSplineStabilize * self,
   config = gst_buffer_pool_get_config (buffer->pool);
   gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
   gst_structure_free (config);
-  if (max == 0 || max >= (guint) self->run.smoothing + 2)
+  if (max == 0 || max >= gst_bspline_stabilize_frames_held (self))
     return buffer;
   copy = gst_buffer_copy_deep (buffer);
   gst_buffer_unref (buffer);
@@ -1633,15 +1644,15 @@ gst_bspline_stabilize_query (GstBaseTransform * trans,
   return ret;
 }
 
-/* Upstream's pool must hold the frames held back (smoothing frames ahead,
- * the one arriving and the one leaving; none with a transforms file read):
- * a pinned pool of as many where the GPU warps, else that minimum. */
+/* Upstream's pool must hold the frames held back
+ * (gst_bspline_stabilize_frames_held): a pinned pool of as many where the
+ * GPU warps, else that minimum. */
 static gboolean
 gst_bspline_stabilize_propose_allocation (GstBaseTransform * trans,
     G_GNUC_UNUSED GstQuery * decide_query, GstQuery * query)
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (trans);
-  guint held = (self->transforms.file ? 0 : (guint) self->run.smoothing) + 2;
+  guint held = gst_bspline_stabilize_frames_held (self);
   GstVideoInfo info;
   GstCaps *caps;
   gboolean ret;

@@ -9,7 +9,8 @@
  *  - a static clip comes out bit-identical;
  *  - every format: a frame out for every frame in, motion measured;
  *  - EOS pushes the frames held back, a flush drops them;
- *  - a live source: the latency query reports smoothing frames, and with
+ *  - a live source: the latency query reports smoothing frames (and one
+ *    for the solve's thread), and with
  *    that latency no frame reaches a synchronised sink late;
  *  - transforms-location: written, read back (transforms-mode=read) to the
  *    same motions and corrections;
@@ -47,6 +48,10 @@
 
 #define W 640
 #define H 360
+
+/* The frame the solve's thread (solve-thread=true, the default) holds
+ * back beyond smoothing. */
+#define SOLVE_LAG 1
 
 static bspline_cpu *cpu;
 static clip_photo photo;
@@ -225,8 +230,9 @@ test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
       n_out++;
     }
     if (k < spec.n_frames)
-      TEST_CHECK (n_out == (k >= 30 ? k - 30 + 1 : 0),
-          "after %d frames in, %d out with smoothing 30", k + 1, n_out);
+      TEST_CHECK (n_out == (k >= 30 + SOLVE_LAG ? k - 30 - SOLVE_LAG + 1 :
+              0), "after %d frames in, %d out with smoothing 30", k + 1,
+          n_out);
   }
   TEST_CHECK (n_out == spec.n_frames, "%d frames out of %d", n_out,
       spec.n_frames);
@@ -380,10 +386,10 @@ test_eos_and_flush (test_rng * rng)
     clip_render (cpu, &photo, &spec, k, rgb);
     gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
   }
-  TEST_CHECK (gst_harness_buffers_in_queue (h) == 7,
-      "12 frames in with smoothing 5: %u out, not 7",
-      gst_harness_buffers_in_queue (h));
-  /* a flush drops the 5 held back */
+  TEST_CHECK (gst_harness_buffers_in_queue (h) == 7 - SOLVE_LAG,
+      "12 frames in with smoothing 5: %u out, not %d",
+      gst_harness_buffers_in_queue (h), 7 - SOLVE_LAG);
+  /* a flush drops the 5 (and the solve's) held back */
   gst_harness_push_event (h, gst_event_new_flush_start ());
   gst_harness_push_event (h, gst_event_new_flush_stop (TRUE));
   {
@@ -397,9 +403,9 @@ test_eos_and_flush (test_rng * rng)
     gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
   }
   gst_harness_push_event (h, gst_event_new_eos ());
-  TEST_CHECK (gst_harness_buffers_received (h) == 7 + 10,
-      "after a flush and EOS: %u frames out, not 17",
-      gst_harness_buffers_received (h));
+  TEST_CHECK (gst_harness_buffers_received (h) == 7 - SOLVE_LAG + 10,
+      "after a flush and EOS: %u frames out, not %d",
+      gst_harness_buffers_received (h), 7 - SOLVE_LAG + 10);
   /* drop the queued messages first: they hold the elements, which hold
    * the bus */
   gst_bus_set_flushing (bus, TRUE);
@@ -418,7 +424,8 @@ live_handoff (G_GNUC_UNUSED GstElement * sink, G_GNUC_UNUSED GstBuffer * buf,
   g_atomic_int_inc (&live_received);
 }
 
-/* A live source: the latency query says smoothing frames, and the frames
+/* A live source: the latency query says smoothing frames and one for the
+ * solve's thread (solve-thread's default), and the frames
  * reach a synchronised sink that drops anything later than 20 ms: less
  * than the 33 ms of one frame by which a latency short by a frame would
  * make them late, and more slack than the 5 ms used before for the
@@ -476,11 +483,12 @@ test_live (GstClockTime * reported)
     gst_query_parse_latency (q, &up_live, &up_min, &up_max);
     gst_query_unref (q);
     *reported = min - up_min;
-    TEST_CHECK (live && min - up_min == gst_util_uint64_scale (6,
+    /* smoothing=6 and one frame for the solve's thread (the default) */
+    TEST_CHECK (live && min - up_min == gst_util_uint64_scale (7,
             GST_SECOND, 30), "latency query: live %d, the element adds %"
-        GST_TIME_FORMAT " instead of 6 frames (%" GST_TIME_FORMAT ")", live,
+        GST_TIME_FORMAT " instead of 7 frames (%" GST_TIME_FORMAT ")", live,
         GST_TIME_ARGS (min - up_min),
-        GST_TIME_ARGS (gst_util_uint64_scale (6, GST_SECOND, 30)));
+        GST_TIME_ARGS (gst_util_uint64_scale (7, GST_SECOND, 30)));
     gst_object_unref (src);
     gst_object_unref (sinkpad);
     gst_object_unref (stab);
@@ -1215,8 +1223,8 @@ test_fixed_upstream_pool (test_rng * rng)
   TEST_CHECK (gst_pad_peer_query (h->srcpad, query), "allocation query");
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, NULL);
-  TEST_CHECK (min >= 17, "allocation query: a minimum of %u buffers with "
-      "smoothing=15", min);
+  TEST_CHECK (min >= 17 + SOLVE_LAG, "allocation query: a minimum of %u "
+      "buffers with smoothing=15 (at least %d)", min, 17 + SOLVE_LAG);
   gst_query_unref (query);
 
   gst_buffer_pool_config_set_params (config, caps, SW * SH * 4, 8, 8);
@@ -1241,8 +1249,9 @@ test_fixed_upstream_pool (test_rng * rng)
     GST_BUFFER_PTS (buf) = k * GST_SECOND / 30;
     gst_harness_push (h, buf);
   }
-  TEST_CHECK (gst_harness_buffers_received (h) == 15, "fixed upstream pool: "
-      "%u frames out after 30 in", gst_harness_buffers_received (h));
+  TEST_CHECK (gst_harness_buffers_received (h) == 15 - SOLVE_LAG,
+      "fixed upstream pool: %u frames out after 30 in",
+      gst_harness_buffers_received (h));
   harness_done (h, bus);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
@@ -1654,13 +1663,14 @@ test_solve_thread (test_rng * rng)
   clip_make_maps (&spec, photo.width, photo.height, rng);
   for (i = 0; i < G_N_ELEMENTS (props); i++) {
     int smoothing = atoi (strstr (props[i], "smoothing=") + 10);
-    char with[256];
+    char with[256], without[256];
     GstHarness *h[2];
     GstBus *bus[2];
     int j, n_out[2] = { 0, 0 }, differ = 0;
 
     snprintf (with, sizeof (with), "%s solve-thread=true", props[i]);
-    h[0] = stabilize_harness (props[i], &bus[0]);
+    snprintf (without, sizeof (without), "%s solve-thread=false", props[i]);
+    h[0] = stabilize_harness (without, &bus[0]);
     h[1] = stabilize_harness (with, &bus[1]);
     for (j = 0; j < 2; j++)
       gst_harness_set_src_caps (h[j], rgbx_caps (320, 180));
