@@ -551,7 +551,9 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
  * paths, horizon-angle the first frame's true roll: the photo's horizon
  * (its row through the first camera's principal point, the vanishing
  * line of the level plane) in every output frame, mapped by the posted
- * homography; without the lock it follows the drift.  The lock is exact
+ * homography; without the lock it follows the drift; horizon-angle
+ * changed while playing turns the frames that leave after it, without a
+ * warning.  The lock is exact
  * on the camera path it is given (test-path); here what is left is the
  * roll the motion estimator measures on this clip, which falls short by
  * 15-30 % (1.0-1.5 degrees at the end over three runs; the similarity
@@ -572,14 +574,19 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
   *locked_worst = 0.0;
   for (run = 0; run < 3; run++) {
     char props[200], angle[64];
-    double worst = 0.0, centre = 0.0;
+    double worst = 0.0, centre = 0.0, after = 0.0;
+    char value[64], change[128];
 
     g_ascii_formatd (angle, sizeof (angle), "%.17g", roll0);
     snprintf (props, sizeof (props), "smoothing=15 crop=fill "
         "motion-model=rotation field-of-view=%g%s%s%s", WIDE_FOV,
         run == 1 ? " path=gaussian" : "", run ? " horizon-lock=true "
         "horizon-angle=" : "", run ? angle : "");
-    run_clip (frames, W, H, props, -1, NULL, r);
+    /* run 2: 40 frames in (frames 25 on leave after it), horizon-angle
+     * 10 degrees more */
+    g_ascii_formatd (value, sizeof (value), "%.17g", roll0 + 10.0);
+    snprintf (change, sizeof (change), "c, horizon-angle=(double)%s", value);
+    run_clip (frames, W, H, props, run == 2 ? 40 : -1, change, r);
     TEST_CHECK (r->n_out == N && r->n_posted == N && r->error[0] == '\0',
         "wide horizon, %s: %d frames out, %d posted; %s", props, r->n_out,
         r->n_posted, r->error);
@@ -596,7 +603,11 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
       for (i = 0; i < 3; i++)
         l[i] = t_inv[i] * horizon[0] + t_inv[3 + i] * horizon[1]
             + t_inv[6 + i] * horizon[2];
-      worst = fmax (worst, fabs (atan2 (-l[0], l[1])) * 180.0 / TEST_PI);
+      a = atan2 (-l[0], l[1]) * 180.0 / TEST_PI;
+      if (run == 2 && k >= 25)
+        after = fmax (after, fabs (a + 10.0));
+      else
+        worst = fmax (worst, fabs (a));
       /* the turn at the centre: the Jacobian of T where it puts the
        * output's centre */
       apply_h (t_inv, cx, cy, &px, &py);
@@ -610,8 +621,11 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
       centre = fmax (centre, fabs (a));
     }
     printf ("100-degree lens, 5 degrees of roll drift, %s: the horizon up "
-        "to %.4f deg from level (the turn at the centre up to %.4f deg)\n",
-        props, worst, centre);
+        "to %.4f deg from level (the turn at the centre up to %.4f deg)%s",
+        props, worst, centre, run == 2 ? "" : "\n");
+    if (run == 2)
+      printf ("; horizon-angle 10 degrees more while playing: after it up "
+          "to %.4f deg from -10\n", after);
     if (run == 0) {
       TEST_CHECK (worst > 4.0, "wide lens without horizon-lock: the "
           "horizon within %.3f deg of level (the drift is 5)", worst);
@@ -619,6 +633,10 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
       TEST_CHECK (worst <= 2.0, "wide lens, %s: the horizon up to %.4f "
           "deg from level", props, worst);
       *locked_worst = fmax (*locked_worst, worst);
+      TEST_CHECK (r->warnings == 0 && (run < 2 || after <= 2.0), "wide "
+          "lens, %s: %d warnings; horizon-angle 10 degrees more while "
+          "playing, the horizon after it up to %.4f deg from -10", props,
+          r->warnings, after);
     }
   }
   free_clip (frames);
