@@ -326,7 +326,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_shift),
       g_param_spec_double ("max-shift", "Max shift",
           "Largest correction of the frame centre's position on each axis, "
-          "in pixels; -1 = no limit (range -1 to 1e6, default -1)", -1.0, 1e6,
+          "in pixels (motion-model=rotation: the shift its homography "
+          "makes); -1 = no limit (range -1 to 1e6, default -1)", -1.0, 1e6,
           DEFAULT_MAX_SHIFT, flags));
   gst_bspline_settings_install_field (gobject_class, PROP_MAX_ANGLE,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_angle),

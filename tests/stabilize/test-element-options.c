@@ -477,10 +477,11 @@ wide_residual (const run_result * r, double (*g)[9], const double *pan_h)
 
 /* The 100-degree lens clip (320x180, no drift) through
  * motion-model=rotation with path=gaussian, path=optimal (the default),
- * path=optimal with auto-zoom and with max-angle=0.5 max-shift=4, and
+ * path=optimal with auto-zoom, max-angle=0.3 and max-shift=3, and
  * through the similarity model (path=gaussian): the residual of the
  * output's frame-to-frame motion against the pan alone; no border with
- * auto-zoom; the clamps kept by every correction posted. */
+ * auto-zoom; the clamps reached and kept by every correction posted
+ * (before its zoom). */
 static void
 test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
     double *sim_px)
@@ -489,16 +490,16 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
   double (*g)[9] = malloc (N * sizeof (*g)), pan[9], pan_h[9], roll0;
   uint8_t **frames = wide_clip (rng, W, H, 0.0, 0, g, &roll0);
   run_result *r = malloc (sizeof (run_result));
-  double px[5];
+  double px[4];
   int run, k;
 
   /* the intended frame-to-frame motion: the pan's step, K R K^-1 */
   rotation_matrix (0.15 * TEST_PI / 180.0, 0.0, 0.0, pan);
   wide_map (pan, f, W, H, 0.0, 0.0, pan_h);
-  for (run = 0; run < 5; run++) {
+  for (run = 0; run < 4; run++) {
     static const char *const extra[] = {
-      "path=gaussian", "path=gaussian", "", "auto-zoom=true",
-      "max-angle=0.5 max-shift=4"
+      "path=gaussian", "path=gaussian", "",
+      "auto-zoom=true max-angle=0.3 max-shift=3"
     };
     double uncovered = 1.0, angle = 0.0, shift = 0.0;
     char props[160];
@@ -519,18 +520,17 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
       bspline_affine_decompose (&r->corr[k], 0.5 * W, 0.5 * H, &dx, &dy, &a,
           NULL);
       angle = fmax (angle, fabs (a));
-      shift = fmax (shift, fmax (fabs (dx), fabs (dy)));
+      shift = fmax (shift, fmax (fabs (dx), fabs (dy)) / r->zoom[k]);
     }
     printf ("100-degree lens, %s: residual %.4f px RMS over the frame; "
-        "corrections up to %.3f deg, %.3f px; borders need zoom %.4f\n",
-        props, px[run], angle, shift, uncovered);
+        "corrections up to %.3f deg, %.3f px before the zoom; borders need "
+        "zoom %.4f\n", props, px[run], angle, shift, uncovered);
     if (run == 3)
-      TEST_CHECK (uncovered <= 1.0 + 1e-6, "wide lens, rotation model, "
-          "auto-zoom: a border needing zoom %.6f shows", uncovered);
-    if (run == 4)
-      TEST_CHECK (angle <= 0.5 + 1e-9 && shift <= 4.0 + 1e-9 && shift > 3.9,
-          "wide lens, rotation model, max-angle=0.5 max-shift=4: "
-          "corrections up to %.6f deg, %.6f px", angle, shift);
+      TEST_CHECK (uncovered <= 1.0 + 1e-6 && angle <= 0.3 + 1e-9
+          && angle > 0.29 && shift <= 3.0 + 1e-9 && shift > 2.9, "wide lens, "
+          "rotation model, auto-zoom max-angle=0.3 max-shift=3: a border "
+          "needing zoom %.6f shows; corrections up to %.6f deg, %.6f px",
+          uncovered, angle, shift);
   }
   *rot_px = px[0];
   *opt_px = px[2];
@@ -551,17 +551,16 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
  * paths, horizon-angle the first frame's true roll: the photo's horizon
  * (its row through the first camera's principal point, the vanishing
  * line of the level plane) in every output frame, mapped by the posted
- * homography; without the lock it follows the drift; horizon-angle
- * changed while playing turns the frames that leave after it, without a
- * warning.  The lock is exact
- * on the camera path it is given (test-path); here what is left is the
- * roll the motion estimator measures on this clip, which falls short by
- * 15-30 % (1.0-1.5 degrees at the end over three runs; the similarity
- * model on the same clip leaves as much, docs/stabilization.md): the
- * bound is that, 2 degrees, not the issue's 0.05.  Also printed: the
- * output's turn at the centre, the measure of the similarity model's
- * test, which under yaw and pitch together differs from the horizon's
- * angle. */
+ * homography; with path=optimal, horizon-angle 10 degrees more while
+ * playing turns the frames that leave after it, without a warning.  The
+ * lock is exact on the camera path it is given (test-path); here what is
+ * left is the roll the motion estimator measures on this clip, which
+ * falls short by 15-30 % (1.0-1.5 degrees at the end over four runs; the
+ * similarity model on the same clip leaves as much,
+ * docs/stabilization.md): the bound is that, 2 degrees (without the lock
+ * 4.6-4.8), not the issue's 0.05.  Also printed: the output's turn at the
+ * centre, the measure of the similarity model's test, which under yaw
+ * and pitch together differs from the horizon's angle. */
 static void
 test_rotation_horizon (test_rng * rng, double *locked_worst)
 {
@@ -569,24 +568,21 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
   uint8_t **frames = wide_clip (rng, W, H, 5.0, 1, g, &roll0);
   run_result *r = malloc (sizeof (run_result));
   double horizon[3] = { 0, 1, -0.5 * photo.height };
+  char angle[64], value[64], props[200], change[128];
   int run, k;
 
   *locked_worst = 0.0;
-  for (run = 0; run < 3; run++) {
-    char props[200], angle[64];
+  g_ascii_formatd (angle, sizeof (angle), "%.17g", roll0);
+  /* 40 frames in (frames 25 on leave after it) */
+  g_ascii_formatd (value, sizeof (value), "%.17g", roll0 + 10.0);
+  snprintf (change, sizeof (change), "c, horizon-angle=(double)%s", value);
+  for (run = 0; run < 2; run++) {
     double worst = 0.0, centre = 0.0, after = 0.0;
-    char value[64], change[128];
 
-    g_ascii_formatd (angle, sizeof (angle), "%.17g", roll0);
     snprintf (props, sizeof (props), "smoothing=15 crop=fill "
-        "motion-model=rotation field-of-view=%g%s%s%s", WIDE_FOV,
-        run == 1 ? " path=gaussian" : "", run ? " horizon-lock=true "
-        "horizon-angle=" : "", run ? angle : "");
-    /* run 2: 40 frames in (frames 25 on leave after it), horizon-angle
-     * 10 degrees more */
-    g_ascii_formatd (value, sizeof (value), "%.17g", roll0 + 10.0);
-    snprintf (change, sizeof (change), "c, horizon-angle=(double)%s", value);
-    run_clip (frames, W, H, props, run == 2 ? 40 : -1, change, r);
+        "motion-model=rotation field-of-view=%g path=%s horizon-lock=true "
+        "horizon-angle=%s", WIDE_FOV, run ? "optimal" : "gaussian", angle);
+    run_clip (frames, W, H, props, run ? 40 : -1, change, r);
     TEST_CHECK (r->n_out == N && r->n_posted == N && r->error[0] == '\0',
         "wide horizon, %s: %d frames out, %d posted; %s", props, r->n_out,
         r->n_posted, r->error);
@@ -604,7 +600,7 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
         l[i] = t_inv[i] * horizon[0] + t_inv[3 + i] * horizon[1]
             + t_inv[6 + i] * horizon[2];
       a = atan2 (-l[0], l[1]) * 180.0 / TEST_PI;
-      if (run == 2 && k >= 25)
+      if (run && k >= 25)
         after = fmax (after, fabs (a + 10.0));
       else
         worst = fmax (worst, fabs (a));
@@ -618,26 +614,20 @@ test_rotation_horizon (test_rng * rng, double *locked_worst)
       near.m[4] = (t[4] - cy * t[7]) / w;
       near.m[2] = near.m[5] = 0.0;
       bspline_affine_decompose (&near, 0.0, 0.0, NULL, NULL, &a, NULL);
-      centre = fmax (centre, fabs (a));
+      if (!run || k < 25)
+        centre = fmax (centre, fabs (a));
     }
     printf ("100-degree lens, 5 degrees of roll drift, %s: the horizon up "
         "to %.4f deg from level (the turn at the centre up to %.4f deg)%s",
-        props, worst, centre, run == 2 ? "" : "\n");
-    if (run == 2)
+        props, worst, centre, run ? "" : "\n");
+    if (run)
       printf ("; horizon-angle 10 degrees more while playing: after it up "
           "to %.4f deg from -10\n", after);
-    if (run == 0) {
-      TEST_CHECK (worst > 4.0, "wide lens without horizon-lock: the "
-          "horizon within %.3f deg of level (the drift is 5)", worst);
-    } else {
-      TEST_CHECK (worst <= 2.0, "wide lens, %s: the horizon up to %.4f "
-          "deg from level", props, worst);
-      *locked_worst = fmax (*locked_worst, worst);
-      TEST_CHECK (r->warnings == 0 && (run < 2 || after <= 2.0), "wide "
-          "lens, %s: %d warnings; horizon-angle 10 degrees more while "
-          "playing, the horizon after it up to %.4f deg from -10", props,
-          r->warnings, after);
-    }
+    TEST_CHECK (worst <= 2.0 && (!run || after <= 2.0) && r->warnings == 0,
+        "wide lens, %s: the horizon up to %.4f deg from level, after "
+        "horizon-angle 10 degrees more while playing up to %.4f from -10; "
+        "%d warnings", props, worst, after, r->warnings);
+    *locked_worst = fmax (*locked_worst, worst);
   }
   free_clip (frames);
   free (g);

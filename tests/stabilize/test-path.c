@@ -792,7 +792,7 @@ test_rotation_model (test_rng * rng)
   }
   camera_accel = view_acceleration (r, f);
   /* c: 0 gaussian, 1 optimal, no lock; 2, 3 the same locked at a0; 4
-   * optimal with max_angle 0.5 and max_shift 4; 5 optimal, auto-zoom */
+   * optimal with max_angle 0.3 and max_shift 3; 5 optimal, auto-zoom */
   for (c = 0; c < 6; c++) {
     bspline_stabilize_params sp;
     bspline_stabilizer *st;
@@ -809,8 +809,8 @@ test_rotation_model (test_rng * rng)
     sp.horizon_lock = c == 2 || c == 3;
     sp.horizon_angle = a0;
     if (c == 4) {
-      sp.max_angle = 0.5;
-      sp.max_shift = 4.0;
+      sp.max_angle = 0.3;
+      sp.max_shift = 3.0;
     }
     sp.auto_zoom = c == 5;
     TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
@@ -850,8 +850,8 @@ test_rotation_model (test_rng * rng)
         "correction up to %.3f deg and %.3f px, the path's acceleration "
         "%.4f px RMS (the camera's %.4f), borders need zoom %.4f\n",
         sp.path == BSPLINE_STABILIZE_PATH_OPTIMAL ? "optimal" : "gaussian",
-        c == 2 || c == 3 ? ", horizon-lock" : c == 4 ? ", max_angle 0.5 "
-        "max_shift 4" : c == 5 ? ", auto-zoom" : "", tilt, angle, shift,
+        c == 2 || c == 3 ? ", horizon-lock" : c == 4 ? ", max_angle 0.3 "
+        "max_shift 3" : c == 5 ? ", auto-zoom" : "", tilt, angle, shift,
         accel, camera_accel, uncovered);
     if (c < 2)
       TEST_CHECK (tilt > 2.0, "rotation model without the lock: the horizon "
@@ -860,8 +860,8 @@ test_rotation_model (test_rng * rng)
       TEST_CHECK (tilt <= 1e-9, "rotation model, horizon lock (case %d): "
           "the horizon %.3g deg from level", c, tilt);
     if (c == 4)
-      TEST_CHECK (angle <= 0.5 + 1e-9 && angle > 0.49 && shift <= 4.0 + 1e-9
-          && shift > 3.99, "rotation model, clamps 0.5 deg, 4 px: "
+      TEST_CHECK (angle <= 0.3 + 1e-9 && angle > 0.29 && shift <= 3.0 + 1e-9
+          && shift > 2.99, "rotation model, clamps 0.3 deg, 3 px: "
           "corrections up to %.6f deg, %.6f px", angle, shift);
     if (c < 2)
       TEST_CHECK (accel <= 0.05 * camera_accel, "rotation model, path %s: "
