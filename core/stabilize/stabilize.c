@@ -335,10 +335,17 @@ path_at (const bspline_stabilizer * st, long k)
  * the previous frame's, so that the path is continuous).  The intended
  * path S_k is the path=gaussian regression of the four components,
  * normalised (for rotations that close together, the regression of
- * quaternions is the smooth mean of the rotations to second order), or,
- * path = optimal, the L1-optimal path of the similarities the rotations
- * project to (rotation_to_similarity), mapped back to rotations; the
+ * quaternions is the smooth mean of the rotations to second order); the
  * correction is the homography C_k = K S_k R_k^-1 K^-1.
+ *
+ * path = optimal solves over similarities: each step Q_k is projected to
+ * a rigid map about the centre (rotation_to_similarity) and the steps are
+ * composed into the path A_k = P(Q_k) A_(k-1) (its centre shift and angle
+ * in path[4 .. 6]), which a pan of any length keeps finite as the
+ * similarity model's path (a projection of R_k itself would not be past
+ * 90 degrees).  The solver's B_k, crop window -> frame k, gives the
+ * correction rotation directly: the one whose projection is B_k^-1
+ * (similarity_to_rotation), C_k = K that K^-1.
  *
  * A rotation q is split as q = swing twist (swing-twist decomposition):
  * the twist turns about the optical axis z by theta, the swing about an
@@ -615,24 +622,53 @@ bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
   return 1;
 }
 
+/* The rigid map about the centre of the path parameters p (the shift of
+ * the centre, the angle): path[4 .. 6] of the rotation model. */
+static void
+rigid_to_affine (const bspline_stabilizer * st, const double *p,
+    bspline_affine * a)
+{
+  double c = cos (p[2]), s = sin (p[2]);
+
+  a->m[0] = c;
+  a->m[1] = -s;
+  a->m[3] = s;
+  a->m[4] = c;
+  a->m[2] = st->cx + p[0] - c * st->cx + s * st->cy;
+  a->m[5] = st->cy + p[1] - s * st->cx - c * st->cy;
+}
+
 /* model = rotation: frame n's path from the motion (see above) */
 static void
 rotation_push (bspline_stabilizer * st, long n, const bspline_affine * motion)
 {
-  double *q = st->path[st->count], step[4], dot = 0.0;
+  double *q = st->path[st->count], step[4] = { 1.0, 0.0, 0.0, 0.0 };
+  double dot = 0.0;
   const double *prev = st->count > 0 ? st->path[st->count - 1] : NULL;
+  bspline_affine projected;
   int i;
 
   memset (q, 0, PATH_PARAMS * sizeof (double));
   q[0] = 1.0;
   if (n == 0 || prev == NULL)
     return;
-  if (bspline_stabilize_rotation_fit (motion, st->p.width, st->p.height,
-          st->p.focal, step))
-    quat_multiply (step, prev, q);
-  else
-    memcpy (q, prev, 4 * sizeof (double));
+  bspline_stabilize_rotation_fit (motion, st->p.width, st->p.height,
+      st->p.focal, step);
+  quat_multiply (step, prev, q);
   quat_normalize (q);
+  /* A_k = P(Q_k) A_(k-1): the angles add, the shift turns */
+  rotation_to_similarity (st, step, &projected);
+  {
+    double c = projected.m[0], sn = projected.m[3];
+    double sx = projected.m[0] * st->cx + projected.m[1] * st->cy
+        + projected.m[2] - st->cx;
+    double sy = projected.m[3] * st->cx + projected.m[4] * st->cy
+        + projected.m[5] - st->cy;
+
+    q[4] = c * prev[4] - sn * prev[5] + sx;
+    q[5] = sn * prev[4] + c * prev[5] + sy;
+    q[6] = prev[6] + atan2 (sn, c);
+  }
   for (i = 0; i < 4; i++)
     dot += q[i] * prev[i];
   if (dot < 0.0)
@@ -707,13 +743,13 @@ bspline_stabilizer_ready (const bspline_stabilizer * st, int final)
   return final || st->next + st->p.smoothing <= newest;
 }
 
-/* A_k: frame 0's pixels -> frame k's (model = rotation: the similarity
- * R_k projects to). */
+/* A_k: frame 0's pixels -> frame k's (model = rotation: the projected
+ * steps composed, path[4 .. 6]). */
 static void
 camera_affine (const bspline_stabilizer * st, long k, bspline_affine * a)
 {
   if (st->p.model == BSPLINE_MOTION_ROTATION)
-    rotation_to_similarity (st, path_at (st, k), a);
+    rigid_to_affine (st, path_at (st, k) + 4, a);
   else
     path_to_affine (st, path_at (st, k), a);
 }
@@ -791,8 +827,8 @@ gaussian_correction (const bspline_stabilizer * st, long k, long newest,
 }
 
 /* model = rotation: the intended camera S_j of frame j (a unit
- * quaternion): the identity with tripod; path = optimal, the rotation that
- * the solver's intended similarity B_j^-1 o A_j projects to; path =
+ * quaternion): the identity with tripod; path = optimal, C R_j with C the
+ * rotation whose projection is the solver's correction B_j^-1; path =
  * gaussian, the regression of the quaternions.  Returns 0 where it is not
  * known yet (beyond the optimal path's window). */
 static int
@@ -803,14 +839,14 @@ rotation_intended (const bspline_stabilizer * st, long j, long newest,
     s[0] = 1.0;
     s[1] = s[2] = s[3] = 0.0;
   } else if (st->solver) {
-    bspline_affine b_inv, real, smooth;
+    bspline_affine b_inv;
+    double c[4];
 
     if (j < st->win_from || j >= st->win_from + st->win_count
         || !bspline_affine_invert (&st->win_b[j - st->win_from], &b_inv))
       return 0;
-    camera_affine (st, j, &real);
-    bspline_affine_compose (&b_inv, &real, &smooth);
-    similarity_to_rotation (st, &smooth, s);
+    similarity_to_rotation (st, &b_inv, c);
+    quat_multiply (c, path_at (st, j), s);
   } else {
     path_smooth (st, j, newest, 4, s);
     quat_normalize (s);

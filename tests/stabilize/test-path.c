@@ -698,27 +698,30 @@ output_view (const double *h, double z, const double *r, double f, double *o)
     o[i] /= cbrt (det);
 }
 
-/* The RMS second difference over the frames of a path of views (rotation
- * matrices): of the image of their optical axis, f tan (pixels), and of
- * their twist about it (pixels at the frame's half diagonal): the
- * acceleration of the similarity that path = optimal solves over. */
+/* The acceleration of a path of views (rotation matrices): the RMS over
+ * the frames of the change of their step O_(k+1) O_k^T, projected as the
+ * solver of path = optimal sees it (the image of the optical axis, f tan,
+ * pixels; the twist about it, pixels at the frame's half diagonal). */
 static double
 view_acceleration (double (*views)[9], double f)
 {
   double (*p)[3] = malloc (RN * sizeof (*p)), sum = 0.0;
-  int k, i;
+  int k, i, j;
 
-  for (k = 0; k < RN; k++) {
-    const double *v = views[k];
+  for (k = 0; k + 1 < RN; k++) {
+    double t[9], m[9];
 
-    p[k][0] = f * v[2] / v[8];
-    p[k][1] = f * v[5] / v[8];
-    /* the twist 2 atan2 (z, w) of the view's quaternion */
-    p[k][2] = hypot (W, H) * atan2 (v[3] - v[1], 1.0 + v[0] + v[4] + v[8]);
+    for (i = 0; i < 9; i++)
+      t[i] = views[k][(i % 3) * 3 + i / 3];
+    bspline_matrix_multiply (views[k + 1], t, m);
+    p[k][0] = f * m[2] / m[8];
+    p[k][1] = f * m[5] / m[8];
+    /* the twist 2 atan2 (z, w) of the step's quaternion */
+    p[k][2] = hypot (W, H) * atan2 (m[3] - m[1], 1.0 + m[0] + m[4] + m[8]);
   }
   for (k = 1; k + 1 < RN; k++)
-    for (i = 0; i < 3; i++) {
-      double d = p[k + 1][i] - 2.0 * p[k][i] + p[k - 1][i];
+    for (j = 0; j < 3; j++) {
+      double d = p[k][j] - p[k - 1][j];
 
       sum += d * d;
     }
@@ -727,7 +730,9 @@ view_acceleration (double (*views)[9], double f)
 }
 
 /* The rotation model on the motions of a 100-degree lens (480x270)
- * panning by 0.15 degree a frame under a shake of 2 degrees of yaw and
+ * panning by `pan` degrees a frame (0.15, and 1.5: 133 degrees over the
+ * clip, past where a projection of the camera's rotation from the first
+ * frame would end) under a shake of 2 degrees of yaw and
  * pitch and 1 of roll, with 5 degrees of roll drift: each motion the
  * affine map nearest the true homography at the centre, as the estimator
  * would measure it.  The camera path R_k the stabilizer fits to them is
@@ -742,7 +747,7 @@ view_acceleration (double (*views)[9], double f)
  *    solver sees) at most 5 % of the camera's; with path = optimal and
  *    auto-zoom no border shows. */
 static void
-test_rotation_model (test_rng * rng)
+test_rotation_model (test_rng * rng, double pan)
 {
   double f = 0.5 * W / tan (50.0 * TEST_PI / 180.0), a0 = 0.3;
   double (*r)[9] = malloc (RN * sizeof (*r)), q[4] = { 1, 0, 0, 0 };
@@ -763,7 +768,7 @@ test_rotation_model (test_rng * rng)
     };
     double deg = TEST_PI / 180.0, cx = 0.5 * W, cy = 0.5 * H, w, u, v;
 
-    rot_matrix (0.15 * deg * k + 2 * deg * clip_shake_at (&yaw, k),
+    rot_matrix (pan * deg * k + 2 * deg * clip_shake_at (&yaw, k),
         2 * deg * clip_shake_at (&pitch, k), deg * (clip_shake_at (&roll, k)
             + 5.0 * k / (RN - 1)), rk);
     if (k == 0) {
@@ -798,7 +803,8 @@ test_rotation_model (test_rng * rng)
     bspline_stabilizer *st;
     double (*o)[9] = malloc (RN * sizeof (*o)), tilt = 0.0, angle = 0.0;
     double shift = 0.0, uncovered = 1.0, accel;
-    int out = 0;
+    int out = 0, finite = 1, i;
+    const char *what;
     char msg[256];
 
     bspline_stabilize_params_init (&sp, W, H);
@@ -828,6 +834,8 @@ test_rotation_model (test_rng * rng)
         bspline_affine near;
 
         bspline_stabilizer_pop (st, final, &res);
+        for (i = 0; i < 9; i++)
+          finite = finite && isfinite (res.matrix[i]);
         output_view (res.matrix, res.zoom, r[out], f, o[out]);
         /* the horizon's angle in the output: that of frame 0's up
          * direction in the output view */
@@ -844,15 +852,17 @@ test_rotation_model (test_rng * rng)
         out++;
       }
     }
-    TEST_CHECK (out == RN, "rotation model, case %d: %d corrections", c, out);
+    TEST_CHECK (out == RN && finite, "rotation model, pan %g, case %d: %d "
+        "corrections, %s", pan, c, out, finite ? "finite" : "not finite");
     accel = view_acceleration (o, f);
-    printf ("rotation model, %s%s: horizon up to %.3g deg from level, "
-        "correction up to %.3f deg and %.3f px, the path's acceleration "
-        "%.4f px RMS (the camera's %.4f), borders need zoom %.4f\n",
-        sp.path == BSPLINE_STABILIZE_PATH_OPTIMAL ? "optimal" : "gaussian",
-        c == 2 || c == 3 ? ", horizon-lock" : c == 4 ? ", max_angle 0.3 "
-        "max_shift 3" : c == 5 ? ", auto-zoom" : "", tilt, angle, shift,
-        accel, camera_accel, uncovered);
+    what = c == 2 || c == 3 ? ", horizon-lock" : c == 4 ? ", max_angle "
+        "0.3 max_shift 3" : c == 5 ? ", auto-zoom" : "";
+    printf ("rotation model, pan %g deg a frame, %s%s: horizon up to %.3g "
+        "deg from level, correction up to %.3f deg and %.3f px, the path's "
+        "acceleration %.4f px RMS (the camera's %.4f), borders need zoom "
+        "%.4f\n", pan, sp.path == BSPLINE_STABILIZE_PATH_OPTIMAL ?
+        "optimal" : "gaussian", what, tilt, angle, shift, accel,
+        camera_accel, uncovered);
     if (c < 2)
       TEST_CHECK (tilt > 2.0, "rotation model without the lock: the horizon "
           "within %.3f deg of level (the drift is 5)", tilt);
@@ -983,7 +993,8 @@ main (int argc, char **argv)
   test_hard_cases (&rng);
   test_horizon_lock (&rng);
   test_rotation_fit ();
-  test_rotation_model (&rng);
+  test_rotation_model (&rng, 0.15);
+  test_rotation_model (&rng, 1.5);
   test_bad_params ();
 
   bspline_cpu_free (cpu);
