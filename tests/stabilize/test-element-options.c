@@ -555,7 +555,7 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
  * playing turns the frames that leave after it, without a warning.  The
  * lock is exact on the camera path it is given (test-path); here what is
  * left is the roll the motion estimator measures on this clip, which
- * falls short by 15-30 % (1.0-1.5 degrees at the end over four runs; the
+ * falls short by 15-30 % (0.5-1.5 degrees over six runs; the
  * similarity model on the same clip leaves as much,
  * docs/stabilization.md): the bound is that, 2 degrees (without the lock
  * 4.6-4.8), not the issue's 0.05.  Also printed: the output's turn at the
