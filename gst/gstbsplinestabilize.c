@@ -203,7 +203,7 @@ gst_bspline_stabilize_motion_model_get_type (void)
         "similarity"},
     {BSPLINE_MOTION_AFFINE, "Full affine: also shear and aspect", "affine"},
     {BSPLINE_MOTION_ROTATION, "Camera rotation K R K^-1 (wide lenses; needs "
-          "field-of-view and path=gaussian)", "rotation"},
+          "field-of-view)", "rotation"},
     {0, NULL, NULL}
   };
 
@@ -326,12 +326,14 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_shift),
       g_param_spec_double ("max-shift", "Max shift",
           "Largest correction of the frame centre's position on each axis, "
-          "in pixels; -1 = no limit (range -1 to 1e6, default -1)", -1.0, 1e6,
+          "in pixels (motion-model=rotation: the shift its homography "
+          "makes); -1 = no limit (range -1 to 1e6, default -1)", -1.0, 1e6,
           DEFAULT_MAX_SHIFT, flags));
   gst_bspline_settings_install_field (gobject_class, PROP_MAX_ANGLE,
       G_STRUCT_OFFSET (GstBSplineStabilizeSettings, max_angle),
       g_param_spec_double ("max-angle", "Max angle",
-          "Largest rotation of a correction in degrees; -1 = no limit "
+          "Largest rotation of a correction in degrees (motion-model="
+          "rotation: its roll about the optical axis); -1 = no limit "
           "(range -1 to 180, default -1)", -1.0, 180.0, DEFAULT_MAX_ANGLE,
           flags));
   gst_bspline_settings_install_field (gobject_class, PROP_CROP,
@@ -395,8 +397,8 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
       g_param_spec_enum ("motion-model", "Motion model",
           "Camera motion between frames: similarity (translation, rotation, "
           "scale), affine, or rotation (the camera turning about its centre, "
-          "K R K^-1 with field-of-view: for wide lenses; with path=gaussian "
-          "or tripod, no max-shift, max-angle or horizon-lock) (default "
+          "K R K^-1 with field-of-view: for wide lenses; either path, the "
+          "clamps and horizon-lock apply to the rotation) (default "
           "similarity)",
           GST_TYPE_BSPLINE_STABILIZE_MOTION_MODEL, DEFAULT_MOTION_MODEL,
           flags));
@@ -507,7 +509,7 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
 {
   GstBSplineStabilize *self = GST_BSPLINE_STABILIZE (object);
 
-  gboolean streaming, reading, rotation;
+  gboolean streaming, reading;
 
   if (!gst_bspline_settings_set_property (object, &self->settings, pspec,
           value)) {
@@ -519,7 +521,6 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
   reading = self->settings.transforms_location != NULL
       && self->settings.transforms_mode ==
       GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
-  rotation = self->settings.motion_model == BSPLINE_MOTION_ROTATION;
   GST_OBJECT_UNLOCK (self);
   if (!streaming || prop_id < PROP_SMOOTHING)
     return;
@@ -530,10 +531,6 @@ gst_bspline_stabilize_set_property (GObject * object, guint prop_id,
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("%s cannot change while "
             "the element streams: the new value applies from the next start "
             "(state READY).", pspec->name), (NULL));
-  else if (rotation)
-    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("motion-model=rotation "
-            "takes no horizon lock: the new %s is not used.", pspec->name),
-        (NULL));
   else if (reading)
     GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("With transforms-mode=read "
             "the corrections are computed when the stream (or its caps) "

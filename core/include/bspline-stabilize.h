@@ -67,8 +67,8 @@ typedef enum
   BSPLINE_MOTION_AFFINE = 1,    /* six parameters */
   /* the camera turning about its centre, K R K^-1 (K: the focal length
    * bspline_stabilize_params' focal and the frame centre): a stabilizer
-   * model only (bspline_stabilizer_*, path = gaussian or tripod); the
-   * motion between frames is measured as affine, and the rotation R that
+   * model only (bspline_stabilizer_*: either path, the clamps and the
+   * horizon lock, docs/stabilization.md); the motion between frames is measured as affine, and the rotation R that
    * best maps the rays of a grid of frame points to where that motion puts
    * them is taken as the camera's (bspline_stabilize_rotation_fit) */
   BSPLINE_MOTION_ROTATION = 2
@@ -277,8 +277,13 @@ typedef struct
    * BSPLINE_STABILIZE_DEFAULT_MARGIN): how far the path may leave the
    * camera's */
   double margin;
-  double max_shift;             /* pixels, < 0: no limit */
-  double max_angle;             /* degrees, < 0: no limit */
+  /* pixels, < 0: no limit; the correction's shift of the frame centre on
+   * each axis (model = rotation: the homography's, the rotation's swing
+   * made to fit it) */
+  double max_shift;
+  /* degrees, < 0: no limit; the correction's turn at the frame centre
+   * (model = rotation: the twist of its rotation about the optical axis) */
+  double max_angle;
   double zoom;                  /* percent, added to auto-zoom; may be < 0 */
   int auto_zoom;                /* zoom just enough to hide the borders */
   int tripod;                   /* hold the first frame's view */
@@ -292,7 +297,11 @@ typedef struct
    * level in every output frame; horizon_angle 0 keeps the first frame's
    * roll.  Its translation, scale and shear stay as the path found them
    * (the roll turns about the point where the intended camera puts the
-   * first frame's centre); max_angle still clamps the result. */
+   * first frame's centre); max_angle still clamps the result.  With model
+   * = rotation the intended camera rotation is turned about its optical
+   * axis until the horizon, the vanishing line of the plane normal to
+   * frame 0's up direction turned by horizon_angle, is level (frame 0's
+   * optical axis taken as level). */
   int horizon_lock;
   double horizon_angle;         /* degrees, -180 .. 180 */
   bspline_motion_model model;
@@ -352,8 +361,7 @@ bspline_status bspline_stabilizer_pop (bspline_stabilizer * stabilizer,
 
 /* Horizon lock changed while a stream runs: from the next frame popped
  * (as bspline_stabilize_params' horizon_lock and horizon_angle; an angle
- * outside -180 .. 180 or not finite is refused, and so is the lock with
- * model = rotation). */
+ * outside -180 .. 180 or not finite is refused). */
 BSPLINE_API
 bspline_status bspline_stabilizer_set_horizon (bspline_stabilizer *
     stabilizer, int horizon_lock, double horizon_angle);

@@ -197,20 +197,9 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   if (params->model == BSPLINE_MOTION_ROTATION) {
-    const char *why = NULL;
-
-    if (!(params->focal > 0.0 && isfinite (params->focal)))
-      why = "needs a focal length above 0";
-    else if (params->path != BSPLINE_STABILIZE_PATH_GAUSSIAN && !params->tripod)
-      why = "needs path = gaussian (or tripod): the L1-optimal path is "
-          "solved over affine maps";
-    else if (params->max_shift >= 0.0 || params->max_angle >= 0.0)
-      why = "takes no max-shift or max-angle clamp";
-    else if (params->horizon_lock)
-      why = "takes no horizon lock";
-    if (why) {
-      snprintf (msg, msg_len, "the camera rotation model %s (focal %g "
-          "pixels)", why, params->focal);
+    if (!(params->focal > 0.0 && isfinite (params->focal))) {
+      snprintf (msg, msg_len, "the camera rotation model needs a focal "
+          "length above 0 (focal %g pixels)", params->focal);
       return BSPLINE_ERROR_INVALID_ARGUMENT;
     }
   }
@@ -230,13 +219,15 @@ bspline_stabilizer_new (const bspline_stabilize_params * params,
   sigma = s / 3.0;
   for (i = -s; i <= s; i++)
     st->weights[i + s] = s == 0 ? 1.0 : exp (-0.5 * (i / sigma) * (i / sigma));
-  if (params->path == BSPLINE_STABILIZE_PATH_OPTIMAL && !params->tripod
-      && params->model != BSPLINE_MOTION_ROTATION) {
+  if (params->path == BSPLINE_STABILIZE_PATH_OPTIMAL && !params->tripod) {
     bspline_camera_path_params *cp = &st->path_params;
     bspline_status status;
 
     bspline_camera_path_params_init (cp, params->width, params->height);
-    cp->model = params->model;
+    /* the rotation model's path is solved over the similarities its
+     * rotations project to (rotation_to_similarity) */
+    cp->model = params->model == BSPLINE_MOTION_ROTATION ?
+        BSPLINE_MOTION_SIMILARITY : params->model;
     /* the crop window: the output's view (its zoom, never below the
      * frame) shrunk by the margin, and never by more than max_zoom */
     cp->zoom = fmin (params->max_zoom, (1.0 + params->margin / 100.0) *
@@ -345,7 +336,26 @@ path_at (const bspline_stabilizer * st, long k)
  * path S_k is the path=gaussian regression of the four components,
  * normalised (for rotations that close together, the regression of
  * quaternions is the smooth mean of the rotations to second order); the
- * correction is the homography C_k = K S_k R_k^-1 K^-1. */
+ * correction is the homography C_k = K S_k R_k^-1 K^-1.
+ *
+ * path = optimal solves over similarities: each step Q_k is projected to
+ * a rigid map about the centre (rotation_to_similarity) and the steps are
+ * composed into the path A_k = P(Q_k) A_(k-1) (its centre shift and angle
+ * in path[4 .. 6]), which a pan of any length keeps finite as the
+ * similarity model's path (a projection of R_k itself would not be past
+ * 90 degrees).  The solver's B_k, crop window -> frame k, gives the
+ * correction rotation directly: the one whose projection is B_k^-1
+ * (similarity_to_rotation), C_k = K that K^-1.
+ *
+ * A rotation q is split as q = swing twist (swing-twist decomposition):
+ * the twist turns about the optical axis z by theta, the swing about an
+ * axis in the x-y plane takes the optical axis e_z to q e_z.  The
+ * homography K q K^-1 moves the frame centre by f (q e_z)_xy / (q e_z)_z,
+ * and its Jacobian at the centre is the swing's, which is symmetric,
+ * times a turn by theta: bspline_affine_decompose's angle of the affine
+ * map nearest it at the centre is theta exactly.  These two, the shift of
+ * the centre and theta, are what the path = optimal solver and the clamps
+ * see of a rotation. */
 
 /* r = a b: b's rotation, then a's (Hamilton's product) */
 static void
@@ -393,6 +403,96 @@ quat_to_matrix (const double *q, double *r)
   r[6] = 2.0 * (x * z - w * y);
   r[7] = 2.0 * (y * z + w * x);
   r[8] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+/* The rotation about z by theta, clockwise on screen. */
+static void
+quat_about_z (double theta, double *q)
+{
+  q[0] = cos (0.5 * theta);
+  q[1] = q[2] = 0.0;
+  q[3] = sin (0.5 * theta);
+}
+
+/* q = swing twist: the swing (no z component) and the twist's angle. */
+static void
+quat_swing_twist (const double *q, double *swing, double *theta)
+{
+  double twist[4];
+
+  *theta = 2.0 * atan2 (q[3], q[0]);
+  quat_about_z (-*theta, twist);
+  quat_multiply (q, twist, swing);
+  swing[3] = 0.0;
+  quat_normalize (swing);
+}
+
+/* The swing that takes e_z to the direction (dx, dy, 1): the quaternion
+ * (1 + e_z . d, e_z x d) of the unit d, normalised. */
+static void
+quat_swing_to (double dx, double dy, double *q)
+{
+  double n = sqrt (dx * dx + dy * dy + 1.0);
+
+  q[0] = 1.0 + 1.0 / n;
+  q[1] = -dy / n;
+  q[2] = dx / n;
+  q[3] = 0.0;
+  quat_normalize (q);
+}
+
+/* Where the swing moves the frame centre, in units of the focal length:
+ * (q e_z)_xy / (q e_z)_z (the centre turned behind the camera, (q e_z)_z
+ * <= 0: infinite, with the direction's signs). */
+static void
+swing_shift (const double *q, double *sx, double *sy)
+{
+  double r[9];
+
+  quat_to_matrix (q, r);
+  if (r[8] > 0.0) {
+    *sx = r[2] / r[8];
+    *sy = r[5] / r[8];
+  } else {
+    *sx = r[2] == 0.0 ? 0.0 : copysign (HUGE_VAL, r[2]);
+    *sy = r[5] == 0.0 ? 0.0 : copysign (HUGE_VAL, r[5]);
+  }
+}
+
+/* The similarity about the centre that the rotation q projects to: the
+ * centre moved as K q K^-1 moves it, turned by q's twist (path = optimal
+ * solves over these). */
+static void
+rotation_to_similarity (const bspline_stabilizer * st, const double *q,
+    bspline_affine * a)
+{
+  double swing[4], theta, sx, sy, c, s, f = st->p.focal;
+
+  quat_swing_twist (q, swing, &theta);
+  swing_shift (swing, &sx, &sy);
+  c = cos (theta);
+  s = sin (theta);
+  a->m[0] = c;
+  a->m[1] = -s;
+  a->m[3] = s;
+  a->m[4] = c;
+  a->m[2] = st->cx + f * sx - c * st->cx + s * st->cy;
+  a->m[5] = st->cy + f * sy - s * st->cx - c * st->cy;
+}
+
+/* The rotation that projects (rotation_to_similarity) to a similarity
+ * that moves the centre and turns as the affine map a does there: the
+ * inverse of the projection, exact where a is such a similarity. */
+static void
+similarity_to_rotation (const bspline_stabilizer * st,
+    const bspline_affine * a, double *q)
+{
+  double dx, dy, angle, twist[4], swing[4];
+
+  bspline_affine_decompose (a, st->cx, st->cy, &dx, &dy, &angle, NULL);
+  quat_swing_to (dx / st->p.focal, dy / st->p.focal, swing);
+  quat_about_z (angle * (BSPLINE_STABILIZE_PI / 180.0), twist);
+  quat_multiply (swing, twist, q);
 }
 
 /* The eigenvector v of the largest eigenvalue of the symmetric 4x4 matrix
@@ -522,24 +622,53 @@ bspline_stabilize_rotation_fit (const bspline_affine * motion, int width,
   return 1;
 }
 
+/* The rigid map about the centre of the path parameters p (the shift of
+ * the centre, the angle): path[4 .. 6] of the rotation model. */
+static void
+rigid_to_affine (const bspline_stabilizer * st, const double *p,
+    bspline_affine * a)
+{
+  double c = cos (p[2]), s = sin (p[2]);
+
+  a->m[0] = c;
+  a->m[1] = -s;
+  a->m[3] = s;
+  a->m[4] = c;
+  a->m[2] = st->cx + p[0] - c * st->cx + s * st->cy;
+  a->m[5] = st->cy + p[1] - s * st->cx - c * st->cy;
+}
+
 /* model = rotation: frame n's path from the motion (see above) */
 static void
 rotation_push (bspline_stabilizer * st, long n, const bspline_affine * motion)
 {
-  double *q = st->path[st->count], step[4], dot = 0.0;
+  double *q = st->path[st->count], step[4] = { 1.0, 0.0, 0.0, 0.0 };
+  double dot = 0.0;
   const double *prev = st->count > 0 ? st->path[st->count - 1] : NULL;
+  bspline_affine projected;
   int i;
 
   memset (q, 0, PATH_PARAMS * sizeof (double));
   q[0] = 1.0;
   if (n == 0 || prev == NULL)
     return;
-  if (bspline_stabilize_rotation_fit (motion, st->p.width, st->p.height,
-          st->p.focal, step))
-    quat_multiply (step, prev, q);
-  else
-    memcpy (q, prev, 4 * sizeof (double));
+  bspline_stabilize_rotation_fit (motion, st->p.width, st->p.height,
+      st->p.focal, step);
+  quat_multiply (step, prev, q);
   quat_normalize (q);
+  /* A_k = P(Q_k) A_(k-1): the angles add, the shift turns */
+  rotation_to_similarity (st, step, &projected);
+  {
+    double c = projected.m[0], sn = projected.m[3];
+    double sx = projected.m[0] * st->cx + projected.m[1] * st->cy
+        + projected.m[2] - st->cx;
+    double sy = projected.m[3] * st->cx + projected.m[4] * st->cy
+        + projected.m[5] - st->cy;
+
+    q[4] = c * prev[4] - sn * prev[5] + sx;
+    q[5] = sn * prev[4] + c * prev[5] + sy;
+    q[6] = prev[6] + atan2 (sn, c);
+  }
   for (i = 0; i < 4; i++)
     dot += q[i] * prev[i];
   if (dot < 0.0)
@@ -614,6 +743,17 @@ bspline_stabilizer_ready (const bspline_stabilizer * st, int final)
   return final || st->next + st->p.smoothing <= newest;
 }
 
+/* A_k: frame 0's pixels -> frame k's (model = rotation: the projected
+ * steps composed, path[4 .. 6]). */
+static void
+camera_affine (const bspline_stabilizer * st, long k, bspline_affine * a)
+{
+  if (st->p.model == BSPLINE_MOTION_ROTATION)
+    rigid_to_affine (st, path_at (st, k) + 4, a);
+  else
+    path_to_affine (st, path_at (st, k), a);
+}
+
 /* A_k^-1: frame k's pixels -> frame 0's (the identity where A_k is
  * singular). */
 static void
@@ -621,7 +761,7 @@ camera_inverse (const bspline_stabilizer * st, long k, bspline_affine * inv)
 {
   bspline_affine real;
 
-  path_to_affine (st, path_at (st, k), &real);
+  camera_affine (st, k, &real);
   if (!bspline_affine_invert (&real, inv))
     bspline_affine_identity (inv);
 }
@@ -686,29 +826,110 @@ gaussian_correction (const bspline_stabilizer * st, long k, long newest,
   }
 }
 
-/* model = rotation: the correction of frame k as a homography, K S_k
- * R_k^-1 K^-1 (tripod: S_k the identity), before the zoom. */
+/* model = rotation: the intended camera S_j of frame j (a unit
+ * quaternion): the identity with tripod; path = optimal, C R_j with C the
+ * rotation whose projection is the solver's correction B_j^-1; path =
+ * gaussian, the regression of the quaternions.  Returns 0 where it is not
+ * known yet (beyond the optimal path's window). */
+static int
+rotation_intended (const bspline_stabilizer * st, long j, long newest,
+    double *s)
+{
+  if (st->p.tripod) {
+    s[0] = 1.0;
+    s[1] = s[2] = s[3] = 0.0;
+  } else if (st->solver) {
+    bspline_affine b_inv;
+    double c[4];
+
+    if (j < st->win_from || j >= st->win_from + st->win_count
+        || !bspline_affine_invert (&st->win_b[j - st->win_from], &b_inv))
+      return 0;
+    similarity_to_rotation (st, &b_inv, c);
+    quat_multiply (c, path_at (st, j), s);
+  } else {
+    path_smooth (st, j, newest, 4, s);
+    quat_normalize (s);
+  }
+  return 1;
+}
+
+/* model = rotation, horizon lock: the horizon of frame 0, at horizon_angle
+ * degrees (clockwise on screen) there, is the vanishing line of the plane
+ * whose normal is frame 0's up direction u = (sin a, -cos a, 0) (the
+ * optical axis of frame 0 taken as level); it is level in the view of S
+ * where S u has no x component.  S is turned about its optical axis (on
+ * the left: the output's roll) until it is: the roll held is the horizon's
+ * own, whatever the yaw and pitch (a swing-twist split would hold the
+ * picture's turn at the centre instead, which under yaw and pitch
+ * together differs from the horizon's by about yaw pitch / 2). */
 static void
+rotation_lock_horizon (const bspline_stabilizer * st, double *s)
+{
+  double a = st->p.horizon_angle * (BSPLINE_STABILIZE_PI / 180.0), r[9];
+  double vx, vy, turn[4];
+
+  quat_to_matrix (s, r);
+  vx = r[0] * sin (a) - r[1] * cos (a);
+  vy = r[3] * sin (a) - r[4] * cos (a);
+  quat_about_z (-atan2 (vx, -vy), turn);
+  quat_multiply (turn, s, s);
+}
+
+/* model = rotation: max-angle and max-shift applied to the correction's
+ * rotation q (K q K^-1), as stabilize_clamp to a similarity's: q = swing
+ * twist; the twist, the correction's roll at the centre, is clamped to
+ * max-angle, then the swing is replaced by the one that moves the centre
+ * by the shift clamped to max-shift on each axis (the twist kept). */
+static void
+rotation_clamp (const bspline_stabilizer * st, double *q)
+{
+  double swing[4], twist[4], theta, f = st->p.focal;
+
+  if (st->p.max_angle < 0.0 && st->p.max_shift < 0.0)
+    return;
+  quat_swing_twist (q, swing, &theta);
+  if (st->p.max_angle >= 0.0) {
+    double max = st->p.max_angle * (BSPLINE_STABILIZE_PI / 180.0);
+
+    theta = fmax (-max, fmin (max, theta));
+  }
+  if (st->p.max_shift >= 0.0) {
+    double sx, sy, m = st->p.max_shift / f;
+
+    swing_shift (swing, &sx, &sy);
+    quat_swing_to (fmax (-m, fmin (m, sx)), fmax (-m, fmin (m, sy)), swing);
+  }
+  quat_about_z (theta, twist);
+  quat_multiply (swing, twist, q);
+}
+
+/* model = rotation: the correction of frame k as a homography, K S_k
+ * R_k^-1 K^-1, with the horizon lock and the clamps, before the zoom.
+ * Returns 0 where it is not known yet. */
+static int
 rotation_correction (const bspline_stabilizer * st, long k, long newest,
     double h[9])
 {
   const double *r = path_at (st, k);
   double f = st->p.focal, cx = st->cx, cy = st->cy;
-  double smooth[4] = { 1.0, 0.0, 0.0, 0.0 }, rel[4], m[9], t[9];
+  double smooth[4], rel[4], m[9], t[9];
   double inv[4] = { r[0], -r[1], -r[2], -r[3] };
   double k_mat[9] = { f, 0.0, cx, 0.0, f, cy, 0.0, 0.0, 1.0 };
   double k_inv[9] = { 1.0 / f, 0.0, -cx / f, 0.0, 1.0 / f, -cy / f, 0.0, 0.0,
     1.0
   };
 
-  if (!st->p.tripod) {
-    path_smooth (st, k, newest, 4, smooth);
-    quat_normalize (smooth);
-  }
+  if (!rotation_intended (st, k, newest, smooth))
+    return 0;
+  if (st->p.horizon_lock)
+    rotation_lock_horizon (st, smooth);
   quat_multiply (smooth, inv, rel);
+  rotation_clamp (st, rel);
   quat_to_matrix (rel, m);
   bspline_matrix_multiply (k_mat, m, t);
   bspline_matrix_multiply (t, k_inv, h);
+  return 1;
 }
 
 /* max-angle and max-shift applied to a correction, about the centre:
@@ -806,7 +1027,7 @@ optimal_window (bspline_stabilizer * st, long k, long newest, int final)
   } else {
     bspline_affine real, prev_inv, step;
 
-    path_to_affine (st, path_at (st, k), &real);
+    camera_affine (st, k, &real);
     camera_inverse (st, k - 1, &prev_inv);
     bspline_affine_compose (&real, &prev_inv, &step);
     bspline_affine_compose (&step, &st->done_b[(k - 1) % (PATH_FIXED + 1)],
@@ -861,8 +1082,7 @@ bspline_status
 bspline_stabilizer_set_horizon (bspline_stabilizer * st, int horizon_lock,
     double horizon_angle)
 {
-  if (!(fabs (horizon_angle) <= 180.0)
-      || (horizon_lock && st->p.model == BSPLINE_MOTION_ROTATION))
+  if (!(fabs (horizon_angle) <= 180.0))
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   st->p.horizon_lock = horizon_lock != 0;
   st->p.horizon_angle = horizon_angle;
@@ -877,10 +1097,8 @@ stabilize_correction_matrix (const bspline_stabilizer * st, long j,
 {
   bspline_affine c;
 
-  if (st->p.model == BSPLINE_MOTION_ROTATION) {
-    rotation_correction (st, j, newest, h);
-    return 1;
-  }
+  if (st->p.model == BSPLINE_MOTION_ROTATION)
+    return rotation_correction (st, j, newest, h);
   if (!stabilize_correction (st, j, newest, &c))
     return 0;
   bspline_affine_to_matrix (&c, h);
@@ -1015,9 +1233,10 @@ bspline_stabilizer_pop (bspline_stabilizer * st, int final,
     optimal_window (st, k, newest, final);
     st->done_b[k % (PATH_FIXED + 1)] = st->win_b[k - st->win_from];
   }
-  if (st->p.model == BSPLINE_MOTION_ROTATION)
-    rotation_correction (st, k, newest, h);
-  else if (!stabilize_correction (st, k, newest, &c))
+  if (st->p.model == BSPLINE_MOTION_ROTATION) {
+    if (!rotation_correction (st, k, newest, h))
+      bspline_matrix_identity (h);
+  } else if (!stabilize_correction (st, k, newest, &c))
     bspline_affine_identity (&c);
   z = 1.0 + st->p.zoom / 100.0;
   if (st->p.auto_zoom)

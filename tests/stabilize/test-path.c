@@ -17,7 +17,9 @@
  * crop cannot fit (no error, a usable path), frames whose motion is not
  * known (the path continues), horizon lock and max_zoom on a pan whose
  * roll drifts by 5 degrees, the rotation model's fit of a roll and its
- * still camera, the parameters' checks.
+ * still camera, the rotation model's horizon lock, clamps and L1-optimal
+ * path on the motions of a 100-degree lens turning, the parameters'
+ * checks.
  *
  * Usage: test-path PHOTO.ppm [--print]
  */
@@ -616,6 +618,274 @@ test_rotation_fit (void)
   bspline_stabilizer_free (st);
 }
 
+/* ---- the camera rotation model on a turning 100-degree lens ---- */
+
+/* yaw (about y), pitch (about x), roll (about z), radians, applied in
+ * that order (roll last) */
+static void
+rot_matrix (double yaw, double pitch, double roll, double *r)
+{
+  double ry[9] = { cos (yaw), 0, sin (yaw), 0, 1, 0, -sin (yaw), 0,
+    cos (yaw)
+  };
+  double rx[9] = { 1, 0, 0, 0, cos (pitch), -sin (pitch), 0, sin (pitch),
+    cos (pitch)
+  };
+  double rz[9] = { cos (roll), -sin (roll), 0, sin (roll), cos (roll), 0, 0,
+    0, 1
+  };
+  double t[9];
+
+  bspline_matrix_multiply (rx, ry, t);
+  bspline_matrix_multiply (rz, t, r);
+}
+
+/* r = a b (Hamilton) and the rotation matrix of the unit quaternion q: the
+ * test's own, for the camera path the stabilizer builds from the fits */
+static void
+quat_mul (const double *a, const double *b, double *r)
+{
+  double t[4];
+
+  t[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+  t[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+  t[2] = a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+  t[3] = a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+  memcpy (r, t, sizeof (t));
+}
+
+static void
+quat_matrix (const double *q, double *r)
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+
+  r[0] = 1 - 2 * (y * y + z * z);
+  r[1] = 2 * (x * y - w * z);
+  r[2] = 2 * (x * z + w * y);
+  r[3] = 2 * (x * y + w * z);
+  r[4] = 1 - 2 * (x * x + z * z);
+  r[5] = 2 * (y * z - w * x);
+  r[6] = 2 * (x * z - w * y);
+  r[7] = 2 * (y * z + w * x);
+  r[8] = 1 - 2 * (x * x + y * y);
+}
+
+#define RN 90
+
+/* The output view O_k = K^-1 Z_k^-1 H_k K R_k of a rotation-model
+ * correction H_k (zoom z about the centre) of frame k, whose camera path
+ * is the rotation r: a rotation matrix, scaled to determinant 1. */
+static void
+output_view (const double *h, double z, const double *r, double f, double *o)
+{
+  double k[9] = { f, 0, 0.5 * W, 0, f, 0.5 * H, 0, 0, 1 };
+  double k_inv[9] = { 1 / f, 0, -0.5 * W / f, 0, 1 / f, -0.5 * H / f, 0, 0,
+    1
+  };
+  double zi[9] = { 1 / z, 0, 0.5 * W * (1 - 1 / z), 0, 1 / z,
+    0.5 * H * (1 - 1 / z), 0, 0, 1
+  };
+  double a[9], b[9], det;
+  int i;
+
+  bspline_matrix_multiply (zi, h, a);
+  bspline_matrix_multiply (k_inv, a, b);
+  bspline_matrix_multiply (b, k, a);
+  bspline_matrix_multiply (a, r, o);
+  det = o[0] * (o[4] * o[8] - o[5] * o[7]) - o[1] * (o[3] * o[8]
+      - o[5] * o[6]) + o[2] * (o[3] * o[7] - o[4] * o[6]);
+  for (i = 0; i < 9; i++)
+    o[i] /= cbrt (det);
+}
+
+/* The acceleration of a path of views (rotation matrices): the RMS over
+ * the frames of the change of their step O_(k+1) O_k^T, projected as the
+ * solver of path = optimal sees it (the image of the optical axis, f tan,
+ * pixels; the twist about it, pixels at the frame's half diagonal). */
+static double
+view_acceleration (double (*views)[9], double f)
+{
+  double (*p)[3] = malloc (RN * sizeof (*p)), sum = 0.0;
+  int k, i, j;
+
+  for (k = 0; k + 1 < RN; k++) {
+    double t[9], m[9];
+
+    for (i = 0; i < 9; i++)
+      t[i] = views[k][(i % 3) * 3 + i / 3];
+    bspline_matrix_multiply (views[k + 1], t, m);
+    p[k][0] = f * m[2] / m[8];
+    p[k][1] = f * m[5] / m[8];
+    /* the twist 2 atan2 (z, w) of the step's quaternion */
+    p[k][2] = hypot (W, H) * atan2 (m[3] - m[1], 1.0 + m[0] + m[4] + m[8]);
+  }
+  for (k = 1; k + 1 < RN; k++)
+    for (j = 0; j < 3; j++) {
+      double d = p[k][j] - p[k - 1][j];
+
+      sum += d * d;
+    }
+  free (p);
+  return sqrt (sum / (RN - 2));
+}
+
+/* The rotation model on the motions of a 100-degree lens (480x270)
+ * panning by `pan` degrees a frame (0.15, and 1.5: 133 degrees over the
+ * clip, past where a projection of the camera's rotation from the first
+ * frame would end) under a shake of 2 degrees of yaw and
+ * pitch and 1 of roll, with 5 degrees of roll drift: each motion the
+ * affine map nearest the true homography at the centre, as the estimator
+ * would measure it.  The camera path R_k the stabilizer fits to them is
+ * rebuilt here with bspline_stabilize_rotation_fit, and against it:
+ *  - horizon lock, both paths: the horizon of frame 0 (the vanishing line
+ *    of the plane normal to frame 0's up direction turned by
+ *    horizon_angle) level in every output view to rounding, and without
+ *    the lock tilted by more than 2 degrees;
+ *  - max_angle and max_shift: the correction's roll at the centre and the
+ *    shift of the centre within them (and reached: the clamps act);
+ *  - both paths: the intended views' acceleration (the similarity the
+ *    solver sees) at most 5 % of the camera's; with path = optimal and
+ *    auto-zoom no border shows. */
+static void
+test_rotation_model (test_rng * rng, double pan)
+{
+  double f = 0.5 * W / tan (50.0 * TEST_PI / 180.0), a0 = 0.3;
+  double (*r)[9] = malloc (RN * sizeof (*r)), q[4] = { 1, 0, 0, 0 };
+  double camera_accel;
+  double prev[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+  bspline_affine motions[RN];
+  clip_shake yaw, pitch, roll;
+  int k, c;
+
+  clip_shake_init (&yaw, rng);
+  clip_shake_init (&pitch, rng);
+  clip_shake_init (&roll, rng);
+  for (k = 0; k < RN; k++) {
+    double rk[9], step[9], inv[9], h[9], t[9], fit[4];
+    double kk[9] = { f, 0, 0.5 * W, 0, f, 0.5 * H, 0, 0, 1 };
+    double k_inv[9] = { 1 / f, 0, -0.5 * W / f, 0, 1 / f, -0.5 * H / f, 0,
+      0, 1
+    };
+    double deg = TEST_PI / 180.0, cx = 0.5 * W, cy = 0.5 * H, w, u, v;
+
+    rot_matrix (pan * deg * k + 2 * deg * clip_shake_at (&yaw, k),
+        2 * deg * clip_shake_at (&pitch, k), deg * (clip_shake_at (&roll, k)
+            + 5.0 * k / (RN - 1)), rk);
+    if (k == 0) {
+      bspline_affine_identity (&motions[0]);
+    } else {
+      /* frame k-1 -> frame k: K R_k R_(k-1)^T K^-1, nearest affine */
+      for (c = 0; c < 9; c++)
+        inv[c] = prev[(c % 3) * 3 + c / 3];
+      bspline_matrix_multiply (rk, inv, step);
+      bspline_matrix_multiply (kk, step, t);
+      bspline_matrix_multiply (t, k_inv, h);
+      w = h[6] * cx + h[7] * cy + h[8];
+      u = (h[0] * cx + h[1] * cy + h[2]) / w;
+      v = (h[3] * cx + h[4] * cy + h[5]) / w;
+      motions[k].m[0] = (h[0] - u * h[6]) / w;
+      motions[k].m[1] = (h[1] - u * h[7]) / w;
+      motions[k].m[3] = (h[3] - v * h[6]) / w;
+      motions[k].m[4] = (h[4] - v * h[7]) / w;
+      motions[k].m[2] = u - motions[k].m[0] * cx - motions[k].m[1] * cy;
+      motions[k].m[5] = v - motions[k].m[3] * cx - motions[k].m[4] * cy;
+      bspline_stabilize_rotation_fit (&motions[k], W, H, f, fit);
+      quat_mul (fit, q, q);
+    }
+    memcpy (prev, rk, sizeof (prev));
+    quat_matrix (q, r[k]);
+  }
+  camera_accel = view_acceleration (r, f);
+  /* c: 0 gaussian, 1 optimal, no lock; 2, 3 the same locked at a0; 4
+   * optimal with max_angle 0.3 and max_shift 3; 5 optimal, auto-zoom */
+  for (c = 0; c < 6; c++) {
+    bspline_stabilize_params sp;
+    bspline_stabilizer *st;
+    double (*o)[9] = malloc (RN * sizeof (*o)), tilt = 0.0, angle = 0.0;
+    double shift = 0.0, uncovered = 1.0, accel;
+    int out = 0, finite = 1, i;
+    const char *what;
+    char msg[256];
+
+    bspline_stabilize_params_init (&sp, W, H);
+    sp.model = BSPLINE_MOTION_ROTATION;
+    sp.focal = f;
+    sp.path = c % 2 == 0 && c < 4 ? BSPLINE_STABILIZE_PATH_GAUSSIAN :
+        BSPLINE_STABILIZE_PATH_OPTIMAL;
+    sp.horizon_lock = c == 2 || c == 3;
+    sp.horizon_angle = a0;
+    if (c == 4) {
+      sp.max_angle = 0.3;
+      sp.max_shift = 3.0;
+    }
+    sp.auto_zoom = c == 5;
+    TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
+        == BSPLINE_OK, "rotation model, case %d: %s", c, msg);
+    for (k = 0; k <= RN; k++) {
+      bspline_stabilize_result res;
+      int final = k == RN;
+
+      if (!final)
+        bspline_stabilizer_push (st, &motions[k]);
+      while (bspline_stabilizer_ready (st, final) && out < RN) {
+        double u0[3] = { sin (a0 * TEST_PI / 180.0),
+          -cos (a0 * TEST_PI / 180.0), 0.0
+        }, vx, vy, dx, dy, ang;
+        bspline_affine near;
+
+        bspline_stabilizer_pop (st, final, &res);
+        for (i = 0; i < 9; i++)
+          finite = finite && isfinite (res.matrix[i]);
+        output_view (res.matrix, res.zoom, r[out], f, o[out]);
+        /* the horizon's angle in the output: that of frame 0's up
+         * direction in the output view */
+        vx = o[out][0] * u0[0] + o[out][1] * u0[1];
+        vy = o[out][3] * u0[0] + o[out][4] * u0[1];
+        tilt = fmax (tilt, fabs (atan2 (vx, -vy)) * 180.0 / TEST_PI);
+        near = res.correction;
+        bspline_affine_decompose (&near, 0.5 * W, 0.5 * H, &dx, &dy, &ang,
+            NULL);
+        angle = fmax (angle, fabs (ang));
+        shift = fmax (shift, fmax (fabs (dx), fabs (dy)));
+        uncovered = fmax (uncovered, bspline_stabilize_cover_zoom_matrix
+            (res.matrix, W, H, 4.0));
+        out++;
+      }
+    }
+    TEST_CHECK (out == RN && finite, "rotation model, pan %g, case %d: %d "
+        "corrections, %s", pan, c, out, finite ? "finite" : "not finite");
+    accel = view_acceleration (o, f);
+    what = c == 2 || c == 3 ? ", horizon-lock" : c == 4 ? ", max_angle "
+        "0.3 max_shift 3" : c == 5 ? ", auto-zoom" : "";
+    printf ("rotation model, pan %g deg a frame, %s%s: horizon up to %.3g "
+        "deg from level, correction up to %.3f deg and %.3f px, the path's "
+        "acceleration %.4f px RMS (the camera's %.4f), borders need zoom "
+        "%.4f\n", pan, sp.path == BSPLINE_STABILIZE_PATH_OPTIMAL ?
+        "optimal" : "gaussian", what, tilt, angle, shift, accel,
+        camera_accel, uncovered);
+    if (c < 2)
+      TEST_CHECK (tilt > 2.0, "rotation model without the lock: the horizon "
+          "within %.3f deg of level (the drift is 5)", tilt);
+    else if (c < 4)
+      TEST_CHECK (tilt <= 1e-9, "rotation model, horizon lock (case %d): "
+          "the horizon %.3g deg from level", c, tilt);
+    if (c == 4)
+      TEST_CHECK (angle <= 0.3 + 1e-9 && angle > 0.29 && shift <= 3.0 + 1e-9
+          && shift > 2.99, "rotation model, clamps 0.3 deg, 3 px: "
+          "corrections up to %.6f deg, %.6f px", angle, shift);
+    if (c < 2)
+      TEST_CHECK (accel <= 0.05 * camera_accel, "rotation model, path %s: "
+          "the intended path's acceleration %.4f px RMS, the camera's %.4f",
+          c ? "optimal" : "gaussian", accel, camera_accel);
+    if (c == 5)
+      TEST_CHECK (uncovered <= 1.0 + 1e-6, "rotation model, auto-zoom: a "
+          "border needing zoom %.6f shows", uncovered);
+    bspline_stabilizer_free (st);
+    free (o);
+  }
+  free (r);
+}
+
 static void
 test_bad_params (void)
 {
@@ -648,20 +918,17 @@ test_bad_params (void)
           && strstr (msg, "horizon angle"), "horizon_angle %g: %s",
           angles[i], msg);
     }
-    for (i = 0; i < 4; i++) {
-      /* the rotation model: no focal, the optimal path, a clamp, the
-       * horizon lock */
+    for (i = 0; i < 3; i++) {
+      /* the rotation model: no focal length, one not finite */
+      static const double focals[] = { 0.0, -300.0, NAN };
+
       bspline_stabilize_params_init (&sp, W, H);
       sp.model = BSPLINE_MOTION_ROTATION;
-      sp.focal = i == 0 ? 0.0 : 300.0;
-      sp.path = i == 1 ? BSPLINE_STABILIZE_PATH_OPTIMAL :
-          BSPLINE_STABILIZE_PATH_GAUSSIAN;
-      sp.max_shift = i == 2 ? 10.0 : -1.0;
-      sp.horizon_lock = i == 3;
+      sp.focal = focals[i];
       TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
           == BSPLINE_ERROR_INVALID_ARGUMENT && st == NULL
-          && strstr (msg, "rotation model"), "rotation model case %u: %s",
-          i, msg);
+          && strstr (msg, "rotation model"), "rotation model, focal %g: %s",
+          focals[i], msg);
     }
     bspline_stabilize_params_init (&sp, W, H);
     TEST_CHECK (bspline_stabilizer_new (&sp, &st, msg, sizeof (msg))
@@ -726,6 +993,8 @@ main (int argc, char **argv)
   test_hard_cases (&rng);
   test_horizon_lock (&rng);
   test_rotation_fit ();
+  test_rotation_model (&rng, 0.15);
+  test_rotation_model (&rng, 1.5);
   test_bad_params ();
 
   bspline_cpu_free (cpu);
