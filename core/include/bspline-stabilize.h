@@ -68,9 +68,10 @@ typedef enum
   /* the camera turning about its centre, K R K^-1 (K: the focal length
    * bspline_stabilize_params' focal and the frame centre): a stabilizer
    * model only (bspline_stabilizer_*: either path, the clamps and the
-   * horizon lock, docs/stabilization.md); the motion between frames is measured as affine, and the rotation R that
-   * best maps the rays of a grid of frame points to where that motion puts
-   * them is taken as the camera's (bspline_stabilize_rotation_fit) */
+   * horizon lock, docs/stabilization.md); the motion between frames is
+   * measured as affine, and the rotation R that best maps the rays of a
+   * grid of frame points to where that motion puts them is taken as the
+   * camera's (bspline_stabilize_rotation_fit) */
   BSPLINE_MOTION_ROTATION = 2
 } bspline_motion_model;
 
