@@ -432,8 +432,7 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "transforms-location, the bands' motion is written to the file, "
           "version 3, and read from it); 0 = a global shutter, no "
           "correction; not with the lens stage (range 0-1, default 0)",
-          0.0, 1.0,
-          DEFAULT_ROLLING_SHUTTER_READOUT, flags));
+          0.0, 1.0, DEFAULT_ROLLING_SHUTTER_READOUT, flags));
 
   /* the camera path's solve beside the next frame's motion
    * (gstbsplinestabilizesolve.c) */

@@ -144,8 +144,7 @@ gst_bspline_transforms_read_bands (gchar ** tokens, gint n_bands, gint width,
 
     if (!gst_bspline_transforms_number (tokens[3 * b], &v[0])
         || !gst_bspline_transforms_number (tokens[3 * b + 1], &v[1])
-        || !gst_bspline_transforms_integer (tokens[3 * b + 2], 0, 1,
-            &reliable))
+        || !gst_bspline_transforms_integer (tokens[3 * b + 2], 0, 1, &reliable))
       return "a band triple that is not \"X Y RELIABLE\" (two numbers, then "
           "0 or 1)";
     if (!isfinite (v[0]) || !isfinite (v[1]))

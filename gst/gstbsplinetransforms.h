@@ -154,8 +154,7 @@ const GstBSplineTransformsRecord
  * a device is refused); FALSE and error otherwise.  readout > 0: version
  * 3, records of n_bands bands; readout 0: version 2. */
 gboolean gst_bspline_transforms_writer_open (GstBSplineTransformsWriter *
-    writer, const gchar * path, gdouble readout, gint n_bands,
-    GError ** error);
+    writer, const gchar * path, gdouble readout, gint n_bands, GError ** error);
 /* Starts a section of frames of width x height (the header first). */
 gboolean gst_bspline_transforms_writer_section (GstBSplineTransformsWriter *
     writer, gint width, gint height, GError ** error);
@@ -164,8 +163,7 @@ gboolean gst_bspline_transforms_writer_section (GstBSplineTransformsWriter *
  * may be NULL, with version 2). */
 gboolean gst_bspline_transforms_writer_record (GstBSplineTransformsWriter *
     writer, GstClockTime pts, const bspline_motion_result * result,
-    const gdouble * band_motion, const gint * band_reliable,
-    GError ** error);
+    const gdouble * band_motion, const gint * band_reliable, GError ** error);
 /* Writes out what is buffered. */
 gboolean gst_bspline_transforms_writer_flush (GstBSplineTransformsWriter *
     writer, GError ** error);
