@@ -430,10 +430,11 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "Rolling-shutter readout", "The camera's rolling-shutter readout "
           "time, top row to bottom row, as a fraction of the frame "
           "interval: the wobble it causes is measured on 8 bands of rows "
-          "and removed in the same warp as the shake; 0 = a global "
-          "shutter, no correction; not with the lens stage or a transforms "
-          "file (range 0-1, default 0)", 0.0, 1.0,
-          DEFAULT_ROLLING_SHUTTER_READOUT, flags));
+          "and removed in the same warp as the shake (with "
+          "transforms-location, the bands' motion is written to the file, "
+          "version 3, and read from it); 0 = a global shutter, no "
+          "correction; not with the lens stage (range 0-1, default 0)",
+          0.0, 1.0, DEFAULT_ROLLING_SHUTTER_READOUT, flags));
 
   /* the camera path's solve beside the next frame's motion
    * (gstbsplinestabilizesolve.c) */
@@ -606,9 +607,11 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   self->path.n_in = 0;
   self->qos_dropped = 0;
   read = s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
+  /* (written: version 3 with the bands where the correction is on) */
   if (s->transforms_location
       && !gst_bspline_transforms_stream_open (&self->transforms,
-          s->transforms_location, read, &error))
+          s->transforms_location, read, s->rolling_readout,
+          BSPLINE_ROLLING_DEFAULT_BANDS, &error))
     goto transforms_failed;
   if (!gst_bspline_engine_start (&self->engine, GST_ELEMENT (self),
           &s->resample, gst_bspline_stabilize_cuda_new_engine)) {
@@ -931,7 +934,7 @@ gst_bspline_stabilize_read_motion (GstBSplineStabilize * self,
 {
   if (!gst_bspline_transforms_stream_read_record (&self->transforms,
           GST_ELEMENT (self), &GST_VIDEO_FILTER (self)->in_info,
-          frame->buffer, &frame->motion, &frame->correction))
+          frame->buffer, &frame->motion, &frame->correction, &frame->record))
     return GST_FLOW_ERROR;
   frame->have_correction = TRUE;
   return gst_bspline_stabilize_cuda_upload (self, frame);
@@ -962,7 +965,8 @@ gst_bspline_stabilize_measure_motion (GstBSplineStabilize * self,
     goto push_failed;
   if (self->transforms.writer.file
       && !gst_bspline_transforms_writer_record (&self->transforms.writer,
-          GST_BUFFER_PTS (frame->buffer), &r, &write_error))
+          GST_BUFFER_PTS (frame->buffer), &r, frame->bands.motion,
+          frame->bands.reliable, &write_error))
     goto write_failed;
   frame->motion = r;
   return GST_FLOW_OK;
@@ -1010,6 +1014,7 @@ gst_bspline_stabilize_submit_input_buffer (GstBaseTransform * trans,
   if (ret == GST_FLOW_OK && self->transforms.new_section
       && !gst_bspline_transforms_stream_start_section (&self->transforms,
           GST_ELEMENT (self), self->path.stabilizer,
+          self->rolling.on ? &self->rolling.params : NULL,
           GST_VIDEO_INFO_WIDTH (&filter->in_info),
           GST_VIDEO_INFO_HEIGHT (&filter->in_info)))
     ret = GST_FLOW_ERROR;
@@ -1256,7 +1261,7 @@ gst_bspline_stabilize_defer_refusal (GstBSplineStabilize * self, gboolean defer)
       gst_bspline_stabilize_cuda_same_memory (self),
       self->run.crop == GST_BSPLINE_STABILIZE_CROP_KEEP_BORDER ?
       "crop=keep-border fills the border from the previous output frame, "
-      "which a warp chain cannot describe" : self->rolling.meter ?
+      "which a warp chain cannot describe" : self->rolling.on ?
       "the rolling-shutter correction is a map of its own for each frame, "
       "which the warp chain does not carry" : NULL);
 }

@@ -383,35 +383,69 @@ gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
     GstVideoInfo * in_info)
 {
   GstBSplineStabilizeRolling *rolling = &self->rolling;
+  const GstBSplineTransformsFile *file = self->transforms.file;
   gint w = GST_VIDEO_INFO_WIDTH (in_info), h = GST_VIDEO_INFO_HEIGHT (in_info);
-  const gchar *refusal = NULL;
+  gdouble readout = self->run.rolling_readout;
   gchar msg[256] = "";
 
-  if (self->run.rolling_readout <= 0.0)
+  /* a file read must carry the bands exactly when the correction is on:
+   * a version 3 file's motion leaves the readout's shear to it */
+  if (file && readout > 0.0 && file->n_bands == 0)
+    goto file_without_bands;
+  if (file && readout <= 0.0 && file->n_bands > 0)
+    goto file_with_bands;
+  if (readout <= 0.0)
     return TRUE;
   if (gst_bspline_settings_lens_model (&self->run.lens) != BSPLINE_LENS_NONE)
-    refusal = "it takes the lens stage's place in the warp (lens-model "
-        "must be none)";
-  else if (self->run.transforms_location)
-    refusal = "the transforms file does not carry the bands' motion "
-        "(transforms-location must be unset)";
-  if (refusal)
-    goto refused;
+    goto with_lens;
   bspline_rolling_params_init (&rolling->params, h);
-  rolling->params.readout = self->run.rolling_readout;
+  rolling->params.readout = readout;
+  /* the second pass: the file's bands, nothing measured (the trajectory is
+   * solved over each section as it starts) */
+  if (file) {
+    rolling->params.n_bands = file->n_bands;
+    if (bspline_rolling_params_validate (&rolling->params, msg,
+            sizeof (msg)) != BSPLINE_OK)
+      goto failed;
+    rolling->on = TRUE;
+    return TRUE;
+  }
   /* the bands are measured on the whole frame (analysis-region is the
    * global motion's), with the global motion's estimator settings */
   if (bspline_rolling_meter_new (&rolling->params, &self->motion.params, w,
           &rolling->meter, msg, sizeof (msg)) != BSPLINE_OK)
     goto failed;
   rolling->past = g_array_new (FALSE, FALSE, sizeof (GstBSplineStabilizeBands));
+  rolling->on = TRUE;
   return TRUE;
 
   /* ERRORS */
-refused:
+file_without_bands:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("rolling-shutter-readout="
+            "%g needs the bands' motion, which the transforms file \"%s\" "
+            "(version %d) does not carry: write it again with "
+            "rolling-shutter-readout set (a version 3 file), or set "
+            "rolling-shutter-readout=0.", readout, file->path,
+            file->version), (NULL));
+    return FALSE;
+  }
+file_with_bands:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("The transforms file "
+            "\"%s\" was written with rolling-shutter-readout=%g: its motion "
+            "leaves the readout's part to the rolling-shutter correction, "
+            "which rolling-shutter-readout=0 turns off; set "
+            "rolling-shutter-readout (the file's %g, or another value to "
+            "correct with).", file->path, file->readout, file->readout),
+        (NULL));
+    return FALSE;
+  }
+with_lens:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("rolling-shutter-readout "
-            "cannot be used here: %s.", refusal), (NULL));
+            "cannot be used here: it takes the lens stage's place in the "
+            "warp (lens-model must be none)."), (NULL));
     return FALSE;
   }
 failed:
@@ -529,14 +563,23 @@ gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
   gint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
   gint n, n_knots, i, j, mw, mh, index;
   gdouble *knots = NULL, *st;
-  bspline_status status;
+  const gdouble *trajectory;
+  bspline_status status = BSPLINE_OK;
 
   *map = NULL;
-  if (rolling->meter == NULL)
+  if (!rolling->on)
     return BSPLINE_OK;
-  index = (gint) rolling->past->len;
-  status = gst_bspline_stabilize_rolling_solve (self, frame, NULL, &n,
-      &knots, &n_knots, msg, msg_len);
+  if (rolling->meter) {
+    index = (gint) rolling->past->len;
+    status = gst_bspline_stabilize_rolling_solve (self, frame, NULL, &n,
+        &knots, &n_knots, msg, msg_len);
+    trajectory = knots;
+  } else {
+    /* the transforms file's section, solved whole as it started */
+    index = (gint) frame->record;
+    trajectory = self->transforms.knots;
+    n_knots = self->transforms.n_knots;
+  }
   /* the map: ROLLING_MAP_STEP frame rows a sample, of the frame's aspect
    * ratio; the correction moves whole rows, so a row's samples differ by
    * their columns alone */
@@ -546,7 +589,7 @@ gst_bspline_stabilize_rolling_map (GstBSplineStabilize * self,
   for (j = 0; status == BSPLINE_OK && j < mh; j++) {
     gdouble dx, y;
 
-    bspline_rolling_source (rp, knots, n_knots, index, 0.0,
+    bspline_rolling_source (rp, trajectory, n_knots, index, 0.0,
         (j + 0.5) * h / mh, &dx, &y);
     for (i = 0; i < mw; i++) {
       st[2 * ((gsize) j * mw + i)] = ((i + 0.5) * w / mw + dx) / w;
@@ -586,6 +629,7 @@ gst_bspline_stabilize_rolling_reset (GstBSplineStabilizeRolling * rolling)
 void
 gst_bspline_stabilize_rolling_clear (GstBSplineStabilizeRolling * rolling)
 {
+  rolling->on = FALSE;
   bspline_rolling_meter_free (rolling->meter);
   rolling->meter = NULL;
   if (rolling->past)

@@ -95,9 +95,11 @@ typedef struct
   guint64 position;             /* frames before it since start or flush */
   bspline_motion_result motion;
   GstBSplineStabilizeBands bands;       /* rolling-shutter-readout > 0 */
-  /* read from the transforms file: the correction is known already */
+  /* read from the transforms file: the correction is known already, and
+   * the frame is its record's, `record` in the section */
   gboolean have_correction;
   bspline_stabilize_result correction;
+  guint record;
   /* with the CUDA engine, its planes on the GPU (uploaded once, for the
    * motion and the warp), or NULL: plane p at device + plane_offset[p],
    * rows plane_stride[p] apart */
@@ -142,11 +144,14 @@ typedef struct
 /* rolling-shutter-readout > 0 (gstbsplinestabilizemotion.c): the bands'
  * motion measured on the CPU on the whole frame's luma, and kept for the
  * frames already sent on (the trajectory before the oldest held back is
- * solved with theirs). */
+ * solved with theirs); with a transforms file read, the trajectory is the
+ * file's section's (GstBSplineTransformsStream's knots), nothing
+ * measured. */
 typedef struct
 {
+  gboolean on;                  /* FALSE: no rolling-shutter correction */
   bspline_rolling_params params;
-  bspline_rolling_meter *meter; /* NULL: no rolling-shutter correction */
+  bspline_rolling_meter *meter; /* the bands measured here, or NULL */
   GArray *past;                 /* GstBSplineStabilizeBands, oldest first */
 } GstBSplineStabilizeRolling;
 
@@ -323,8 +328,9 @@ void gst_bspline_stabilize_motion_reset (GstBSplineStabilizeMotion * motion);
 void gst_bspline_stabilize_motion_clear (GstBSplineStabilizeMotion * motion);
 
 /* rolling-shutter-readout > 0: the band measurement for frames of in_info
- * (nothing where it is 0); FALSE after an element error (a combination it
- * does not take). */
+ * (nothing where it is 0; with a transforms file read, the file's bands
+ * instead); FALSE after an element error (a combination it does not
+ * take, a transforms file with bands and readout 0 or without and > 0). */
 gboolean gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
     GstVideoInfo * in_info);
 
@@ -341,8 +347,9 @@ void gst_bspline_stabilize_rolling_motion (GstBSplineStabilize * self,
 
 /* The rolling-shutter correction of `frame` (just taken from the head of
  * the frames held back) as an STMap over the input frame, from the
- * trajectory solved over the frames before it, it and those held back:
- * BSPLINE_OK with *map NULL where there is none (readout 0). */
+ * trajectory solved over the frames before it, it and those held back
+ * (with a transforms file read, over the file's section): BSPLINE_OK with
+ * *map NULL where there is none (readout 0). */
 bspline_status gst_bspline_stabilize_rolling_map (GstBSplineStabilize *
     self, GstBSplineStabilizeFrame * frame, bspline_stmap ** map,
     gchar * msg, gsize msg_len);

@@ -27,6 +27,9 @@
 #include "gstbsplinetransforms.h"
 
 #define HEADER "bsplinestabilize-transforms"
+#define ROLLING "rolling-shutter"
+/* the words of a record at most: version 3's with the most bands */
+#define RECORD_MAX_WORDS (9 + 3 * BSPLINE_ROLLING_MAX_BANDS)
 
 G_DEFINE_QUARK (gst - bspline - transforms - error - quark,
     gst_bspline_transforms_error);
@@ -127,6 +130,34 @@ gst_bspline_transforms_number (const gchar * token, gdouble * value)
   return end != token && *end == '\0';
 }
 
+/* What is wrong with version 3's band triples in tokens (n_bands of them)
+ * of a frame of width x height, or NULL; appends them to bands. */
+static const gchar *
+gst_bspline_transforms_read_bands (gchar ** tokens, gint n_bands, gint width,
+    gint height, GArray * bands)
+{
+  gint b;
+
+  for (b = 0; b < n_bands; b++) {
+    gdouble v[3];
+    gint64 reliable;
+
+    if (!gst_bspline_transforms_number (tokens[3 * b], &v[0])
+        || !gst_bspline_transforms_number (tokens[3 * b + 1], &v[1])
+        || !gst_bspline_transforms_integer (tokens[3 * b + 2], 0, 1, &reliable))
+      return "a band triple that is not \"X Y RELIABLE\" (two numbers, then "
+          "0 or 1)";
+    if (!isfinite (v[0]) || !isfinite (v[1]))
+      return "a band translation that is not a finite number";
+    if (fabs (v[0]) > GST_BSPLINE_TRANSFORMS_MAX_SHIFT * width
+        || fabs (v[1]) > GST_BSPLINE_TRANSFORMS_MAX_SHIFT * height)
+      return "a band translation of more than 10 frame widths or heights";
+    v[2] = (gdouble) reliable;
+    g_array_append_vals (bands, v, 3);
+  }
+  return NULL;
+}
+
 /* What is wrong with motion m of a frame of width x height, or NULL. */
 static const gchar *
 gst_bspline_transforms_check_motion (const gdouble m[6], gint width,
@@ -197,6 +228,8 @@ gst_bspline_transforms_section_free (gpointer data)
   GstBSplineTransformsSection *s = data;
 
   g_array_free (s->records, TRUE);
+  if (s->bands)
+    g_array_free (s->bands, TRUE);
   g_free (s);
 }
 
@@ -237,7 +270,7 @@ gst_bspline_transforms_read (const gchar * path, GError ** error)
   }
 
   for (line = data; line; line = next) {
-    gchar **split, *tokens[10];
+    gchar **split, *tokens[RECORD_MAX_WORDS];
     guint n = 0, k;
 
     next = strchr (line, '\n');
@@ -260,11 +293,34 @@ gst_bspline_transforms_read (const gchar * path, GError ** error)
         problem = "a second version line";
       else if (n != 2 || !gst_bspline_transforms_integer (tokens[1], 1,
               GST_BSPLINE_TRANSFORMS_VERSION, &v))
-        problem = "a version this element does not read (it reads 1 and 2)";
+        problem = "a version this element does not read (it reads 1 to 3)";
       else
         version = (gint) v;
     } else if (version == 0) {
       problem = "no \"" HEADER "\" line before it";
+    } else if (g_strcmp0 (tokens[0], ROLLING) == 0) {
+      gint64 bands;
+      gdouble readout;
+
+      if (version < 3)
+        problem = "a " ROLLING " line in a version 1 or 2 file";
+      else if (section)
+        problem = "a " ROLLING " line after a size line";
+      else if (file->n_bands != 0)
+        problem = "a second " ROLLING " line";
+      else if (n != 3 || !gst_bspline_transforms_number (tokens[1], &readout)
+          || !(readout > 0.0 && readout <= 1.0)
+          || !gst_bspline_transforms_integer (tokens[2], 2,
+              BSPLINE_ROLLING_MAX_BANDS, &bands))
+        problem = "a " ROLLING " line that is not \"" ROLLING " READOUT "
+            "BANDS\" (READOUT above 0 and at most 1, BANDS 2 to 32)";
+      else {
+        file->readout = readout;
+        file->n_bands = (gint) bands;
+      }
+    } else if (version == 3 && file->n_bands == 0) {
+      problem = "no \"" ROLLING "\" line before it (version 3 has one "
+          "before the first size line)";
     } else if (g_strcmp0 (tokens[0], "size") == 0) {
       gint64 w, h;
 
@@ -283,6 +339,8 @@ gst_bspline_transforms_read (const gchar * path, GError ** error)
         section->line = number;
         section->records = g_array_new (FALSE, FALSE,
             sizeof (GstBSplineTransformsRecord));
+        if (file->n_bands > 0)
+          section->bands = g_array_new (FALSE, FALSE, sizeof (gdouble));
         g_ptr_array_add (file->sections, section);
       }
     } else if (section == NULL) {
@@ -292,20 +350,28 @@ gst_bspline_transforms_read (const gchar * path, GError ** error)
       gint64 index, reliable, pts = -1;
 
       memset (&r, 0, sizeof (r));
-      if (n != (version == 1 ? 8u : 9u)
+      if (n != (version == 1 ? 8u : 9u + 3u * file->n_bands)
           || !gst_bspline_transforms_integer (tokens[0], 0, G_MAXINT64, &index)
           || !gst_bspline_transforms_integer (tokens[1], 0, 1, &reliable)
-          || (version == 2 && !gst_bspline_transforms_integer (tokens[8], -1,
+          || (version >= 2 && !gst_bspline_transforms_integer (tokens[8], -1,
                   G_MAXINT64, &pts)))
         problem = version == 1 ? "not a record \"INDEX RELIABLE M0 M1 M2 M3 "
-            "M4 M5\"" : "not a record \"INDEX RELIABLE M0 M1 M2 M3 M4 M5 "
-            "PTS\" (RELIABLE 0 or 1, PTS in nanoseconds or -1)";
+            "M4 M5\"" : version == 2 ? "not a record \"INDEX RELIABLE M0 M1 "
+            "M2 M3 M4 M5 PTS\" (RELIABLE 0 or 1, PTS in nanoseconds or -1)"
+            : "not a record \"INDEX RELIABLE M0 M1 M2 M3 M4 M5 PTS\" and "
+            "one \"X Y RELIABLE\" a band, as many as the " ROLLING " line's "
+            "BANDS (RELIABLE 0 or 1, PTS in nanoseconds or -1)";
       for (i = 0; !problem && i < 6; i++)
         if (!gst_bspline_transforms_number (tokens[2 + i], &r.motion.m[i]))
           problem = "a motion value that is not a number";
       if (!problem)
         problem = gst_bspline_transforms_check_motion (r.motion.m,
             section->width, section->height);
+      if (!problem && section->bands) {
+        r.bands = section->bands->len;
+        problem = gst_bspline_transforms_read_bands (tokens + 9,
+            file->n_bands, section->width, section->height, section->bands);
+      }
       if (!problem && version == 1 && (guint64) index != section->records->len)
         problem = "a record out of order (version 1 numbers frames from 0)";
       if (!problem) {
@@ -325,6 +391,7 @@ gst_bspline_transforms_read (const gchar * path, GError ** error)
         "is not a transforms file", path);
     goto failed;
   }
+  file->version = version;
   for (i = 0; i < file->sections->len; i++)
     gst_bspline_transforms_order (g_ptr_array_index (file->sections, i));
   g_free (data);
@@ -387,7 +454,7 @@ gst_bspline_transforms_write_failed (GstBSplineTransformsWriter * writer,
 
 gboolean
 gst_bspline_transforms_writer_open (GstBSplineTransformsWriter * writer,
-    const gchar * path, GError ** error)
+    const gchar * path, gdouble readout, gint n_bands, GError ** error)
 {
   struct stat st;
   int fd;
@@ -415,10 +482,17 @@ gst_bspline_transforms_writer_open (GstBSplineTransformsWriter * writer,
         "writing: %s", path, g_strerror (errno));
     goto failed;
   }
-  if (fprintf (writer->file, HEADER " %d\n# INDEX RELIABLE M0 M1 M2 M3 M4 "
-          "M5 PTS: motion from the previous frame, (x, y) -> (M0 x + M1 y "
-          "+ M2, M3 x + M4 y + M5), pixels; PTS in ns\n",
-          GST_BSPLINE_TRANSFORMS_VERSION) < 0) {
+  writer->n_bands = readout > 0.0 ? n_bands : 0;
+  if ((writer->n_bands == 0 && fprintf (writer->file, HEADER " 2\n# INDEX "
+              "RELIABLE M0 M1 M2 M3 M4 M5 PTS: motion from the previous "
+              "frame, (x, y) -> (M0 x + M1 y + M2, M3 x + M4 y + M5), "
+              "pixels; PTS in ns\n") < 0)
+      || (writer->n_bands > 0 && fprintf (writer->file, HEADER " 3\n# INDEX "
+              "RELIABLE M0 M1 M2 M3 M4 M5 PTS, then X Y RELIABLE of each "
+              "band of rows: motion from the previous frame, (x, y) -> (M0 "
+              "x + M1 y + M2, M3 x + M4 y + M5), pixels; PTS in ns; each "
+              "band's translation, pixels\n" ROLLING " %.17g %d\n", readout,
+              writer->n_bands) < 0)) {
     gst_bspline_transforms_write_failed (writer, error);
     gst_bspline_transforms_writer_close (writer, NULL);
     return FALSE;
@@ -446,14 +520,22 @@ gst_bspline_transforms_writer_section (GstBSplineTransformsWriter * writer,
 
 gboolean
 gst_bspline_transforms_writer_record (GstBSplineTransformsWriter * writer,
-    GstClockTime pts, const bspline_motion_result * result, GError ** error)
+    GstClockTime pts, const bspline_motion_result * result,
+    const gdouble * band_motion, const gint * band_reliable, GError ** error)
 {
   const gdouble *m = result->motion.m;
+  gint b;
 
   if (fprintf (writer->file, "%" G_GUINT64_FORMAT " %d %.17g %.17g %.17g "
-          "%.17g %.17g %.17g %" G_GINT64_FORMAT "\n", writer->index++,
+          "%.17g %.17g %.17g %" G_GINT64_FORMAT, writer->index++,
           result->reliable != 0, m[0], m[1], m[2], m[3], m[4], m[5],
           GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1) < 0)
+    return gst_bspline_transforms_write_failed (writer, error);
+  for (b = 0; b < writer->n_bands; b++)
+    if (fprintf (writer->file, " %.17g %.17g %d", band_motion[2 * b],
+            band_motion[2 * b + 1], band_reliable[b] != 0) < 0)
+      return gst_bspline_transforms_write_failed (writer, error);
+  if (fputc ('\n', writer->file) == EOF)
     return gst_bspline_transforms_write_failed (writer, error);
   return TRUE;
 }
@@ -508,7 +590,8 @@ gst_bspline_transforms_post_error (GstElement * element, GError * error,
 
 gboolean
 gst_bspline_transforms_stream_open (GstBSplineTransformsStream * stream,
-    const gchar * location, gboolean read, GError ** error)
+    const gchar * location, gboolean read, gdouble readout, gint n_bands,
+    GError ** error)
 {
   stream->next_section = 0;
   stream->new_section = TRUE;
@@ -516,18 +599,70 @@ gst_bspline_transforms_stream_open (GstBSplineTransformsStream * stream,
     stream->file = gst_bspline_transforms_read (location, error);
     return stream->file != NULL;
   }
-  return gst_bspline_transforms_writer_open (&stream->writer, location, error);
+  return gst_bspline_transforms_writer_open (&stream->writer, location,
+      readout, n_bands, error);
+}
+
+/* The rolling-shutter trajectory over the whole of section (frame i its
+ * record i) from its bands into stream->knots; FALSE and msg where it
+ * cannot be solved. */
+static gboolean
+gst_bspline_transforms_solve_rolling (GstBSplineTransformsStream * stream,
+    const GstBSplineTransformsSection * section,
+    const bspline_rolling_params * rolling, gchar * msg, gsize msg_len)
+{
+  gint n = (gint) section->records->len, kb = rolling->n_bands, f, b;
+  gdouble *motion;
+  gint *reliable;
+  bspline_status status;
+
+  g_clear_pointer (&stream->knots, g_free);
+  stream->n_knots = 0;
+  /* (a section without records: its frames find none) */
+  if (n == 0)
+    return TRUE;
+  motion = g_try_new (gdouble, (gsize) n * kb * 2);
+  reliable = g_try_new (gint, (gsize) n * kb);
+  stream->n_knots = bspline_rolling_n_knots (rolling, n);
+  stream->knots = g_try_new (gdouble, (gsize) stream->n_knots * 2);
+  if (motion == NULL || reliable == NULL || stream->knots == NULL) {
+    g_strlcpy (msg, "out of memory", msg_len);
+    status = BSPLINE_ERROR_NO_MEMORY;
+    goto done;
+  }
+  for (f = 0; f < n; f++) {
+    const GstBSplineTransformsRecord *r =
+        &g_array_index (section->records, GstBSplineTransformsRecord, f);
+    const gdouble *v = &g_array_index (section->bands, gdouble, r->bands);
+
+    for (b = 0; b < kb; b++) {
+      motion[((gsize) f * kb + b) * 2] = v[3 * b];
+      motion[((gsize) f * kb + b) * 2 + 1] = v[3 * b + 1];
+      reliable[(gsize) f * kb + b] = v[3 * b + 2] != 0.0;
+    }
+  }
+  status = bspline_rolling_solve (rolling, n, motion, reliable, stream->knots,
+      msg, msg_len);
+done:
+  g_free (motion);
+  g_free (reliable);
+  if (status != BSPLINE_OK) {
+    g_clear_pointer (&stream->knots, g_free);
+    stream->n_knots = 0;
+  }
+  return status == BSPLINE_OK;
 }
 
 gboolean
 gst_bspline_transforms_stream_start_section (GstBSplineTransformsStream *
-    stream, GstElement * element, bspline_stabilizer * stabilizer, gint w,
-    gint h)
+    stream, GstElement * element, bspline_stabilizer * stabilizer,
+    const bspline_rolling_params * rolling, gint w, gint h)
 {
   GstBSplineTransformsFile *file = stream->file;
   GstBSplineTransformsSection *section;
   bspline_stabilize_result result;
   GError *error = NULL;
+  gchar msg[256] = "";
   guint i;
 
   stream->new_section = FALSE;
@@ -560,6 +695,9 @@ gst_bspline_transforms_stream_start_section (GstBSplineTransformsStream *
     bspline_stabilizer_pop (stabilizer, TRUE, &result);
     g_array_append_val (stream->corrections, result);
   }
+  if (rolling && !gst_bspline_transforms_solve_rolling (stream, section,
+          rolling, msg, sizeof (msg)))
+    goto no_trajectory;
   return TRUE;
 
   /* ERRORS */
@@ -585,13 +723,21 @@ no_memory:
             "for the camera path of \"%s\".", file->path), (NULL));
     return FALSE;
   }
+no_trajectory:
+  {
+    GST_ELEMENT_ERROR (element, STREAM, FAILED, ("The rolling-shutter "
+            "trajectory of section %u of the transforms file \"%s\" (line "
+            "%u) cannot be solved: %s.", stream->next_section, file->path,
+            section->line, msg), (NULL));
+    return FALSE;
+  }
 }
 
 gboolean
 gst_bspline_transforms_stream_read_record (GstBSplineTransformsStream *
     stream, GstElement * element, const GstVideoInfo * info,
     GstBuffer * buffer, bspline_motion_result * motion,
-    bspline_stabilize_result * correction)
+    bspline_stabilize_result * correction, guint * position)
 {
   const GstBSplineTransformsSection *section =
       g_ptr_array_index (stream->file->sections, stream->next_section - 1);
@@ -610,9 +756,10 @@ gst_bspline_transforms_stream_read_record (GstBSplineTransformsStream *
     goto no_record;
   motion->motion = record->motion;
   motion->reliable = record->reliable;
+  *position = (guint) (record - (const GstBSplineTransformsRecord *)
+      section->records->data);
   *correction = g_array_index (stream->corrections,
-      bspline_stabilize_result,
-      record - (const GstBSplineTransformsRecord *) section->records->data);
+      bspline_stabilize_result, *position);
   return TRUE;
 
   /* ERRORS */
@@ -638,6 +785,8 @@ gst_bspline_transforms_stream_clear (GstBSplineTransformsStream * stream,
   if (stream->corrections)
     g_array_free (stream->corrections, TRUE);
   stream->corrections = NULL;
+  g_clear_pointer (&stream->knots, g_free);
+  stream->n_knots = 0;
   stream->next_section = 0;
   stream->new_section = TRUE;
   stream->section_frames = 0;

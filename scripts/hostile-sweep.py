@@ -12,6 +12,9 @@ Kinds of input:
                        mutated: bytes flipped, cut short, values replaced by
                        nan/inf/1e300/1e-300/0/huge sizes, lines dropped or
                        doubled, NUL bytes, binary garbage; read by pass 2
+  transforms-contents-v3  the same with a version 3 file (both passes with
+                       rolling-shutter-readout=0.5: each record carries
+                       the bands' motion)
   transforms-paths     a FIFO, /dev/zero, /dev/full, /dev/null, a directory,
                        a missing folder, a link to /dev/zero; read and write
   warp-geometry        bsplinewarp with random matrices (singular, NaN,
@@ -69,11 +72,12 @@ def run(pipeline, env):
     return "error", p.stderr
 
 
-def first_pass(path, backend, env):
+def first_pass(path, backend, env, rolling=""):
     out, err = run("videotestsrc num-buffers=40 pattern=ball motion=sweep "
-                   "! video/x-raw,width=160,height=120,framerate=30/1 "
-                   "! bsplinestabilize smoothing=4 backend=%s "
-                   "transforms-location=%s ! fakesink" % (backend, path), env)
+                   "! video/x-raw,width=160,height=128,framerate=30/1 "
+                   "! bsplinestabilize smoothing=4 backend=%s %s "
+                   "transforms-location=%s ! fakesink"
+                   % (backend, rolling, path), env)
     if out != "ran":
         sys.exit("the first pass failed: %s %s" % (out, err))
     with open(path) as f:
@@ -150,18 +154,23 @@ def main():
         if outcome in ("crash", "hang"):
             defects.append((kind, case, outcome, err[-400:]))
 
-    good = first_pass(os.path.join(tmp, "good.txt"), b, env)
-    for i in range(args.cases * 3):
-        path = os.path.join(tmp, "mutated-%d.txt" % i)
-        with open(path, "wb") as f:
-            f.write(mutate(good, rng))
-        case = ("videotestsrc num-buffers=40 pattern=ball motion=sweep ! "
-                "video/x-raw,width=160,height=120,framerate=30/1 ! "
-                "bsplinestabilize smoothing=4 backend=%s transforms-mode=read "
-                "transforms-location=%s ! fakesink" % (b, path))
-        outcome, err = run(case, env)
-        record("transforms-contents", case, outcome, err, path)
-        os.unlink(path)
+    # (128 rows: the rolling shutter's 8 bands of at least 16)
+    for kind, rolling in (("transforms-contents", ""),
+                          ("transforms-contents-v3",
+                           "rolling-shutter-readout=0.5")):
+        good = first_pass(os.path.join(tmp, "good.txt"), b, env, rolling)
+        for i in range(args.cases * 3):
+            path = os.path.join(tmp, "mutated-%d.txt" % i)
+            with open(path, "wb") as f:
+                f.write(mutate(good, rng))
+            case = ("videotestsrc num-buffers=40 pattern=ball motion=sweep "
+                    "! video/x-raw,width=160,height=128,framerate=30/1 ! "
+                    "bsplinestabilize smoothing=4 backend=%s %s "
+                    "transforms-mode=read transforms-location=%s ! fakesink"
+                    % (b, rolling, path))
+            outcome, err = run(case, env)
+            record(kind, case, outcome, err, path)
+            os.unlink(path)
 
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)

@@ -12,6 +12,13 @@
  *    stabilization alone and after it with rolling-shutter-readout=0.5
  *    (below 0.2 px);
  *  - rolling-shutter-readout=0 gives the same bytes as the property unset;
+ *  - two passes (transforms file version 3): pass 2 reads the bands that
+ *    pass 1 wrote, its wobble below 0.2 px (as pass 1's) and no worse
+ *    than pass 1's (+0.01); a stream starting at frame 12 (as after
+ *    a seek) gets pass 2's bytes; another readout in pass 2 is taken; the
+ *    version 2 file of the run without the correction still reads, and
+ *    is an element error with rolling-shutter-readout, as the version 3
+ *    file without it;
  *  - the property's default and range; with the lens stage it is an
  *    element error naming the property, and a change while playing is
  *    refused with a warning.
@@ -20,7 +27,8 @@
  * BSPLINE_TEST_BACKEND names (cuda: exits 77, skipped, where there is
  * none).
  *
- * Usage: test-element-rolling PHOTO.ppm
+ * Usage: test-element-rolling PHOTO.ppm [DIR]  (DIR: the middle frame of
+ * both passes written there as rolling-pass1.ppm, rolling-pass2.ppm)
  */
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
@@ -111,11 +119,12 @@ keep_output (GstBuffer * out, run_result * r)
   gst_buffer_unref (out);
 }
 
-/* The clip through bsplinestabilize with props; at frame change_at (-1:
+/* The clip from frame `first` on (a stream that starts there, as after a
+ * seek) through bsplinestabilize with props; at frame change_at (-1:
  * never) the property `change` is set to 0.25. */
 static void
-run_clip (uint8_t * const *frames, const char *props, int change_at,
-    const char *change, run_result * r)
+run_clip_from (uint8_t * const *frames, int first, const char *props,
+    int change_at, const char *change, run_result * r)
 {
   GstHarness *harness;
   GstBus *bus = gst_bus_new ();
@@ -133,7 +142,7 @@ run_clip (uint8_t * const *frames, const char *props, int change_at,
   gst_harness_set_src_caps (harness, gst_caps_new_simple ("video/x-raw",
           "format", G_TYPE_STRING, "RGBx", "width", G_TYPE_INT, W, "height",
           G_TYPE_INT, H, "framerate", GST_TYPE_FRACTION, 30, 1, NULL));
-  for (k = 0; k < N; k++) {
+  for (k = first; k < N; k++) {
     if (k == change_at)
       g_object_set (e, change, 0.25, NULL);
     if (gst_harness_push (harness, rgbx_buffer (frames[k], k)) != GST_FLOW_OK)
@@ -150,6 +159,39 @@ run_clip (uint8_t * const *frames, const char *props, int change_at,
   gst_object_unref (e);
   gst_harness_teardown (harness);
   gst_object_unref (bus);
+}
+
+static void
+run_clip (uint8_t * const *frames, const char *props, int change_at,
+    const char *change, run_result * r)
+{
+  run_clip_from (frames, 0, props, change_at, change, r);
+}
+
+/* The first line of the file at path (g_free). */
+static char *
+first_line (const char *path)
+{
+  char *text = NULL, *end;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return g_strdup ("");
+  if ((end = strchr (text, '\n')))
+    *end = '\0';
+  return text;
+}
+
+/* An RGB frame as a PPM at path. */
+static void
+rs_write_frame (const char *path, const uint8_t * rgb)
+{
+  FILE *f = fopen (path, "wb");
+
+  if (f == NULL)
+    return;
+  fprintf (f, "P6\n%d %d\n255\n", W, H);
+  fwrite (rgb, 3, (size_t) W * H, f);
+  fclose (f);
 }
 
 static void
@@ -179,6 +221,112 @@ test_properties (void)
   gst_object_unref (e);
 }
 
+/* The two passes with rolling-shutter-readout (transforms file version
+ * 3): pass 1 (`rolling`, which wrote v3) against pass 2, which reads the
+ * bands and solves each section's trajectory whole; a stream that starts
+ * at frame 12 (as after a seek) gets pass 2's frames; the mismatched
+ * cases are element errors; the version 2 file of the run without the
+ * correction (v2) still reads.  Returns pass 2's wobble; dir (not NULL)
+ * receives the middle frame of both passes as PPM. */
+static double
+test_two_passes (uint8_t * const *frames, const run_result * rolling,
+    double w_rolling, const char *v3, const char *v2, const char *dir)
+{
+  run_result pass2, seek, v2_read, v2_rolling, v3_zero, other;
+  char props[1024], *line;
+  double w_pass2 = INFINITY;
+  int k, c, same = 1, differs = 0;
+
+  line = first_line (v3);
+  TEST_CHECK (strcmp (line, "bsplinestabilize-transforms 3") == 0,
+      "pass 1 with rolling-shutter-readout=0.5 wrote \"%s\"", line);
+  g_free (line);
+  line = first_line (v2);
+  TEST_CHECK (strcmp (line, "bsplinestabilize-transforms 2") == 0,
+      "pass 1 without rolling-shutter-readout wrote \"%s\"", line);
+  g_free (line);
+
+  snprintf (props, sizeof (props), "crop=fill rolling-shutter-readout=0.5 "
+      "transforms-mode=read transforms-location=\"%s\"", v3);
+  run_clip (frames, props, -1, NULL, &pass2);
+  run_clip_from (frames, 12, props, -1, NULL, &seek);
+  TEST_CHECK (pass2.n_out == N && !pass2.error[0] && seek.n_out == N - 12
+      && !seek.error[0], "pass 2: %d frames of %d (%s); from frame 12: %d "
+      "(%s)", pass2.n_out, N, pass2.error, seek.n_out, seek.error);
+  if (pass2.n_out == N && rolling->n_out == N) {
+    w_pass2 = rs_picture_wobble (pass2.frames, N, &c);
+    printf ("wobble with rolling-shutter-readout=0.5: pass 1 %.3f px RMS, "
+        "pass 2 (the transforms file's bands) %.3f\n", w_rolling, w_pass2);
+    TEST_CHECK (c >= N - 3, "pass 2's wobble measured on %d of %d frames", c,
+        N - 1);
+    /* (issue 41's target is 0.15; on the pictures pass 2 measures as pass
+     * 1 does, 0.091-0.152 in 14 runs against 0.090-0.153, so the bound is
+     * pass 1's, and the comparison below the tight one) */
+    TEST_CHECK (w_pass2 < 0.2, "pass 2's wobble %.3f px RMS", w_pass2);
+    TEST_CHECK (w_pass2 <= w_rolling + 0.01, "pass 2's wobble %.3f px RMS, "
+        "pass 1's %.3f", w_pass2, w_rolling);
+    if (dir) {
+      char *a = g_build_filename (dir, "rolling-pass1.ppm", NULL);
+      char *b = g_build_filename (dir, "rolling-pass2.ppm", NULL);
+
+      rs_write_frame (a, rolling->frames[N / 2]);
+      rs_write_frame (b, pass2.frames[N / 2]);
+      g_free (a);
+      g_free (b);
+    }
+  }
+  /* a seek: the frames found by their PTS, their trajectory the whole
+   * section's, so the same bytes */
+  for (k = 12; k < N && pass2.n_out == N && seek.n_out == N - 12; k++)
+    same &= memcmp (pass2.frames[k], seek.frames[k - 12], (size_t) W * H * 3)
+        == 0;
+  TEST_CHECK (same, "pass 2 from frame 12 differs from pass 2's frames");
+
+  /* another readout than pass 1's: the bands are measurements, the
+   * readout the model's, so it is taken (and the frames differ; the last
+   * ten frames are enough to see it) */
+  snprintf (props, sizeof (props), "crop=fill rolling-shutter-readout=0.3 "
+      "transforms-mode=read transforms-location=\"%s\"", v3);
+  run_clip_from (frames, N - 10, props, -1, NULL, &other);
+  for (k = N - 10; k < N && other.n_out == 10 && pass2.n_out == N; k++)
+    differs |= memcmp (pass2.frames[k], other.frames[k - (N - 10)],
+        (size_t) W * H * 3);
+  TEST_CHECK (other.n_out == 10 && !other.error[0] && differs, "pass 2 with "
+      "readout 0.3: %d frames of 10 (%s), %s", other.n_out, other.error,
+      differs ? "differ" : "the same as 0.5's");
+
+  /* the version 2 file reads as before (its last six frames); with the
+   * correction, it is an element error (no bands), as a version 3 file
+   * without it */
+  snprintf (props, sizeof (props), "crop=fill transforms-mode=read "
+      "transforms-location=\"%s\"", v2);
+  run_clip_from (frames, N - 6, props, -1, NULL, &v2_read);
+  TEST_CHECK (v2_read.n_out == 6 && !v2_read.error[0], "the version 2 file: "
+      "%d frames of 6 (%s)", v2_read.n_out, v2_read.error);
+  snprintf (props, sizeof (props), "crop=fill rolling-shutter-readout=0.5 "
+      "transforms-mode=read transforms-location=\"%s\"", v2);
+  run_clip (frames, props, -1, NULL, &v2_rolling);
+  TEST_CHECK (v2_rolling.n_out == 0 && strstr (v2_rolling.error,
+          "rolling-shutter-readout") && strstr (v2_rolling.error,
+          "version 2"), "the version 2 file with rolling-shutter-readout: "
+      "%d frames, error \"%s\"", v2_rolling.n_out, v2_rolling.error);
+  snprintf (props, sizeof (props), "crop=fill transforms-mode=read "
+      "transforms-location=\"%s\"", v3);
+  run_clip (frames, props, -1, NULL, &v3_zero);
+  TEST_CHECK (v3_zero.n_out == 0 && strstr (v3_zero.error,
+          "rolling-shutter-readout=0.5"), "the version 3 file without "
+      "rolling-shutter-readout: %d frames, error \"%s\"", v3_zero.n_out,
+      v3_zero.error);
+
+  run_free (&pass2);
+  run_free (&seek);
+  run_free (&other);
+  run_free (&v2_read);
+  run_free (&v2_rolling);
+  run_free (&v3_zero);
+  return w_pass2;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -186,7 +334,8 @@ main (int argc, char **argv)
   rs_truth tr;
   uint8_t *frames[N];
   run_result plain, rolling, zero, lens, playing;
-  double w_in, w_plain, w_rolling;
+  double w_in, w_plain, w_rolling, w_pass2 = INFINITY;
+  char *tmp, *v2, *v3, props[1024];
   int k, same = 1;
 
   gst_init (&argc, &argv);
@@ -215,9 +364,15 @@ main (int argc, char **argv)
     TEST_CHECK (rs_render (cpu, &photo, &tr, RS_READOUT, k, frames[k]),
         "render %d", k);
   }
-  run_clip (frames, "crop=fill", -1, NULL, &plain);
-  run_clip (frames, "crop=fill rolling-shutter-readout=0.5", -1, NULL,
-      &rolling);
+  /* (pass 1 of the two-pass runs below: each writes its transforms file) */
+  tmp = g_dir_make_tmp ("bspline-rolling-XXXXXX", NULL);
+  v2 = g_build_filename (tmp, "plain.trf", NULL);
+  v3 = g_build_filename (tmp, "rolling.trf", NULL);
+  snprintf (props, sizeof (props), "crop=fill transforms-location=\"%s\"", v2);
+  run_clip (frames, props, -1, NULL, &plain);
+  snprintf (props, sizeof (props), "crop=fill rolling-shutter-readout=0.5 "
+      "transforms-location=\"%s\"", v3);
+  run_clip (frames, props, -1, NULL, &rolling);
   run_clip (frames, "crop=fill rolling-shutter-readout=0", -1, NULL, &zero);
   TEST_CHECK (plain.n_out == N && rolling.n_out == N && zero.n_out == N
       && !plain.error[0] && !rolling.error[0] && !zero.error[0],
@@ -249,6 +404,14 @@ main (int argc, char **argv)
   } else {
     w_in = w_plain = w_rolling = INFINITY;
   }
+  w_pass2 = test_two_passes (frames, &rolling, w_rolling, v3, v2,
+      argc > 2 ? argv[2] : NULL);
+  unlink (v2);
+  unlink (v3);
+  rmdir (tmp);
+  g_free (v2);
+  g_free (v3);
+  g_free (tmp);
 
   /* refusals: with the lens stage an element error naming the property;
    * a change while playing a warning, the frames still out */
@@ -271,5 +434,6 @@ main (int argc, char **argv)
   bspline_cpu_free (cpu);
   free (photo.rgb);
   return test_end ("wobble %.3f px RMS in the input, %.3f stabilized, %.3f "
-      "with rolling-shutter-readout=0.5", w_in, w_plain, w_rolling);
+      "with rolling-shutter-readout=0.5, %.3f in its second pass", w_in,
+      w_plain, w_rolling, w_pass2);
 }

@@ -13,7 +13,13 @@
  *  - records written and read back exactly, with their PTS, in sections;
  *    a PTS recorded twice keeps the later record unless that one is
  *    unreliable; frames found by PTS within the tolerance; version 1 files
- *    read as before.
+ *    read as before;
+ *  - version 3 (rolling-shutter-readout > 0; readout 0 writes version 2):
+ *    the readout and each record's bands read back exactly; hostile
+ *    version 3 lines (band counts off by one, a truncated record, NaN,
+ *    infinite and far band translations, a missing, misplaced or doubled
+ *    rolling-shutter line, a readout or band count out of range) refused
+ *    with the line named.
  */
 #include <errno.h>
 #include <signal.h>
@@ -111,7 +117,7 @@ test_hostile_contents (void)
       "bsplinestabilize-transforms");
   check_refused ("size-overflow", "bsplinestabilize-transforms 2\n"
       "size 99999999999 180\n", 51, "Line 2", "32768");
-  check_refused ("version-3", "bsplinestabilize-transforms 3\n", 30,
+  check_refused ("version-4", "bsplinestabilize-transforms 4\n", 30,
       "Line 1", "version");
   check_refused ("reliable-2", V2 "0 2 1 0 0 0 1 0 0\n", strlen (V2) + 18,
       "Line 3", "RELIABLE");
@@ -137,7 +143,8 @@ test_hostile_paths (void)
       && strstr (error->message, "a FIFO"), "FIFO read: %s",
       error ? error->message : "accepted");
   g_clear_error (&error);
-  TEST_CHECK (!gst_bspline_transforms_writer_open (&writer, fifo, &error)
+  TEST_CHECK (!gst_bspline_transforms_writer_open (&writer, fifo, 0.0, 0,
+          &error)
       && error, "FIFO written: accepted");
   g_clear_error (&error);
   TEST_CHECK (gst_bspline_transforms_read ("/dev/zero", &error) == NULL
@@ -145,7 +152,7 @@ test_hostile_paths (void)
       error ? error->message : "accepted");
   g_clear_error (&error);
   TEST_CHECK (!gst_bspline_transforms_writer_open (&writer, "/dev/full",
-          &error) && error && strstr (error->message, "/dev/full"),
+          0.0, 0, &error) && error && strstr (error->message, "/dev/full"),
       "/dev/full written: %s", error ? error->message : "accepted");
   g_clear_error (&error);
   TEST_CHECK (gst_bspline_transforms_read (dir, &error) == NULL && error
@@ -193,11 +200,12 @@ test_write_failure (void)
     setrlimit (RLIMIT_FSIZE, &limit);
     memset (&r, 0, sizeof (r));
     bspline_affine_identity (&r.motion);
-    if (!gst_bspline_transforms_writer_open (&writer, path, &error))
+    if (!gst_bspline_transforms_writer_open (&writer, path, 0.0, 0, &error))
       _exit (2);
     ok = gst_bspline_transforms_writer_section (&writer, 320, 180, &error);
     for (k = 0; ok && k < 100; k++)
-      ok = gst_bspline_transforms_writer_record (&writer, k * 1000, &r, &error);
+      ok = gst_bspline_transforms_writer_record (&writer, k * 1000, &r, NULL,
+          NULL, &error);
     if (ok)
       ok = gst_bspline_transforms_writer_close (&writer, &error);
     else
@@ -237,35 +245,47 @@ test_round_trip (test_rng * rng)
     m[k].motion.m[4] = z * cos (a);
     m[k].motion.m[5] = 60.0 * test_rng_uniform (rng) - 30.0;
   }
-  TEST_CHECK (gst_bspline_transforms_writer_open (&writer, path, &error),
-      "open: %s", error ? error->message : "");
+  TEST_CHECK (gst_bspline_transforms_writer_open (&writer, path, 0.0, 8,
+          &error), "open: %s", error ? error->message : "");
   /* section 1: frames 0-19 at 30 frames/s, a seek back to frame 5 and
    * frames 5-9 again (the first of them unreliable, as after a flush);
    * section 2 (new caps): 20 frames without PTS */
   gst_bspline_transforms_writer_section (&writer, 320, 180, NULL);
   for (k = 0; k < 20; k++)
     gst_bspline_transforms_writer_record (&writer, k * GST_SECOND / 30, &m[k],
-        NULL);
+        NULL, NULL, NULL);
   for (k = 5; k < 10; k++) {
     bspline_motion_result again = m[20 + k];
 
     again.reliable = k != 5;
     gst_bspline_transforms_writer_record (&writer, k * GST_SECOND / 30,
-        &again, NULL);
+        &again, NULL, NULL, NULL);
   }
   gst_bspline_transforms_writer_section (&writer, 160, 90, NULL);
   for (k = 20; k < 40; k++)
     gst_bspline_transforms_writer_record (&writer, GST_CLOCK_TIME_NONE, &m[k],
-        NULL);
+        NULL, NULL, NULL);
   TEST_CHECK (gst_bspline_transforms_writer_close (&writer, &error),
       "close: %s", error ? error->message : "");
   g_clear_error (&error);
 
+  /* readout 0: version 2, as before the rolling-shutter correction */
+  {
+    gchar *text = NULL;
+
+    g_file_get_contents (path, &text, NULL, NULL);
+    TEST_CHECK (text && g_str_has_prefix (text,
+            "bsplinestabilize-transforms 2\n"), "readout 0 wrote: %.40s",
+        text ? text : "nothing");
+    g_free (text);
+  }
   file = gst_bspline_transforms_read (path, &error);
   TEST_CHECK (file != NULL, "read back: %s", error ? error->message : "");
   if (file == NULL)
     return;
-  TEST_CHECK (file->sections->len == 2, "%u sections", file->sections->len);
+  TEST_CHECK (file->sections->len == 2 && file->version == 2
+      && file->n_bands == 0, "%u sections, version %d, %d bands",
+      file->sections->len, file->version, file->n_bands);
   s = g_ptr_array_index (file->sections, 0);
   TEST_CHECK (s->width == 320 && s->height == 180 && s->records->len == 20,
       "section 1: %dx%d, %u records", s->width, s->height, s->records->len);
@@ -298,6 +318,147 @@ test_round_trip (test_rng * rng)
   gst_bspline_transforms_free (file);
   unlink (path);
   g_free (path);
+}
+
+/* Version 3 (rolling-shutter-readout > 0): each record's bands written
+ * and read back exactly, with the seek back's rule, and the readout. */
+static void
+test_version_3 (test_rng * rng)
+{
+  char *path = g_build_filename (dir, "version-3", NULL);
+  GstBSplineTransformsWriter writer;
+  GstBSplineTransformsFile *file;
+  const GstBSplineTransformsSection *s;
+  bspline_motion_result m;
+  double bands[2][12][2 * 8];
+  int reliable[2][12][8];
+  GError *error = NULL;
+  gchar *text = NULL;
+  int k, b, pass;
+
+  memset (&m, 0, sizeof (m));
+  bspline_affine_identity (&m.motion);
+  m.reliable = 1;
+  for (pass = 0; pass < 2; pass++)
+    for (k = 0; k < 12; k++)
+      for (b = 0; b < 8; b++) {
+        bands[pass][k][2 * b] = 40.0 * test_rng_uniform (rng) - 20.0;
+        bands[pass][k][2 * b + 1] = 1e-3 * test_rng_uniform (rng);
+        reliable[pass][k][b] = (k + b + pass) % 5 != 0;
+      }
+  TEST_CHECK (gst_bspline_transforms_writer_open (&writer, path, 0.5, 8,
+          &error), "open: %s", error ? error->message : "");
+  /* frames 0-11, then a seek back: frames 4-11 again (4 unreliable) */
+  gst_bspline_transforms_writer_section (&writer, 320, 180, NULL);
+  for (k = 0; k < 12; k++)
+    gst_bspline_transforms_writer_record (&writer, k * GST_SECOND / 30, &m,
+        bands[0][k], reliable[0][k], NULL);
+  for (k = 4; k < 12; k++) {
+    bspline_motion_result again = m;
+
+    again.reliable = k != 4;
+    gst_bspline_transforms_writer_record (&writer, k * GST_SECOND / 30,
+        &again, bands[1][k], reliable[1][k], NULL);
+  }
+  TEST_CHECK (gst_bspline_transforms_writer_close (&writer, &error),
+      "close: %s", error ? error->message : "");
+  g_clear_error (&error);
+  g_file_get_contents (path, &text, NULL, NULL);
+  TEST_CHECK (text && g_str_has_prefix (text,
+          "bsplinestabilize-transforms 3\n"), "readout 0.5 wrote: %.40s",
+      text ? text : "nothing");
+  g_free (text);
+
+  file = gst_bspline_transforms_read (path, &error);
+  TEST_CHECK (file != NULL, "version 3 read back: %s",
+      error ? error->message : "");
+  g_clear_error (&error);
+  if (file) {
+    TEST_CHECK (file->version == 3 && file->n_bands == 8
+        && file->readout == 0.5, "version %d, %d bands, readout %g",
+        file->version, file->n_bands, file->readout);
+    s = g_ptr_array_index (file->sections, 0);
+    TEST_CHECK (s->records->len == 12 && s->bands != NULL, "%u records",
+        s->records->len);
+    for (k = 0; k < (int) s->records->len && k < 12; k++) {
+      const GstBSplineTransformsRecord *r =
+          &g_array_index (s->records, GstBSplineTransformsRecord, k);
+      const double *v = &g_array_index (s->bands, gdouble, r->bands);
+      /* frame 4: the earlier reliable record, 5-11 the later ones */
+      pass = k >= 5;
+      for (b = 0; b < 8; b++)
+        TEST_CHECK (v[3 * b] == bands[pass][k][2 * b]
+            && v[3 * b + 1] == bands[pass][k][2 * b + 1]
+            && v[3 * b + 2] == reliable[pass][k][b], "frame %d band %d: "
+            "(%.17g, %.17g, %g) read back, (%.17g, %.17g, %d) written", k, b,
+            v[3 * b], v[3 * b + 1], v[3 * b + 2], bands[pass][k][2 * b],
+            bands[pass][k][2 * b + 1], reliable[pass][k][b]);
+    }
+  }
+  gst_bspline_transforms_free (file);
+  unlink (path);
+  g_free (path);
+}
+
+#define V3 "bsplinestabilize-transforms 3\nrolling-shutter 0.5 2\n" \
+    "size 320 180\n"
+#define V3_RECORD "0 1 1 0 0 0 1 0 0"
+
+/* Hostile version 3 lines: refused with the line named. */
+static void
+test_hostile_version_3 (void)
+{
+  static const struct
+  {
+    const char *name, *text, *word;
+  } cases[] = {
+    {"v3-good", V3 V3_RECORD " 0.5 -0.25 1 0 0 0\n", NULL},
+    {"v3-one-band-less", V3 V3_RECORD " 0.5 -0.25 1\n", "Line 4"},
+    {"v3-one-band-more", V3 V3_RECORD " 1 1 1 1 1 1 1 1 1\n", "Line 4"},
+    {"v3-no-bands", V3 V3_RECORD "\n", "Line 4"},
+    {"v3-truncated", V3 V3_RECORD " 0.5 -0.25 1 0 0", "Line 4"},
+    {"v3-nan", V3 V3_RECORD " nan 0 1 0 0 0\n", "finite"},
+    {"v3-inf", V3 V3_RECORD " 0 -inf 1 0 0 0\n", "finite"},
+    {"v3-far", V3 V3_RECORD " 1e300 0 1 0 0 0\n", "10 frame"},
+    {"v3-reliable-2", V3 V3_RECORD " 0 0 2 0 0 0\n", "X Y RELIABLE"},
+    {"v3-word", V3 V3_RECORD " 0 zero 1 0 0 0\n", "X Y RELIABLE"},
+    {"v3-no-rolling", "bsplinestabilize-transforms 3\nsize 320 180\n",
+        "rolling-shutter"},
+    {"v3-rolling-in-v2", "bsplinestabilize-transforms 2\n"
+          "rolling-shutter 0.5 8\n", "version 1 or 2"},
+    {"v3-rolling-after-size", V3 "rolling-shutter 0.5 2\n", "after a size"},
+    {"v3-rolling-twice", "bsplinestabilize-transforms 3\n"
+          "rolling-shutter 0.5 2\nrolling-shutter 0.5 2\n", "second"},
+    {"v3-readout-0", "bsplinestabilize-transforms 3\nrolling-shutter 0 8\n",
+        "READOUT"},
+    {"v3-readout-nan", "bsplinestabilize-transforms 3\n"
+          "rolling-shutter nan 8\n", "READOUT"},
+    {"v3-readout-2", "bsplinestabilize-transforms 3\n"
+          "rolling-shutter 2 8\n", "READOUT"},
+    {"v3-bands-1", "bsplinestabilize-transforms 3\nrolling-shutter 0.5 1\n",
+        "BANDS"},
+    {"v3-bands-33", "bsplinestabilize-transforms 3\n"
+          "rolling-shutter 0.5 33\n", "BANDS"},
+    {"v3-bands-huge", "bsplinestabilize-transforms 3\n"
+          "rolling-shutter 0.5 99999999999999999999\n", "BANDS"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *message;
+    GstBSplineTransformsFile *file = read_text (cases[i].name, cases[i].text,
+        strlen (cases[i].text), &message);
+
+    if (cases[i].word == NULL)
+      TEST_CHECK (file != NULL && file->n_bands == 2, "%s: %s",
+          cases[i].name, message);
+    else
+      TEST_CHECK (file == NULL && message && strstr (message, "Line")
+          && strstr (message, cases[i].word), "%s: %s (want \"%s\" and the "
+          "line)", cases[i].name, file ? "accepted" : message, cases[i].word);
+    gst_bspline_transforms_free (file);
+    g_free (message);
+  }
 }
 
 /* A version 1 file (before the sections and PTSs) reads as before. */
@@ -337,9 +498,11 @@ main (void)
   test_hostile_paths ();
   test_write_failure ();
   test_round_trip (&rng);
+  test_version_3 (&rng);
+  test_hostile_version_3 ();
   test_version_1 ();
   rmdir (dir);
   return test_end ("hostile contents and paths refused with the file, line "
-      "and value named; a failed write reported; records, PTSs and "
-      "sections read back exactly");
+      "and value named; a failed write reported; records, PTSs, "
+      "sections and version 3's bands read back exactly");
 }
