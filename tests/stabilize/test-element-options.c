@@ -31,9 +31,7 @@
 #include <gst/check/gstharness.h>
 
 #include "clip.h"
-#ifdef HAVE_BSPLINE_CUDA
-#include "bspline-cuda.h"
-#endif
+#include "element-backend.h"
 
 #define W 320
 #define H 180
@@ -716,18 +714,9 @@ main (int argc, char **argv)
   double sim_px = 0.0, opt_px = 0.0, rot_locked = 0.0;
 
   gst_init (&argc, &argv);
-  if (g_getenv ("BSPLINE_TEST_BACKEND"))
-    backend = g_getenv ("BSPLINE_TEST_BACKEND");
-  if (strcmp (backend, "cuda") == 0) {
-    char msg[256] = "this build has no CUDA engine";
-#ifdef HAVE_BSPLINE_CUDA
-    if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
-#endif
-    {
-      printf ("SKIP stabilize-options with backend=cuda: %s\n", msg);
-      return 77;
-    }
-  }
+  backend = element_backend ("stabilize-options");
+  if (backend == NULL)
+    return 77;
   test_begin ("stabilize-options", &rng);
   printf ("backend=%s\n", backend);
   if (argc < 2 || !clip_read_ppm (argv[1], &photo))

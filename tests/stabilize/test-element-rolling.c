@@ -34,9 +34,7 @@
 #include <gst/check/gstharness.h>
 
 #include "rolling-clip.h"
-#ifdef HAVE_BSPLINE_CUDA
-#include "bspline-cuda.h"
-#endif
+#include "element-backend.h"
 
 #define W RS_W
 #define H RS_H
@@ -339,18 +337,9 @@ main (int argc, char **argv)
   int k, same = 1;
 
   gst_init (&argc, &argv);
-  if (g_getenv ("BSPLINE_TEST_BACKEND"))
-    backend = g_getenv ("BSPLINE_TEST_BACKEND");
-  if (strcmp (backend, "cuda") == 0) {
-    char msg[256] = "this build has no CUDA engine";
-#ifdef HAVE_BSPLINE_CUDA
-    if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
-#endif
-    {
-      printf ("SKIP stabilize-rolling with backend=cuda: %s\n", msg);
-      return 77;
-    }
-  }
+  backend = element_backend ("stabilize-rolling");
+  if (backend == NULL)
+    return 77;
   test_begin ("stabilize-rolling", &rng);
   printf ("backend=%s\n", backend);
   if (argc < 2 || !clip_read_ppm (argv[1], &photo))

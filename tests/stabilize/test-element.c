@@ -41,10 +41,8 @@
 #include <gst/bspline/bspline-chain-meta.h>
 
 #include "clip.h"
+#include "element-backend.h"
 #include "bspline-geometry.h"
-#ifdef HAVE_BSPLINE_CUDA
-#include "bspline-cuda.h"
-#endif
 
 #define W 640
 #define H 360
@@ -1753,18 +1751,9 @@ main (int argc, char **argv)
   guint i;
 
   gst_init (&argc, &argv);
-  if (g_getenv ("BSPLINE_TEST_BACKEND"))
-    backend = g_getenv ("BSPLINE_TEST_BACKEND");
-  if (strcmp (backend, "cuda") == 0) {
-    char msg[256] = "this build has no CUDA engine";
-#ifdef HAVE_BSPLINE_CUDA
-    if (bspline_cuda_device_count (msg, sizeof (msg)) == 0)
-#endif
-    {
-      printf ("SKIP stabilize-element with backend=cuda: %s\n", msg);
-      return 77;
-    }
-  }
+  backend = element_backend ("stabilize-element");
+  if (backend == NULL)
+    return 77;
   test_begin ("stabilize-element", &rng);
   printf ("backend=%s\n", backend);
   if (argc < 2 || !clip_read_ppm (argv[1], &photo))
