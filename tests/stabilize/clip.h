@@ -213,6 +213,26 @@ clip_add_roll_drift (clip_spec * spec, double degrees)
   }
 }
 
+/* The camera rotation matrix of yaw (about y), pitch (about x) and roll
+ * (about z), radians, applied in that order (roll last). */
+static inline void
+clip_rotation_matrix (double yaw, double pitch, double roll, double *r)
+{
+  double ry[9] = { cos (yaw), 0, sin (yaw), 0, 1, 0, -sin (yaw), 0,
+    cos (yaw)
+  };
+  double rx[9] = { 1, 0, 0, 0, cos (pitch), -sin (pitch), 0, sin (pitch),
+    cos (pitch)
+  };
+  double rz[9] = { cos (roll), -sin (roll), 0, sin (roll), cos (roll), 0, 0,
+    0, 1
+  };
+  double t[9];
+
+  bspline_matrix_multiply (rx, ry, t);
+  bspline_matrix_multiply (rz, t, r);
+}
+
 /* The renderings' resampling: the double engine, order 5, mirror
  * boundary, no antialiasing. */
 static inline void

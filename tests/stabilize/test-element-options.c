@@ -343,26 +343,6 @@ test_analysis_region (test_rng * rng, double *whole_px, double *region_px)
 
 #define WIDE_FOV 100.0          /* degrees, horizontal */
 
-/* The rotation matrix of yaw (about y), pitch (about x) and roll (about
- * z), radians, applied in that order (roll last). */
-static void
-rotation_matrix (double yaw, double pitch, double roll, double *r)
-{
-  double ry[9] = { cos (yaw), 0, sin (yaw), 0, 1, 0, -sin (yaw), 0,
-    cos (yaw)
-  };
-  double rx[9] = { 1, 0, 0, 0, cos (pitch), -sin (pitch), 0, sin (pitch),
-    cos (pitch)
-  };
-  double rz[9] = { cos (roll), -sin (roll), 0, sin (roll), cos (roll), 0, 0,
-    0, 1
-  };
-  double t[9];
-
-  bspline_matrix_multiply (rx, ry, t);
-  bspline_matrix_multiply (rz, t, r);
-}
-
 /* K R K^-1 T(-o): photo pixels -> frame pixels of a w x h camera turned
  * by r, the photo being the first camera's pinhole picture centred on
  * it. */
@@ -424,7 +404,7 @@ wide_clip (test_rng * rng, int w, int h, double drift, int level_start,
   for (k = 0; k < N; k++) {
     double rot[9];
 
-    rotation_matrix (k * 0.15 * deg + 2.0 * deg * (clip_shake_at (&yaw, k)
+    clip_rotation_matrix (k * 0.15 * deg + 2.0 * deg * (clip_shake_at (&yaw, k)
             - y0), 2.0 * deg * (clip_shake_at (&pitch, k) - p0),
         deg * (clip_shake_at (&roll, k) + drift * k / (N - 1)), rot);
     wide_map (rot, f, w, h, ox, oy, g[k]);
@@ -492,7 +472,7 @@ test_rotation_model (test_rng * rng, double *rot_px, double *opt_px,
   int run, k;
 
   /* the intended frame-to-frame motion: the pan's step, K R K^-1 */
-  rotation_matrix (0.15 * TEST_PI / 180.0, 0.0, 0.0, pan);
+  clip_rotation_matrix (0.15 * TEST_PI / 180.0, 0.0, 0.0, pan);
   wide_map (pan, f, W, H, 0.0, 0.0, pan_h);
   for (run = 0; run < 4; run++) {
     static const char *const extra[] = {

@@ -620,26 +620,6 @@ test_rotation_fit (void)
 
 /* ---- the camera rotation model on a turning 100-degree lens ---- */
 
-/* yaw (about y), pitch (about x), roll (about z), radians, applied in
- * that order (roll last) */
-static void
-rot_matrix (double yaw, double pitch, double roll, double *r)
-{
-  double ry[9] = { cos (yaw), 0, sin (yaw), 0, 1, 0, -sin (yaw), 0,
-    cos (yaw)
-  };
-  double rx[9] = { 1, 0, 0, 0, cos (pitch), -sin (pitch), 0, sin (pitch),
-    cos (pitch)
-  };
-  double rz[9] = { cos (roll), -sin (roll), 0, sin (roll), cos (roll), 0, 0,
-    0, 1
-  };
-  double t[9];
-
-  bspline_matrix_multiply (rx, ry, t);
-  bspline_matrix_multiply (rz, t, r);
-}
-
 /* r = a b (Hamilton) and the rotation matrix of the unit quaternion q: the
  * test's own, for the camera path the stabilizer builds from the fits */
 static void
@@ -768,7 +748,7 @@ test_rotation_model (test_rng * rng, double pan)
     };
     double deg = TEST_PI / 180.0, cx = 0.5 * W, cy = 0.5 * H, w, u, v;
 
-    rot_matrix (pan * deg * k + 2 * deg * clip_shake_at (&yaw, k),
+    clip_rotation_matrix (pan * deg * k + 2 * deg * clip_shake_at (&yaw, k),
         2 * deg * clip_shake_at (&pitch, k), deg * (clip_shake_at (&roll, k)
             + 5.0 * k / (RN - 1)), rk);
     if (k == 0) {
