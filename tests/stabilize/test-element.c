@@ -426,10 +426,10 @@ live_handoff (G_GNUC_UNUSED GstElement * sink, G_GNUC_UNUSED GstBuffer * buf,
  * solve's thread (solve-thread's default), and the frames
  * reach a synchronised sink that drops anything later than 20 ms: less
  * than the 33 ms of one frame by which a latency short by a frame would
- * make them late, and more slack than the 5 ms used before for the
- * scheduling of a busy 2-core machine (this test failed once in about 25
- * runs there, its message not kept; this is its one check that depends
- * on timing). */
+ * make them all late.  A busy 2-core machine made some late all the same
+ * (3 of 40 under three agents' builds; all of them once, under a load of
+ * 7-8), so at most 4 of 40 may be: this is the test's one check that
+ * depends on timing. */
 static void
 test_live (GstClockTime * reported)
 {
@@ -506,9 +506,13 @@ test_live (GstClockTime * reported)
       gst_structure_free (stats);
     }
   }
-  TEST_CHECK (live_received == 40 && dropped == 0,
-      "live: %d frames rendered, %" G_GUINT64_FORMAT " dropped as late",
-      live_received, dropped);
+  /* a latency short by a frame makes every frame late; a busy machine
+   * makes a few late (the element's QoS then skips them, or the sink
+   * drops them) */
+  TEST_CHECK (live_received + (int) dropped <= 40
+      && 40 - live_received + (int) dropped <= 4,
+      "live: %d frames rendered, %" G_GUINT64_FORMAT " dropped as late (at "
+      "most 4 of 40 late)", live_received, dropped);
   gst_element_set_state (pipe, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (pipe);
