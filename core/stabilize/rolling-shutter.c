@@ -299,6 +299,100 @@ bspline_rolling_solve (const bspline_rolling_params * params, int n_frames,
   return BSPLINE_OK;
 }
 
+/* The squared differences between the bands' measurements and what the
+ * trajectory (knots) of params predicts for them, summed; *count: how
+ * many. */
+static double
+rolling_misfit (const bspline_rolling_params * params, int n_frames,
+    const double *band_motion, const int *reliable, const double *knots,
+    int n_knots, int *count)
+{
+  int kb = params->n_bands, f, b;
+  double sum = 0.0;
+
+  *count = 0;
+  for (f = 1; f < n_frames; f++)
+    for (b = 0; b < kb; b++) {
+      const double *d = band_motion + ((size_t) f * kb + b) * 2;
+      double x0, y0, x1, y1;
+
+      if (reliable && !reliable[(size_t) f * kb + b])
+        continue;
+      /* as bspline_rolling_solve's measurement equation */
+      bspline_rolling_position (params, knots, n_knots,
+          bspline_rolling_band_time (params, f, b)
+          + params->readout * d[1] / params->height, &x1, &y1);
+      bspline_rolling_position (params, knots, n_knots,
+          bspline_rolling_band_time (params, f - 1, b), &x0, &y0);
+      sum += (d[0] - (x1 - x0)) * (d[0] - (x1 - x0))
+          + (d[1] - (y1 - y0)) * (d[1] - (y1 - y0));
+      (*count)++;
+    }
+  return sum;
+}
+
+bspline_status
+bspline_rolling_estimate_readout (const bspline_rolling_params * params,
+    int n_frames, const double *band_motion, const int *reliable,
+    double *readout, char *msg, size_t msg_len)
+{
+  enum
+  { STEPS = (int) (1.0 / BSPLINE_ROLLING_ESTIMATE_STEP + 0.5) };
+  bspline_rolling_params p = *params;
+  double misfit[STEPS + 1], *knots;
+  int n_knots, i, best = 0, count = 0;
+  bspline_status st;
+
+  *readout = 0.0;
+  p.readout = 0.0;
+  st = bspline_rolling_params_validate (&p, msg, msg_len);
+  if (st != BSPLINE_OK)
+    return st;
+  if (n_frames < BSPLINE_ROLLING_ESTIMATE_MIN_FRAMES) {
+    snprintf (msg, msg_len, "rolling shutter: the readout needs the bands "
+        "of %d frames, not %d", BSPLINE_ROLLING_ESTIMATE_MIN_FRAMES,
+        n_frames);
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  n_knots = bspline_rolling_n_knots (&p, n_frames);
+  knots = malloc ((size_t) n_knots * 2 * sizeof (double));
+  if (!knots) {
+    snprintf (msg, msg_len, "rolling shutter: out of memory");
+    return BSPLINE_ERROR_NO_MEMORY;
+  }
+  for (i = 0; i <= STEPS; i++) {
+    p.readout = i * BSPLINE_ROLLING_ESTIMATE_STEP;
+    st = bspline_rolling_solve (&p, n_frames, band_motion, reliable, knots,
+        msg, msg_len);
+    if (st != BSPLINE_OK)
+      break;
+    misfit[i] = rolling_misfit (&p, n_frames, band_motion, reliable, knots,
+        n_knots, &count);
+    if (!isfinite (misfit[i]))
+      misfit[i] = INFINITY;
+    if (misfit[i] < misfit[best])
+      best = i;
+  }
+  free (knots);
+  if (st != BSPLINE_OK)
+    return st;
+  if (count == 0 || !isfinite (misfit[best])) {
+    snprintf (msg, msg_len, "rolling shutter: no reliable band measurement "
+        "to estimate the readout from");
+    return BSPLINE_ERROR_INVALID_ARGUMENT;
+  }
+  *readout = best * BSPLINE_ROLLING_ESTIMATE_STEP;
+  if (best > 0 && best < STEPS) {
+    double a = misfit[best - 1], b = misfit[best], c = misfit[best + 1];
+    double curvature = a - 2.0 * b + c;
+
+    if (curvature > 0.0)
+      *readout += 0.5 * (a - c) / curvature * BSPLINE_ROLLING_ESTIMATE_STEP;
+  }
+  *readout = fmin (1.0, fmax (0.0, *readout));
+  return BSPLINE_OK;
+}
+
 void
 bspline_rolling_position (const bspline_rolling_params * params,
     const double *knots, int n_knots, double t, double *px, double *py)

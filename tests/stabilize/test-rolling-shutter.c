@@ -28,6 +28,9 @@
 #define W RS_W
 #define H RS_H
 
+/* frames of the global-shutter clip the readout is estimated on */
+#define RS_GLOBAL_FRAMES 12
+
 static bspline_cpu *cpu;
 static clip_photo photo;
 
@@ -216,6 +219,47 @@ main (int argc, char **argv)
   TEST_CHECK (before > 1.0, "input wobble %.3f px: the clip tests too "
       "little", before);
   TEST_CHECK (after < 0.15, "corrected wobble %.3f px RMS, target 0.15", after);
+
+  /* the readout estimated from the bands alone: the clip's, and a global
+   * shutter's on frames of the same shake read at once */
+  {
+    double est = -1.0, est_global = -1.0, est_short;
+    double *gm = calloc ((size_t) RS_GLOBAL_FRAMES * rp.n_bands * 2,
+        sizeof (double));
+    int *gr_ok = calloc ((size_t) RS_GLOBAL_FRAMES * rp.n_bands, sizeof (int));
+    uint8_t *rgb = malloc ((size_t) W * H * 3);
+
+    TEST_CHECK (bspline_rolling_estimate_readout (&rp, RS_FRAMES, motion,
+            reliable, &est, msg, sizeof (msg)) == BSPLINE_OK
+        && fabs (est - RS_READOUT) <= 0.05, "readout %.2f estimated as "
+        "%.4f (%s)", RS_READOUT, est, msg);
+    bspline_rolling_meter_reset (meter);
+    bspline_motion_estimator_reset (global);
+    for (f = 0; f < RS_GLOBAL_FRAMES; f++) {
+      bspline_luma_frame lf;
+
+      TEST_CHECK (rs_render (cpu, &photo, &tr, 0.0, f, rgb), "render");
+      clip_luma_rgb (rgb, W, H, &lf);
+      TEST_CHECK (bspline_motion_estimate (global, &lf, &gr) == BSPLINE_OK
+          && bspline_rolling_meter_measure (meter, &lf, &gr.motion,
+              gm + (size_t) f * rp.n_bands * 2,
+              gr_ok + (size_t) f * rp.n_bands) == BSPLINE_OK,
+          "global shutter frame %d: measure failed", f);
+    }
+    TEST_CHECK (bspline_rolling_estimate_readout (&rp, RS_GLOBAL_FRAMES, gm,
+            gr_ok, &est_global, msg, sizeof (msg)) == BSPLINE_OK
+        && est_global <= 0.05, "a global shutter's readout estimated as "
+        "%.4f (%s)", est_global, msg);
+    TEST_CHECK (bspline_rolling_estimate_readout (&rp, 2, gm, gr_ok,
+            &est_short, msg, sizeof (msg)) == BSPLINE_ERROR_INVALID_ARGUMENT,
+        "the readout estimated from 2 frames");
+    printf ("readout estimated from the bands: %.4f (truth %.2f, %d "
+        "frames), %.4f on a global shutter (%d frames)\n", est, RS_READOUT,
+        RS_FRAMES, est_global, RS_GLOBAL_FRAMES);
+    free (gm);
+    free (gr_ok);
+    free (rgb);
+  }
 
   /* readout 0: the correction is exactly the identity */
   {
