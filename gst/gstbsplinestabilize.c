@@ -433,8 +433,10 @@ gst_bspline_stabilize_class_init (GstBSplineStabilizeClass * klass)
           "and removed in the same warp as the shake (with "
           "transforms-location, the bands' motion is written to the file, "
           "version 3, and read from it); 0 = a global shutter, no "
-          "correction; not with the lens stage (range 0-1, default 0)",
-          0.0, 1.0, DEFAULT_ROLLING_SHUTTER_READOUT, flags));
+          "correction; -1 = estimated from the bands of the first frames "
+          "(posted in a bsplinestabilize-readout element message; not with "
+          "transforms-location); not with the lens stage (range -1 to 1, "
+          "default 0)", -1.0, 1.0, DEFAULT_ROLLING_SHUTTER_READOUT, flags));
 
   /* the camera path's solve beside the next frame's motion
    * (gstbsplinestabilizesolve.c) */
@@ -607,6 +609,10 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   self->path.n_in = 0;
   self->qos_dropped = 0;
   read = s->transforms_mode == GST_BSPLINE_STABILIZE_TRANSFORMS_READ;
+  /* the estimated readout is the stream's own: a file could not carry
+   * it to the first pass's header, nor give pass 2 the same */
+  if (s->transforms_location && s->rolling_readout < 0.0)
+    goto estimate_with_file;
   /* (written: version 3 with the bands where the correction is on) */
   if (s->transforms_location
       && !gst_bspline_transforms_stream_open (&self->transforms,
@@ -621,6 +627,14 @@ gst_bspline_stabilize_start (GstBaseTransform * trans)
   return TRUE;
 
   /* ERRORS */
+estimate_with_file:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("rolling-shutter-readout=-1 "
+            "(estimated) cannot be used with transforms-location: set the "
+            "readout (the first pass without the file posts its estimate "
+            "in a bsplinestabilize-readout message)."), (NULL));
+    return FALSE;
+  }
 transforms_failed:
   {
     gst_bspline_transforms_post_error (GST_ELEMENT (self), error, read);

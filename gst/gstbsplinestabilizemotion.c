@@ -266,7 +266,7 @@ gst_bspline_stabilize_motion_start (GstBSplineStabilize * self,
       BSPLINE_MOTION_AFFINE : self->run.motion_model;
   /* with the rolling-shutter correction, affine: the readout's shear kept
    * apart from the rotation (gst_bspline_stabilize_rolling_motion) */
-  if (self->run.rolling_readout > 0.0)
+  if (self->run.rolling_readout != 0.0)
     mp.model = BSPLINE_MOTION_AFFINE;
   mp.n_threads = (int) self->run.resample.n_threads;
   /* with the lens stage, the estimator sees the undistorted frame at its
@@ -376,6 +376,10 @@ gst_bspline_stabilize_motion_clear (GstBSplineStabilizeMotion * motion)
  * bands join the trajectory's solve (at least a few, else the look-ahead's
  * length), and the STMap's rows per frame row. */
 #define ROLLING_MIN_PAST 8
+/* rolling-shutter-readout=-1: the frames whose bands make the estimate
+ * that is kept (docs/notes/rolling-shutter-readout-estimate.md: within
+ * 0.025 from 10 frames on the test clip) */
+#define ROLLING_ESTIMATE_FRAMES 10
 #define ROLLING_MAP_STEP 4
 
 gboolean
@@ -394,12 +398,15 @@ gst_bspline_stabilize_rolling_start (GstBSplineStabilize * self,
     goto file_without_bands;
   if (file && readout <= 0.0 && file->n_bands > 0)
     goto file_with_bands;
-  if (readout <= 0.0)
+  if (readout == 0.0)
     return TRUE;
   if (gst_bspline_settings_lens_model (&self->run.lens) != BSPLINE_LENS_NONE)
     goto with_lens;
   bspline_rolling_params_init (&rolling->params, h);
-  rolling->params.readout = readout;
+  /* -1: estimated from the first frames' bands (no correction before) */
+  rolling->estimate = readout < 0.0;
+  rolling->estimated = FALSE;
+  rolling->params.readout = rolling->estimate ? 0.0 : readout;
   /* the second pass: the file's bands, nothing measured (the trajectory is
    * solved over each section as it starts) */
   if (file) {
@@ -486,6 +493,38 @@ gst_bspline_stabilize_rolling_measure (GstBSplineStabilize * self,
   return GST_FLOW_ERROR;
 }
 
+/* rolling-shutter-readout=-1: the readout estimated from the bands of
+ * the n frames the first corrections are solved over, again with each
+ * frame until ROLLING_ESTIMATE_FRAMES are there (then kept for the caps;
+ * with fewer than BSPLINE_ROLLING_ESTIMATE_MIN_FRAMES, 0: no
+ * correction), and posted once kept. */
+static void
+gst_bspline_stabilize_rolling_estimate (GstBSplineStabilize * self, gint n,
+    const gdouble * motion, const gint * reliable)
+{
+  GstBSplineStabilizeRolling *rolling = &self->rolling;
+  gdouble readout;
+  gchar msg[256] = "";
+
+  if (n < BSPLINE_ROLLING_ESTIMATE_MIN_FRAMES)
+    return;
+  if (bspline_rolling_estimate_readout (&rolling->params, n, motion,
+          reliable, &readout, msg, sizeof (msg)) != BSPLINE_OK) {
+    GST_DEBUG_OBJECT (self, "no readout estimate from %d frames: %s", n, msg);
+    return;
+  }
+  rolling->params.readout = readout;
+  if (n < ROLLING_ESTIMATE_FRAMES)
+    return;
+  rolling->estimated = TRUE;
+  GST_INFO_OBJECT (self, "rolling-shutter readout estimated from %d frames: "
+      "%.4f of the frame interval", n, readout);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("bsplinestabilize-readout", "readout",
+              G_TYPE_DOUBLE, readout, "frames", G_TYPE_INT, n, NULL)));
+}
+
 /* The trajectory over the frames before (past), `head` (NULL: none), those
  * held back and `tail` (NULL: none), in that order: *n frames, *knots
  * (g_free) of *n_knots. */
@@ -512,6 +551,7 @@ gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
     const GstBSplineStabilizeBands *b;
     gint j = i - n_past - (head != NULL);
 
+
     if (i < n_past)
       b = &g_array_index (rolling->past, GstBSplineStabilizeBands, i);
     else if (j < 0)
@@ -524,6 +564,8 @@ gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
     memcpy (motion + (gsize) i * kb * 2, b->motion, sizeof (gdouble) * kb * 2);
     memcpy (reliable + (gsize) i * kb, b->reliable, sizeof (gint) * kb);
   }
+  if (rolling->estimate && !rolling->estimated)
+    gst_bspline_stabilize_rolling_estimate (self, *n, motion, reliable);
   status = bspline_rolling_solve (rp, *n, motion, reliable, *knots, msg,
       msg_len);
   g_free (motion);

@@ -73,7 +73,8 @@ typedef struct
   bspline_motion_model motion_model;
   GstBSplineSettings resample;  /* the properties shared with bsplinewarp */
   GstBSplineLensSettings lens;  /* the lens stage's */
-  gdouble rolling_readout;      /* fraction of the frame interval, 0: off */
+  gdouble rolling_readout;      /* fraction of the frame interval, 0: off,
+                                 * -1: estimated */
   gchar *transforms_location;
   GstBSplineStabilizeTransformsMode transforms_mode;
   /* issue 41: the camera path's solve on a thread of its own */
@@ -150,6 +151,9 @@ typedef struct
 typedef struct
 {
   gboolean on;                  /* FALSE: no rolling-shutter correction */
+  /* rolling-shutter-readout=-1: params' readout estimated from the bands
+   * (estimated: kept for the caps) */
+  gboolean estimate, estimated;
   bspline_rolling_params params;
   bspline_rolling_meter *meter; /* the bands measured here, or NULL */
   GArray *past;                 /* GstBSplineStabilizeBands, oldest first */

@@ -50,6 +50,9 @@ typedef struct
   uint8_t *frames[N];
   int n_out, warnings;
   char error[512];
+  /* bsplinestabilize-readout messages and the last one's readout */
+  int n_readout;
+  double readout;
 } run_result;
 
 static void
@@ -87,6 +90,11 @@ pop_messages (GstBus * bus, run_result * r)
   while ((msg = gst_bus_pop (bus))) {
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
       r->warnings++;
+    } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+        && gst_message_has_name (msg, "bsplinestabilize-readout")) {
+      r->n_readout++;
+      gst_structure_get_double (gst_message_get_structure (msg), "readout",
+          &r->readout);
     } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR
         && r->error[0] == '\0') {
       GError *e = NULL;
@@ -209,10 +217,10 @@ test_properties (void)
       "no double rolling-shutter-readout");
   if (ps && G_IS_PARAM_SPEC_DOUBLE (ps)) {
     pd = G_PARAM_SPEC_DOUBLE (ps);
-    TEST_CHECK (pd->minimum == 0.0 && pd->maximum == 1.0
+    TEST_CHECK (pd->minimum == -1.0 && pd->maximum == 1.0
         && pd->default_value == 0.0, "rolling-shutter-readout range %g-%g "
-        "default %g, want 0-1 default 0", pd->minimum, pd->maximum,
-        pd->default_value);
+        "default %g, want -1 (estimated) to 1, default 0", pd->minimum,
+        pd->maximum, pd->default_value);
   }
   g_object_get (e, "rolling-shutter-readout", &v, NULL);
   TEST_CHECK (v == 0.0, "rolling-shutter-readout reads %g", v);
@@ -401,6 +409,52 @@ main (int argc, char **argv)
   g_free (v2);
   g_free (v3);
   g_free (tmp);
+
+  /* rolling-shutter-readout=-1: the readout estimated from the first
+   * frames' bands, posted once, and the wobble removed as with the
+   * clip's readout given; not with a transforms file */
+  {
+    run_result est, est_file;
+    int c;
+    double w_est = INFINITY;
+
+    run_clip (frames, "crop=fill rolling-shutter-readout=-1", -1, NULL, &est);
+    TEST_CHECK (est.n_out == N && !est.error[0] && est.n_readout == 1
+        && fabs (est.readout - RS_READOUT) <= 0.05, "rolling-shutter-"
+        "readout=-1: %d frames, %d readout messages, readout %.4f (truth "
+        "%.2f); %s", est.n_out, est.n_readout, est.readout, RS_READOUT,
+        est.error);
+    if (est.n_out == N)
+      w_est = rs_picture_wobble (est.frames, N, &c);
+    printf ("rolling-shutter-readout=-1: readout estimated %.4f (truth "
+        "%.2f), wobble %.3f px RMS\n", est.readout, RS_READOUT, w_est);
+    TEST_CHECK (w_est < 0.2, "wobble %.3f px RMS with the estimated readout",
+        w_est);
+    run_free (&est);
+    /* refused as the element starts, before the file is opened */
+    {
+      GstElement *e = gst_element_factory_make ("bsplinestabilize", NULL);
+      GstBus *bus = gst_bus_new ();
+      GstStateChangeReturn started;
+
+      memset (&est_file, 0, sizeof (est_file));
+      gst_element_set_bus (e, bus);
+      gst_util_set_object_arg (G_OBJECT (e), "rolling-shutter-readout", "-1");
+      g_object_set (e, "transforms-location",
+          "/nonexistent/never-written.trf", NULL);
+      started = gst_element_set_state (e, GST_STATE_PAUSED);
+      pop_messages (bus, &est_file);
+      gst_element_set_state (e, GST_STATE_NULL);
+      gst_bus_set_flushing (bus, TRUE);
+      gst_object_unref (e);
+      gst_object_unref (bus);
+      TEST_CHECK (started == GST_STATE_CHANGE_FAILURE
+          && strstr (est_file.error, "rolling-shutter-readout=-1") != NULL
+          && strstr (est_file.error, "transforms-location") != NULL,
+          "the estimate with a transforms file: start %d, error \"%s\"",
+          started, est_file.error);
+    }
+  }
 
   /* refusals: with the lens stage an element error naming the property;
    * a change while playing a warning, the frames still out */
