@@ -551,7 +551,6 @@ gst_bspline_stabilize_rolling_solve (GstBSplineStabilize * self,
     const GstBSplineStabilizeBands *b;
     gint j = i - n_past - (head != NULL);
 
-
     if (i < n_past)
       b = &g_array_index (rolling->past, GstBSplineStabilizeBands, i);
     else if (j < 0)
