@@ -31,7 +31,7 @@
 #include <gst/check/gstharness.h>
 
 #include "clip.h"
-#include "element-backend.h"
+#include "element-test.h"
 
 #define W 320
 #define H 180
@@ -45,24 +45,6 @@
 static bspline_cpu *cpu;
 static clip_photo photo;
 static const char *backend = "cpu";
-
-static GstBuffer *
-rgbx_buffer (const uint8_t * rgb, int w, int h, int k)
-{
-  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) w * h * 4);
-  GstMapInfo map;
-  int i;
-
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < w * h; i++) {
-    memcpy (map.data + 4 * i, rgb + 3 * i, 3);
-    map.data[4 * i + 3] = 255;
-  }
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (k, GST_SECOND, 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
-}
 
 /* What a run saw: each frame's posted correction and zoom, the warnings
  * and the first error's text. */
@@ -151,7 +133,7 @@ run_clip (uint8_t * const *frames, int w, int h, const char *props,
         gst_structure_free (s);
     }
     if (k < N) {
-      if (gst_harness_push (harness, rgbx_buffer (frames[k], w, h, k))
+      if (gst_harness_push (harness, element_rgbx_buffer (frames[k], w, h, k))
           != GST_FLOW_OK)
         break;
     } else {

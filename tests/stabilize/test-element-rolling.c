@@ -34,7 +34,7 @@
 #include <gst/check/gstharness.h>
 
 #include "rolling-clip.h"
-#include "element-backend.h"
+#include "element-test.h"
 
 #define W RS_W
 #define H RS_H
@@ -62,24 +62,6 @@ run_free (run_result * r)
 
   for (k = 0; k < N; k++)
     free (r->frames[k]);
-}
-
-static GstBuffer *
-rgbx_buffer (const uint8_t * rgb, int k)
-{
-  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) W * H * 4);
-  GstMapInfo map;
-  int i;
-
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < W * H; i++) {
-    memcpy (map.data + 4 * i, rgb + 3 * i, 3);
-    map.data[4 * i + 3] = 255;
-  }
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (k, GST_SECOND, 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
 }
 
 static void
@@ -151,7 +133,7 @@ run_clip_from (uint8_t * const *frames, int first, const char *props,
   for (k = first; k < N; k++) {
     if (k == change_at)
       g_object_set (e, change, 0.25, NULL);
-    if (gst_harness_push (harness, rgbx_buffer (frames[k], k)) != GST_FLOW_OK)
+    if (gst_harness_push (harness, element_rgbx_buffer (frames[k], W, H, k)) != GST_FLOW_OK)
       break;
     pop_messages (bus, r);
     while ((out = gst_harness_try_pull (harness)))

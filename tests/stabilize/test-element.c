@@ -41,7 +41,7 @@
 #include <gst/bspline/bspline-chain-meta.h>
 
 #include "clip.h"
-#include "element-backend.h"
+#include "element-test.h"
 #include "bspline-geometry.h"
 
 #define W 640
@@ -55,25 +55,6 @@ static bspline_cpu *cpu;
 static clip_photo photo;
 /* the element's backend: BSPLINE_TEST_BACKEND, or cpu */
 static const char *backend = "cpu";
-
-/* RGB (3 bytes a pixel) into a new RGBx buffer. */
-static GstBuffer *
-rgbx_buffer (const uint8_t * rgb, int w, int h, int k)
-{
-  GstBuffer *buf = gst_buffer_new_and_alloc ((gsize) w * h * 4);
-  GstMapInfo map;
-  int i;
-
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (i = 0; i < w * h; i++) {
-    memcpy (map.data + 4 * i, rgb + 3 * i, 3);
-    map.data[4 * i + 3] = 255;
-  }
-  gst_buffer_unmap (buf, &map);
-  GST_BUFFER_PTS (buf) = gst_util_uint64_scale (k, GST_SECOND, 30);
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  return buf;
-}
 
 static GstCaps *
 rgbx_caps (int w, int h)
@@ -196,7 +177,7 @@ test_shaky_clip (test_rng * rng, double *rms_px, double *rms_deg,
 
     if (k < spec.n_frames) {
       clip_render (cpu, &photo, &spec, k, rgb);
-      TEST_CHECK (gst_harness_push (h, rgbx_buffer (rgb, W, H, k))
+      TEST_CHECK (gst_harness_push (h, element_rgbx_buffer (rgb, W, H, k))
           == GST_FLOW_OK, "push %d", k);
     } else {
       gst_harness_push_event (h, gst_event_new_eos ());
@@ -274,7 +255,7 @@ test_formats (test_rng * rng, gboolean static_clip, const char *format)
   gst_harness_set_src_caps (h, caps);
   for (k = 0; k < spec.n_frames; k++) {
     clip_render (cpu, &photo, &spec, static_clip ? 0 : k, rgb);
-    gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
+    gst_harness_push (h, element_rgbx_buffer (rgb, 320, 180, k));
   }
   gst_harness_push_event (h, gst_event_new_eos ());
   for (;;) {
@@ -331,7 +312,7 @@ test_static_clip (void)
 
   clip_make_maps (&spec, photo.width, photo.height, NULL);
   clip_render (cpu, &photo, &spec, 0, rgb);
-  in = rgbx_buffer (rgb, W, H, 0);
+  in = element_rgbx_buffer (rgb, W, H, 0);
   h = stabilize_harness ("smoothing=5", &bus);
   gst_harness_set_src_caps (h, rgbx_caps (W, H));
   for (k = 0; k < 15; k++) {
@@ -382,7 +363,7 @@ test_eos_and_flush (test_rng * rng)
   gst_harness_set_src_caps (h, rgbx_caps (320, 180));
   for (k = 0; k < 12; k++) {
     clip_render (cpu, &photo, &spec, k, rgb);
-    gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
+    gst_harness_push (h, element_rgbx_buffer (rgb, 320, 180, k));
   }
   TEST_CHECK (gst_harness_buffers_in_queue (h) == 7 - SOLVE_LAG,
       "12 frames in with smoothing 5: %u out, not %d",
@@ -398,7 +379,7 @@ test_eos_and_flush (test_rng * rng)
   }
   for (k = 12; k < 22; k++) {
     clip_render (cpu, &photo, &spec, k, rgb);
-    gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
+    gst_harness_push (h, element_rgbx_buffer (rgb, 320, 180, k));
   }
   gst_harness_push_event (h, gst_event_new_eos ());
   TEST_CHECK (gst_harness_buffers_received (h) == 7 - SOLVE_LAG + 10,
@@ -551,7 +532,7 @@ test_transforms_file_path (test_rng * rng, const char *path_mode)
     gst_harness_set_src_caps (h, rgbx_caps (320, 180));
     for (k = 0; k < spec.n_frames; k++) {
       clip_render (cpu, &photo, &spec, k, rgb);
-      gst_harness_push (h, rgbx_buffer (rgb, 320, 180, k));
+      gst_harness_push (h, element_rgbx_buffer (rgb, 320, 180, k));
       if (pass == 1)
         TEST_CHECK (gst_harness_buffers_received (h) == (guint) k + 1,
             "transforms-mode=read holds frames back");
@@ -628,7 +609,7 @@ test_use_meta (void)
 
   clip_make_maps (&spec, photo.width, photo.height, NULL);
   clip_render (cpu, &photo, &spec, 0, rgb);
-  in = rgbx_buffer (rgb, 320, 180, 0);
+  in = element_rgbx_buffer (rgb, 320, 180, 0);
 
   /* column-major: rotation by angle (counter-clockwise with y up), a
    * zoom of 1.1 and a shift of 0.05 of the width right, 0.1 of the height
@@ -739,7 +720,7 @@ test_defer (test_rng * rng)
 
       if (k < spec.n_frames) {
         clip_render (cpu, &photo, &spec, k, rgb);
-        TEST_CHECK (gst_harness_push (h1, rgbx_buffer (rgb, 320, 180, k))
+        TEST_CHECK (gst_harness_push (h1, element_rgbx_buffer (rgb, 320, 180, k))
             == GST_FLOW_OK, "defer: push %d", k);
       } else
         gst_harness_push_event (h1, gst_event_new_eos ());
@@ -755,7 +736,7 @@ test_defer (test_rng * rng)
 
       if (k < spec.n_frames) {
         clip_render (cpu, &photo, &spec, k, rgb);
-        TEST_CHECK (gst_harness_push (h2, rgbx_buffer (rgb, 320, 180, k))
+        TEST_CHECK (gst_harness_push (h2, element_rgbx_buffer (rgb, 320, 180, k))
             == GST_FLOW_OK, "defer: push %d", k);
       } else
         gst_harness_push_event (h2, gst_event_new_eos ());
@@ -815,7 +796,7 @@ test_defer (test_rng * rng)
     h = stabilize_harness ("smoothing=5", &bus);
     gst_harness_set_src_caps (h, rgbx_caps (320, 180));
     clip_render (cpu, &photo, &spec, 0, rgb);
-    in = rgbx_buffer (rgb, 320, 180, 0);
+    in = element_rgbx_buffer (rgb, 320, 180, 0);
     chain = gst_buffer_add_bspline_chain_meta (in, 320, 180);
     gst_bspline_chain_meta_add_homography (chain, shift);
     TEST_CHECK (gst_harness_push (h, in) == GST_FLOW_ERROR,
@@ -867,7 +848,7 @@ test_quality_while_playing (test_rng * rng)
 
       if (k < N) {
         clip_render (cpu, &photo, &spec, k, rgb);
-        gst_harness_push (h, rgbx_buffer (rgb, SW, SH, k));
+        gst_harness_push (h, element_rgbx_buffer (rgb, SW, SH, k));
       } else {
         gst_harness_push_event (h, gst_event_new_eos ());
       }
@@ -944,7 +925,7 @@ stream_clip_make (stream_clip * c, test_rng * rng, int n)
   c->frames = calloc (n, sizeof (GstBuffer *));
   for (k = 0; k < n; k++) {
     clip_render (cpu, &photo, &spec, k, rgb);
-    c->frames[k] = rgbx_buffer (rgb, SW, SH, k);
+    c->frames[k] = element_rgbx_buffer (rgb, SW, SH, k);
   }
   free (spec.maps);
   free (rgb);
@@ -1336,7 +1317,7 @@ test_too_small_frames (void)
     hs = stabilize_harness ("smoothing=5", &bus);
     gst_harness_set_src_caps (hs, rgbx_caps (w, h));
     for (k = 0; k < 10; k++) {
-      GstBuffer *in = rgbx_buffer (rgb, w, h, k), *out;
+      GstBuffer *in = element_rgbx_buffer (rgb, w, h, k), *out;
       GstMapInfo a, b;
 
       TEST_CHECK (gst_harness_push (hs, gst_buffer_ref (in)) == GST_FLOW_OK,
@@ -1548,7 +1529,7 @@ test_lens (test_rng * rng, double *rms_px, double *rms_deg,
   clip_make_maps (&spec, photo.width, photo.height, rng);
   for (k = 0; k < LENS_FRAMES; k++) {
     TEST_CHECK (lens_render (&spec, k, rgb), "lens clip: frame %d", k);
-    frames[k] = rgbx_buffer (rgb, W, H, k);
+    frames[k] = element_rgbx_buffer (rgb, W, H, k);
   }
   memset (corr, 0, sizeof (corr));
   memset (plain, 0, sizeof (plain));
@@ -1622,7 +1603,7 @@ test_lens_bad_input (void)
         "undistort", i == 0 ? good : bad_fx[i - 1]);
     h = stabilize_harness (props, &bus);
     gst_harness_set_src_caps (h, rgbx_caps (SW, SH));
-    flow = gst_harness_push (h, rgbx_buffer (rgb, SW, SH, 0));
+    flow = gst_harness_push (h, element_rgbx_buffer (rgb, SW, SH, 0));
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     TEST_CHECK (msg != NULL, "%s: no error posted", props);
     if (msg) {
@@ -1679,7 +1660,7 @@ test_solve_thread (test_rng * rng)
     for (k = 0; k < spec.n_frames; k++) {
       clip_render (cpu, &photo, &spec, k, rgb);
       for (j = 0; j < 2; j++)
-        gst_harness_push (h[j], rgbx_buffer (rgb, 320, 180, k));
+        gst_harness_push (h[j], element_rgbx_buffer (rgb, 320, 180, k));
       TEST_CHECK (n_out[0] + (int) gst_harness_buffers_in_queue (h[0]) ==
           MAX (0, k + 1 - smoothing)
           && n_out[1] + (int) gst_harness_buffers_in_queue (h[1]) ==
