@@ -299,7 +299,8 @@ time_case (bspline_cuda * cuda, bspline_cpu * cpu, const bench_case * bc,
     exit (1);
   }
   bspline_stmap_unref (stmap_owned);
-  *path = !bspline_plan_is_separable (plan) ? "warp" :
+  *path = bspline_cuda_plan_folded (cuda, plan) ? "folded" :
+      !bspline_plan_is_separable (plan) ? "warp" :
       bspline_cuda_plan_fused (cuda, plan) ? "fused" : "separable";
   memset (&src, 0, sizeof (src));
   src.width = bc->src_w;

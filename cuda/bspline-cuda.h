@@ -142,6 +142,12 @@ bspline_status bspline_cuda_launch_on_device (bspline_cuda * cuda,
  * device: docs/gpu.md), 0 when on the coefficient plane. */
 int bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan);
 
+/* 1 when the engine runs plan's least-squares reduction (or the
+ * reduction after its warp) folded (fold.cu: both axes shrunk at a ratio
+ * p / q, q <= 8, in float, under reflect, mirror or wrap), 0 when as two
+ * plans through an intermediate plane. */
+int bspline_cuda_plan_folded (bspline_cuda * cuda, const bspline_plan * plan);
+
 /* Page-locked host memory for frames (NULL on failure); free it with
  * bspline_cuda_host_free. */
 void *bspline_cuda_host_alloc (size_t size);

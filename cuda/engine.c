@@ -7,6 +7,7 @@
 #include "atlas.h"
 #include "bspline-cuda.h"
 #include "bspline-stmap.h"
+#include "cuda-fold.h"
 #include "cuda-kernels.h"
 #include "resample.h"
 
@@ -108,6 +109,17 @@ typedef struct
 } half_copy;
 #define SLOT_HALF 4
 
+/* The device copy of a folded reduction's tables (fold.cu), one per
+ * plane of a frame: x's and y's source indices, then x's and y's
+ * weights. */
+typedef struct
+{
+  device_buffer data;
+  unsigned long serial;         /* plan whose tables these are, 0: none */
+  unsigned long used;           /* the slot's clock when last used */
+} fold_copy;
+#define SLOT_FOLDS 4
+
 /* One frame in flight: its stream, device buffers, the device copies of
  * the separable tables of the plans it last ran, a reduction's
  * intermediate plane and the binary16 planes of precision=fast. */
@@ -122,6 +134,7 @@ typedef struct
   device_buffer atlas;
   atlas_copy atlas_tables[SLOT_ATLAS];
   table_copy tables[SLOT_TABLES];
+  fold_copy folds[SLOT_FOLDS];
   unsigned long clock;
   half_copy half[SLOT_HALF];
   host_buffer staging_in, staging_out;
@@ -159,6 +172,9 @@ struct bspline_cuda
    * wherever it can, also where the float kernels are faster (the tests
    * and benchmarks measure both; uses_half) */
   int fast_texture;
+  /* BSPLINE_CUDA_FOLD=0: least-squares reductions run as two plans
+   * where they could fold (the benchmarks measure both) */
+  int no_fold;
   bspline_pool *copiers;        /* staging copies, made on first use */
   char error[512];
 };
@@ -337,6 +353,10 @@ slot_free (slot * sl)
     sl->lens[i].serial = 0;
     sl->lens[i].ready = 0;
   }
+  for (i = 0; i < SLOT_FOLDS; i++) {
+    buffer_free (&sl->folds[i].data);
+    sl->folds[i].serial = 0;
+  }
   for (i = 0; i < SLOT_TABLES; i++) {
     table_copy *tc = &sl->tables[i];
     buffer_free (&tc->x_index);
@@ -462,6 +482,8 @@ engine_new (int device_id, int bound, bspline_cuda ** out, char *msg,
       && strcmp (getenv ("BSPLINE_CUDA_LENS_TABLE"), "0") == 0;
   cuda->fast_texture = getenv ("BSPLINE_CUDA_FAST_TEXTURE")
       && strcmp (getenv ("BSPLINE_CUDA_FAST_TEXTURE"), "1") == 0;
+  cuda->no_fold = getenv ("BSPLINE_CUDA_FOLD")
+      && strcmp (getenv ("BSPLINE_CUDA_FOLD"), "0") == 0;
   cuda->bound = bound;
   if (bound)
     CUDA_CHECK (cuda, cudaGetDevice (&cuda->device));
@@ -886,6 +908,148 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+/* The device description of one axis of a folded reduction (its
+ * tables' device pointers left NULL). */
+static void
+describe_fold_axis (const bspline_fold_axis * a, bspline_gpu_fold_axis * g)
+{
+  typedef char fits[BSPLINE_GPU_FOLD_MAX_Q >= BSPLINE_FOLD_MAX_Q
+      && BSPLINE_GPU_FOLD_MAX_RECURSIONS >= BSPLINE_FOLD_MAX_RECURSIONS
+      && BSPLINE_GPU_FOLD_MAX_SAMPLE >= 2 * (BSPLINE_FOLD_MAX_ORDER / 2) + 1
+      ? 1 : -1];
+  int i;
+  (void) sizeof (fits);
+  memset (g, 0, sizeof (*g));
+  g->p = a->p;
+  g->q = a->q;
+  g->n_out = a->n_out;
+  g->margin = a->margin;
+  g->n_taps = a->n_taps;
+  g->ext_len = a->ext_len;
+  memcpy (g->first, a->first, sizeof (a->first));
+  for (i = 0; i < a->n_recursions; i++)
+    if (a->lag[i] == 1)
+      g->pole1[g->n_lag1++] = a->pole[i];
+    else {
+      g->lagged_pole[g->n_lagged] = a->pole[i];
+      g->lagged_lag[g->n_lagged++] = a->lag[i];
+    }
+  g->half = a->half;
+  memcpy (g->sample, a->sample, sizeof (float) * (2 * a->half + 1));
+}
+
+/* The device description of plan's folded reduction from src to dst,
+ * and whether the engine runs it (fold.cu): 0 where the plan has none,
+ * the benchmarks turned it off or its windows do not fit. */
+static int
+describe_fold (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src, const bspline_image * dst,
+    bspline_gpu_fold * f)
+{
+  const bspline_fold *fold = plan->reduce ? plan->reduce->fold : NULL;
+
+  if (!fold || cuda->no_fold || plan->use_double)
+    return 0;
+  memset (f, 0, sizeof (*f));
+  describe_fold_axis (&fold->x, &f->x);
+  describe_fold_axis (&fold->y, &f->y);
+  f->channels = plan->channels;
+  f->dst_width = plan->dst_width;
+  f->dst_height = plan->dst_height;
+  f->src_type = src->type;
+  f->src_shift = src->type == BSPLINE_SAMPLE_U16 ? src->shift : 0;
+  f->dst_type = dst->type;
+  f->dst_bits = dst->bits;
+  f->dst_shift = dst->type == BSPLINE_SAMPLE_U16 ? dst->shift : 0;
+  return bspline_gpu_fold_usable (f);
+}
+
+/* Runs plan's folded reduction (f: describe_fold), its tables copied to
+ * the slot unless there, the least recently used copy taking them. */
+static bspline_status
+resample_fold (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
+    bspline_gpu_fold * f, const void *src_dev, size_t src_pitch,
+    void *dst_dev, size_t dst_pitch, cudaStream_t stream)
+{
+  const bspline_fold *fold = plan->reduce->fold;
+  const size_t nx = (size_t) fold->x.ext_len, ny = (size_t) fold->y.ext_len;
+  const size_t wx = (size_t) fold->x.q * fold->x.n_taps;
+  const size_t wy = (size_t) fold->y.q * fold->y.n_taps;
+  const size_t values = (size_t) fold->x.n_out * plan->channels;
+  const size_t ax = (size_t) fold->x.n_out, ay = (size_t) fold->y.n_out;
+  const size_t tables = (nx + ny + ax + ay) * sizeof (int)
+      + (wx + wy) * sizeof (float);
+  fold_copy *fc = &sl->folds[0];
+  char *base;
+  int *at = NULL;
+  size_t j;
+  int i;
+
+  for (i = 0; i < SLOT_FOLDS; i++) {
+    if (sl->folds[i].serial == plan->serial) {
+      fc = &sl->folds[i];
+      break;
+    }
+    if (sl->folds[i].used < fc->used)
+      fc = &sl->folds[i];
+  }
+  fc->used = ++sl->clock;
+  if (fc->serial != plan->serial) {
+    fc->serial = 0;
+    CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&fc->data, tables));
+    /* each output's first tap, the kernels' `at` */
+    at = malloc ((ax + ay) * sizeof (int));
+    if (!at) {
+      snprintf (cuda->error, sizeof (cuda->error), "out of memory for the "
+          "tables of a folded reduction");
+      return BSPLINE_ERROR_NO_MEMORY;
+    }
+    for (j = 0; j < ax; j++)
+      at[j] = fold->x.first[j % fold->x.q] + fold->x.p * (int) (j
+          / fold->x.q);
+    for (j = 0; j < ay; j++)
+      at[ax + j] = fold->y.first[j % fold->y.q] + fold->y.p * (int) (j
+          / fold->y.q);
+    base = fc->data.ptr;
+    /* plain (synchronous) copies from the plan's pageable tables, as
+     * upload_tables */
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (base, fold->x.index,
+            nx * sizeof (int), cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (base + nx * sizeof (int),
+            fold->y.index, ny * sizeof (int), cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (base + (nx + ny) * sizeof (int),
+            at, (ax + ay) * sizeof (int), cudaMemcpyHostToDevice));
+    base += (nx + ny + ax + ay) * sizeof (int);
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (base, fold->x.weight,
+            wx * sizeof (float), cudaMemcpyHostToDevice));
+    CUDA_TRY (cuda, FAULT_COPY, cudaMemcpy (base + wx * sizeof (float),
+            fold->y.weight, wy * sizeof (float), cudaMemcpyHostToDevice));
+    CUDA_CHECK (cuda, cudaStreamSynchronize (cudaStreamLegacy));
+    free (at);
+    at = NULL;
+    fc->serial = plan->serial;
+  }
+  base = fc->data.ptr;
+  f->x.index = (const int *) base;
+  f->y.index = f->x.index + nx;
+  f->x.at = f->y.index + ny;
+  f->y.at = f->x.at + ax;
+  f->x.weight = (const float *) (f->y.at + ay);
+  f->y.weight = f->x.weight + wx;
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
+          (size_t) plan->dst_height * values * sizeof (float)));
+  CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->inter,
+          (size_t) fold->y.n_out * values * sizeof (float)));
+  CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_fold_run (f,
+          src_dev, src_pitch, sl->tmp.ptr, sl->inter.ptr, dst_dev, dst_pitch,
+          stream));
+  return BSPLINE_OK;
+
+fail:
+  free (at);
+  return BSPLINE_ERROR_BACKEND;
+}
+
 static bspline_status resample_on_device (bspline_cuda * cuda, slot * sl,
     const bspline_plan * plan, const bspline_image * src, const void *src_dev,
     size_t src_pitch, const bspline_image * dst, void *dst_dev,
@@ -975,6 +1139,12 @@ resample_on_device (bspline_cuda * cuda, slot * sl,
   if (!r)
     return resample_plan (cuda, sl, plan, src, src_dev, src_pitch, dst,
         dst_dev, dst_pitch, stream, 1);
+  {
+    bspline_gpu_fold f;
+    if (describe_fold (cuda, plan, src, dst, &f))
+      return resample_fold (cuda, sl, plan, &f, src_dev, src_pitch, dst_dev,
+          dst_pitch, stream);
+  }
   if (plane_on_device (cuda, &sl->inter, r->project->use_double, r->width,
           r->height, plan->channels, &inter) != BSPLINE_OK
       || resample_plan (cuda, sl, r->project, src, src_dev, src_pitch,
@@ -1266,6 +1436,21 @@ bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan)
   fused_axis (&plan->y, plan->src_height + 2 * plan->pad, &t.y_dir,
       &t.y_margin, &t.y_most);
   return bspline_gpu_fused_usable (&f, &t);
+}
+
+int
+bspline_cuda_plan_folded (bspline_cuda * cuda, const bspline_plan * plan)
+{
+  bspline_image src, dst;
+  bspline_gpu_fold f;
+
+  if (!cuda || !plan || select_device (cuda) != cudaSuccess)
+    return 0;
+  if (plan->warp)
+    plan = plan->shrink;
+  memset (&src, 0, sizeof (src));
+  memset (&dst, 0, sizeof (dst));
+  return describe_fold (cuda, plan, &src, &dst, &f);
 }
 
 static bspline_status

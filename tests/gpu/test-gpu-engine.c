@@ -710,6 +710,181 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
       worst.runs, worst.d, worst.f, worst.u8);
 }
 
+/* The folded reduction (fold.cu): both axes shrunk at ratios p / q the
+ * fold takes (2, 3, 4, 3/2, 5/2, 4/3, 5/3, 7/4), orders 0-5, the
+ * boundaries it takes (reflect, mirror, wrap), 1-4 channels, 8- and
+ * 10-bit sources, offsets, sizes down to a 1-pixel output, each frame
+ * checked to run folded (bspline_cuda_plan_folded) and compared as the
+ * reduction's (compare_plans, twice the CPU float path's own error: the
+ * CPU engine folds these too); BSPLINE_CUDA_FOLD=0 would run them as two
+ * plans. */
+static void
+test_fold (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng,
+    int max_order)
+{
+  static const int ratio[][2] = { {2, 1}, {3, 1}, {4, 1}, {3, 2}, {5, 2},
+  {4, 3}, {5, 3}, {7, 4}
+  };
+  static const bspline_boundary boundaries[] = { BSPLINE_BOUNDARY_REFLECT,
+    BSPLINE_BOUNDARY_MIRROR, BSPLINE_BOUNDARY_WRAP
+  };
+  plan_worst worst = { 0 };
+  int order, b, k, folded = 0;
+
+  for (order = 0; order <= max_order; order++)
+    for (b = 0; b < 3; b++)
+      for (k = 0; k < 4; k++) {
+        const int *rx = ratio[test_rng_int (rng, 0, 7)];
+        const int *ry = ratio[test_rng_int (rng, 0, 7)];
+        /* outputs of 1 to 120 pixels, the source their multiple */
+        const int dw = k == 0 ? test_rng_int (rng, 1, 3)
+            : test_rng_int (rng, 4, 120) / rx[1] * rx[1] + rx[1];
+        const int dh = k == 1 ? test_rng_int (rng, 1, 3)
+            : test_rng_int (rng, 4, 90) / ry[1] * ry[1] + ry[1];
+        const int w = dw * rx[0] / rx[1], h = dh * ry[0] / ry[1];
+        const int channels = test_rng_int (rng, 1, 4);
+        const bspline_sample_type type = k == 3 ? BSPLINE_SAMPLE_U16 :
+            BSPLINE_SAMPLE_U8;
+        bspline_image src;
+        bspline_params p;
+        bspline_plan *plan_d = NULL, *plan_f = NULL;
+        double m[9], range[2];
+        char msg[256], what[200];
+        int c;
+
+        bspline_matrix_identity (m);
+        m[0] = (double) rx[0] / rx[1];
+        m[4] = (double) ry[0] / ry[1];
+        if (k == 2) {           /* offsets: the tables' origins move */
+          m[2] = test_rng_range (rng, -3.0, 3.0);
+          m[5] = test_rng_range (rng, -3.0, 3.0);
+        }
+        bspline_params_init (&p);
+        p.order = order;
+        p.boundary = boundaries[b];
+        for (c = 0; c < 4; c++)
+          p.fill[c] = test_rng_range (rng, 0.0, 255.0);
+        test_image_alloc (&src, w, h, channels, type,
+            test_rng_int (rng, 0, 7));
+        if (type == BSPLINE_SAMPLE_U16)
+          src.bits = 10;
+        test_image_fill_random (&src, rng, 0.0, type == BSPLINE_SAMPLE_U16 ?
+            1023.0 : 255.0, range);
+        p.precision = BSPLINE_PRECISION_DOUBLE;
+        bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
+            sizeof (msg));
+        p.precision = BSPLINE_PRECISION_FLOAT;
+        if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
+                sizeof (msg)) != BSPLINE_OK || !plan_d)
+          TEST_CHECK (0, "fold: plan: %s", msg);
+        else {
+          snprintf (what, sizeof (what), "fold: order %d %s %dx%dx%d%s -> "
+              "%dx%d (%d/%d, %d/%d) offset (%.3f, %.3f)", order,
+              test_boundary_name (p.boundary), w, h, channels,
+              type == BSPLINE_SAMPLE_U16 ? " (10 bits)" : "", dw, dh, rx[0],
+              rx[1], ry[0], ry[1], m[2], m[5]);
+          TEST_CHECK (bspline_cuda_plan_folded (cuda, plan_f), "%s: not run "
+              "folded", what);
+          TEST_CHECK (!bspline_cuda_plan_folded (cuda, plan_d), "%s: the "
+              "double plan folded", what);
+          folded += bspline_cuda_plan_folded (cuda, plan_f);
+          compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range,
+              order, 2.0, what, &worst);
+        }
+        bspline_plan_free (plan_d);
+        bspline_plan_free (plan_f);
+        test_image_free (&src);
+      }
+  printf ("folded reduction: %d frames (%d folded; orders 0-%d, reflect, "
+      "mirror, wrap, ratios 4/3 to 4): GPU float at most %.2f of its "
+      "tolerance, U8 within %d code value(s)\n", worst.runs, folded,
+      max_order, worst.f, worst.u8);
+}
+
+/* The folded reduction with the device failing (BSPLINE_CUDA_FAULT=
+ * KIND:N, N = 1 .. 32: each allocation, copy and launch of a fresh
+ * engine's first frame in turn): each failure fails the frame with the
+ * injected CUDA error, never a crash, and some of them are the fold's own
+ * (its tables, its launches); then a frame without faults is the CPU
+ * engine's within one code value. */
+static void
+fold_faults (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const char *kinds[] = { "alloc", "copy", "launch" };
+  static const char *errors[] = { "cudaErrorMemoryAllocation",
+    "cudaErrorUnknown", "cudaErrorLaunchFailure"
+  };
+  static const char *fold_calls[] = { "&fc->data", "fold->", "fold_run" };
+  bspline_params p;
+  bspline_plan *plan = NULL;
+  bspline_image src, dst, ref;
+  double m[9], range[2];
+  char msg[256], fault[32];
+  int kind, n, x, y, c, failed = 0, own = 0, worst = 0;
+
+  bspline_params_init (&p);
+  p.precision = BSPLINE_PRECISION_FLOAT;
+  bspline_matrix_identity (m);
+  m[0] = m[4] = 2.0;
+  if (bspline_plan_new (&p, m, 64, 48, 32, 24, 4, &plan, msg,
+          sizeof (msg)) != BSPLINE_OK) {
+    TEST_CHECK (0, "fold faults: plan: %s", msg);
+    return;
+  }
+  TEST_CHECK (bspline_cuda_plan_folded (cuda, plan), "fold faults: the "
+      "plan does not fold");
+  test_image_alloc (&src, 64, 48, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_alloc (&dst, 32, 24, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_alloc (&ref, 32, 24, 4, BSPLINE_SAMPLE_U8, 0);
+  test_image_fill_random (&src, rng, 0.0, 255.0, range);
+  for (kind = 0; kind < 3; kind++)
+    for (n = 1; n <= 32; n++) {
+      bspline_cuda *faulty;
+      const char *err;
+      snprintf (fault, sizeof (fault), "%s:%d", kinds[kind], n);
+      setenv ("BSPLINE_CUDA_FAULT", fault, 1);
+      if (bspline_cuda_new (-1, &faulty, msg, sizeof (msg)) != BSPLINE_OK) {
+        TEST_CHECK (strstr (msg, errors[kind]) != NULL, "fold faults, %s: "
+            "engine: %s", fault, msg);
+        continue;
+      }
+      if (bspline_cuda_execute (faulty, plan, &src, &dst) == BSPLINE_OK) {
+        bspline_cuda_free (faulty);
+        continue;
+      }
+      err = bspline_cuda_last_error (faulty);
+      failed++;
+      TEST_CHECK (strstr (err, errors[kind]) != NULL, "fold faults, %s: "
+          "\"%s\"", fault, err);
+      own += strstr (err, fold_calls[kind]) != NULL;
+      bspline_cuda_free (faulty);
+    }
+  unsetenv ("BSPLINE_CUDA_FAULT");
+  TEST_CHECK (own >= 3, "fold faults: %d of %d failures in the fold's own "
+      "calls (its tables' allocation, their copies, its launch)", own,
+      failed);
+  if (bspline_cuda_execute (cuda, plan, &src, &dst) != BSPLINE_OK)
+    TEST_CHECK (0, "fold faults: the frame without faults: %s",
+        bspline_cuda_last_error (cuda));
+  bspline_cpu_execute (cpu, plan, &src, &ref);
+  for (y = 0; y < 24; y++)
+    for (x = 0; x < 32; x++)
+      for (c = 0; c < 4; c++) {
+        const int d = abs ((int) test_image_get (&dst, x, y, c)
+            - (int) test_image_get (&ref, x, y, c));
+        worst = d > worst ? d : worst;
+      }
+  TEST_CHECK (worst <= 1, "fold faults: the frame without faults differs "
+      "from the CPU engine's by %d code values", worst);
+  printf ("folded reduction, device failures: %d allocations, copies and "
+      "launches failed in turn, each an error (%d in the fold's own "
+      "calls); then within %d code value of the CPU\n", failed, own, worst);
+  bspline_plan_free (plan);
+  test_image_free (&src);
+  test_image_free (&dst);
+  test_image_free (&ref);
+}
+
 /* Lens stages (issue 22): brown and fisheye models, undistort and
  * distort, antialiased (the chain's Jacobian per pixel) or not, every
  * order and boundary, through the geometry as the element builds it: the
@@ -1987,6 +2162,22 @@ main (void)
     return test_end ("lens, STMap and projection stages and their chains "
         "only (BSPLINE_TEST_ONLY=lens)");
   }
+  /* BSPLINE_TEST_ONLY=fold: the least-squares reductions alone, the same
+   * way; fold1: the folded ones of orders 0 and 1 (for racecheck, whose
+   * pace is a frame every few seconds) */
+  if (getenv ("BSPLINE_TEST_ONLY")
+      && strncmp (getenv ("BSPLINE_TEST_ONLY"), "fold", 4) == 0) {
+    const int quick = strcmp (getenv ("BSPLINE_TEST_ONLY"), "fold1") == 0;
+    test_fold (cuda, cpu, &rng, quick ? 1 : 5);
+    if (!quick) {
+      fold_faults (cuda, cpu, &rng);
+      test_reduction (cuda, cpu, &rng);
+    }
+    bspline_cuda_free (cuda);
+    bspline_cpu_free (cpu);
+    return test_end ("the least-squares reductions only "
+        "(BSPLINE_TEST_ONLY=fold)");
+  }
   /* BSPLINE_TEST_ONLY=fast: precision=fast alone, the same way */
   if (getenv ("BSPLINE_TEST_ONLY")
       && strcmp (getenv ("BSPLINE_TEST_ONLY"), "fast") == 0) {
@@ -2150,6 +2341,8 @@ main (void)
   test_tiled (cuda, cpu, &rng);
   test_fused (cuda, cpu, &rng);
   test_reduction (cuda, cpu, &rng);
+  test_fold (cuda, cpu, &rng, 5);
+  fold_faults (cuda, cpu, &rng);
   test_lens (cuda, cpu, &rng);
   test_lens_levels (cuda, cpu, &rng);
   test_stmap (cuda, cpu, &rng);
