@@ -110,8 +110,8 @@ typedef struct
 #define SLOT_HALF 4
 
 /* The device copy of a folded reduction's tables (fold.cu), one per
- * plane of a frame: x's and y's source indices, then x's and y's
- * weights. */
+ * plane of a frame: x's and y's source indices, x's and y's first taps
+ * per output (bspline_gpu_fold_axis.at), then x's and y's weights. */
 typedef struct
 {
   device_buffer data;

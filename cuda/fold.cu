@@ -8,39 +8,35 @@
  * least-squares samples are b^n G (prod_i R(z_i^p, q)) (w * FIR) s: a
  * short periodic table on the source's own samples (no prefilter, no
  * plane of coefficients), then recursions and b^n on the output grid
- * with its margin.  Four passes, each a kernel:
- *   1. rows:    every row of the extended column (the boundary's map of
- *               the source rows the y table reads) through the x table,
- *               from the samples, into tmp (ext rows x margined width);
- *   2. columns: tmp through the y table into the plane (margined height
- *               x margined width);
- *   3. along y: the y recursions and b^n along y, plane -> tmp (output
+ * with its margin.  Three kernels:
+ *   1. project: a tile of the margined plane a block: the rows of the
+ *               extended column that the tile reads (the boundary's map
+ *               of the source rows) through the x table, from the
+ *               samples, into shared memory, then the y table over them
+ *               into the plane (margined height x margined width);
+ *   2. along y: the y recursions and b^n along y, plane -> tmp (output
  *               height x margined width);
- *   4. along x: the x recursions and b^n along x, tmp -> the output
+ *   3. along x: the x recursions and b^n along x, tmp -> the output
  *               samples, rounded and stored as the CPU engine does.
- * Passes 3 and 4 run each line in windows of FOLD_WINDOW outputs in
+ * Passes 2 and 3 run each line in windows of FOLD_WINDOW outputs in
  * shared memory: a window's recursions start from zero a halo of the
  * axis's margin before and after the samples its outputs read (clamped
  * to the margined line, where the CPU engine's start), the margin being
  * the length over which the Gram filter's slowest pole forgets its start
  * to the float path's eps (reduce.c, gram_margin); the prefilter's poles,
  * z^p at lag q < p, forget theirs faster.  Float throughout, fused
- * multiply-adds as the CPU engine's.
- *
- * The kernels index the fold's parameters (a kernel argument) only with
- * constants: an argument indexed at run time is copied to each thread's
- * local memory (the first version, indexing first[] by phase, spent
- * 500 us a 4K frame so); each output's first tap comes from the table
- * `at`. */
+ * multiply-adds as the CPU engine's.  Each output's first tap comes from
+ * the table `at` (one load, not a division by q).  The measurements and
+ * the counts for a faster design: docs/notes/gpu-fold.md. */
 #include "cuda-fold.h"
 #include "kernels-common.cuh"
 
-/* outputs of a window of passes 3 and 4, and threads of a block there */
+/* outputs of a window of passes 2 and 3, and threads of a block there */
 #define FOLD_WINDOW 64
 #define FOLD_THREADS 64
-/* margined x outputs of a tile of passes 1 and 2 */
+/* margined x outputs of a tile of pass 1 */
 #define FOLD_TILE 32
-/* shared memory a block of passes 1 and 2 may take */
+/* shared memory a block of pass 1 may take */
 #define FOLD_TILE_BYTES (44 * 1024)
 
 /* An 8-bit code value as a float: the byte as the low mantissa bits of
@@ -72,7 +68,7 @@ fold_load_pixel (const unsigned char *row, int type, int shift, int col,
   }
 }
 
-/* Passes 1 and 2, one tile of the plane a block: margined outputs
+/* Pass 1, one tile of the plane a block: margined outputs
  * [l0, l0 + ty) of y (blockIdx.y) and [j0, j0 + FOLD_TILE) of x
  * (blockIdx.x).  The rows of the extended column that the tile's y
  * outputs read go through the x table into shared memory (row e, pixel
@@ -232,7 +228,7 @@ fold_line (const bspline_gpu_fold_axis & x, float *line, int stride, int len,
   }
 }
 
-/* Pass 3: a window of FOLD_WINDOW output rows, FOLD_THREADS values of
+/* Pass 2: a window of FOLD_WINDOW output rows, FOLD_THREADS values of
  * the plane's rows (a thread each). */
 template < int R > __global__ static void
 fold_along_y_kernel (bspline_gpu_fold f, int values, int dst_height,
@@ -269,7 +265,7 @@ fold_along_y_kernel (bspline_gpu_fold f, int values, int dst_height,
     out[(size_t) (o0 + k) * values + v] = line[k * FOLD_THREADS];
 }
 
-/* Pass 4: a window of FOLD_WINDOW output columns of FOLD_THREADS / C
+/* Pass 3: a window of FOLD_WINDOW output columns of FOLD_THREADS / C
  * rows (a thread per row and channel); the window's samples loaded and
  * the outputs stored a row's run at a time.  The shared line of a thread
  * has an odd stride, so that the rows' threads of a warp fall in
@@ -325,7 +321,7 @@ fold_along_x_kernel (bspline_gpu_fold f, int values, int stride,
   }
 }
 
-/* Shared memory of a window of passes 3 and 4 for axis a. */
+/* Shared memory of a window of passes 2 and 3 for axis a. */
 static size_t
 fold_window_bytes (const bspline_gpu_fold_axis * a, int *len)
 {
@@ -334,7 +330,7 @@ fold_window_bytes (const bspline_gpu_fold_axis * a, int *len)
   return sizeof (float) * (size_t) (*len | 1) * FOLD_THREADS;
 }
 
-/* The margined y outputs of a tile of passes 1 and 2 (32 down to 1, the
+/* The margined y outputs of a tile of pass 1 (32 down to 1, the
  * most whose extended rows fit FOLD_TILE_BYTES; 0: none fit), and its
  * shared memory. */
 static int

@@ -185,28 +185,20 @@ def check_positions(tool, rng, failures):
                 failures.append("%s: position off by %.3g (relative)"
                                 % (what, e))
             # the Jacobian where the map is smooth and near the frame
-            h = 1e-5
-            cols = []
-            for du, dv in ((h, 0), (0, h)):
-                xp, yp = ref_map_at(inp, out, src, dst, F, IF, ypr,
-                                    jj + du, ii + dv)
-                xm, ym = ref_map_at(inp, out, src, dst, F, IF, ypr,
-                                    jj - du, ii - dv)
-                cols.append(((xp - xm) / (2 * h), (yp - ym) / (2 * h)))
-            fd = np.stack([cols[0][0], cols[1][0], cols[0][1], cols[1][1]],
-                          -1)
+            def central(h):
+                cols = []
+                for du, dv in ((h, 0), (0, h)):
+                    xp, yp = ref_map_at(inp, out, src, dst, F, IF, ypr,
+                                        jj + du, ii + dv)
+                    xm, ym = ref_map_at(inp, out, src, dst, F, IF, ypr,
+                                        jj - du, ii - dv)
+                    cols.append(((xp - xm) / (2 * h), (yp - ym) / (2 * h)))
+                return np.stack([cols[0][0], cols[1][0], cols[0][1],
+                                 cols[1][1]], -1)
+            fd, fd2 = central(1e-5), central(1e-4)
             # smooth: all four entries agree with differences 10x wider
             # (a seam of the input's faces within 1e-4 px of the centre,
             # in either direction, fails this)
-            h2, cols2 = 1e-4, []
-            for du, dv in ((h2, 0), (0, h2)):
-                xp, yp = ref_map_at(inp, out, src, dst, F, IF, ypr,
-                                    jj + du, ii + dv)
-                xm, ym = ref_map_at(inp, out, src, dst, F, IF, ypr,
-                                    jj - du, ii - dv)
-                cols2.append(((xp - xm) / (2 * h2), (yp - ym) / (2 * h2)))
-            fd2 = np.stack([cols2[0][0], cols2[1][0], cols2[0][1],
-                            cols2[1][1]], -1)
             smooth = np.all(np.abs(fd2 - fd) < 1e-3 * (1 + np.abs(fd)), -1)
             near = (np.abs(x - src[0] / 2) < 3 * src[0]) & \
                 (np.abs(y - src[1] / 2) < 3 * src[1])

@@ -618,6 +618,43 @@ done:
   test_image_free (&gpu_int);
 }
 
+/* A reduction's double and float plans of p's geometry m (src ->
+ * dw x dh) through compare_plans, the float path's tolerance doubled (the
+ * chain b^n / b^(2n+1) amplifies rounding near the Nyquist frequency:
+ * tests/core/test-float-vs-double.c); fold: the float plan must run
+ * folded and the double one not (0: either).  Returns whether the float
+ * plan ran folded. */
+static int
+compare_reduction (bspline_cuda * cuda, bspline_cpu * cpu, bspline_params p,
+    const double m[9], const bspline_image * src, int dw, int dh,
+    const double range[2], const char *what, int fold, plan_worst * worst)
+{
+  bspline_plan *plan_d = NULL, *plan_f = NULL;
+  char msg[256];
+  int folded = 0;
+
+  p.precision = BSPLINE_PRECISION_DOUBLE;
+  bspline_plan_new (&p, m, src->width, src->height, dw, dh, src->channels,
+      &plan_d, msg, sizeof (msg));
+  p.precision = BSPLINE_PRECISION_FLOAT;
+  if (bspline_plan_new (&p, m, src->width, src->height, dw, dh,
+          src->channels, &plan_f, msg, sizeof (msg)) != BSPLINE_OK || !plan_d)
+    TEST_CHECK (0, "%s: plan: %s", what, msg);
+  else {
+    folded = bspline_cuda_plan_folded (cuda, plan_f);
+    if (fold) {
+      TEST_CHECK (folded, "%s: not run folded", what);
+      TEST_CHECK (!bspline_cuda_plan_folded (cuda, plan_d), "%s: the double "
+          "plan folded", what);
+    }
+    compare_plans (cuda, cpu, plan_d, plan_f, src, dw, dh, range, p.order,
+        2.0, what, worst);
+  }
+  bspline_plan_free (plan_d);
+  bspline_plan_free (plan_f);
+  return folded;
+}
+
 /* The least-squares reduction (core/resample/reduce.c: two plans through an
  * intermediate plane, the Gram prefilter of degree 2n + 1 along the
  * reduced axes only): orders 0-11, every boundary, both axes reduced,
@@ -642,9 +679,8 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         double ry = test_rng_range (rng, 1.2, 3.5);
         bspline_image src;
         bspline_params p;
-        bspline_plan *plan_d = NULL, *plan_f = NULL;
         double m[9], range[2];
-        char msg[256], what[160];
+        char what[160];
 
         bspline_matrix_identity (m);
         dw = (int) (w / rx) + 1;
@@ -682,25 +718,11 @@ test_reduction (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
         test_image_alloc (&src, w, h, channels, BSPLINE_SAMPLE_U8,
             test_rng_int (rng, 0, 7));
         test_image_fill_random (&src, rng, 0.0, 255.0, range);
-        p.precision = BSPLINE_PRECISION_DOUBLE;
-        bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
-            sizeof (msg));
-        p.precision = BSPLINE_PRECISION_FLOAT;
-        if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
-                sizeof (msg)) != BSPLINE_OK || !plan_d)
-          TEST_CHECK (0, "reduction: plan: %s", msg);
-        else {
-          snprintf (what, sizeof (what), "reduction: order %d %s kind %d "
-              "%dx%dx%d -> %dx%d", order, test_boundary_name (boundary),
-              kind, w, h, channels, dw, dh);
-          /* the chain b^n / b^(2n+1) amplifies rounding near the Nyquist
-           * frequency (tests/core/test-float-vs-double.c): twice the CPU
-           * float path's own error */
-          compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range,
-              order, 2.0, what, &worst);
-        }
-        bspline_plan_free (plan_d);
-        bspline_plan_free (plan_f);
+        snprintf (what, sizeof (what), "reduction: order %d %s kind %d "
+            "%dx%dx%d -> %dx%d", order, test_boundary_name (boundary), kind,
+            w, h, channels, dw, dh);
+        compare_reduction (cuda, cpu, p, m, &src, dw, dh, range, what, 0,
+            &worst);
         test_image_free (&src);
       }
   printf ("least-squares reduction: %d frames (orders 0-11, every boundary, "
@@ -747,9 +769,8 @@ test_fold (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng,
             BSPLINE_SAMPLE_U8;
         bspline_image src;
         bspline_params p;
-        bspline_plan *plan_d = NULL, *plan_f = NULL;
         double m[9], range[2];
-        char msg[256], what[200];
+        char what[200];
         int c;
 
         bspline_matrix_identity (m);
@@ -770,29 +791,13 @@ test_fold (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng,
           src.bits = 10;
         test_image_fill_random (&src, rng, 0.0, type == BSPLINE_SAMPLE_U16 ?
             1023.0 : 255.0, range);
-        p.precision = BSPLINE_PRECISION_DOUBLE;
-        bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_d, msg,
-            sizeof (msg));
-        p.precision = BSPLINE_PRECISION_FLOAT;
-        if (bspline_plan_new (&p, m, w, h, dw, dh, channels, &plan_f, msg,
-                sizeof (msg)) != BSPLINE_OK || !plan_d)
-          TEST_CHECK (0, "fold: plan: %s", msg);
-        else {
-          snprintf (what, sizeof (what), "fold: order %d %s %dx%dx%d%s -> "
-              "%dx%d (%d/%d, %d/%d) offset (%.3f, %.3f)", order,
-              test_boundary_name (p.boundary), w, h, channels,
-              type == BSPLINE_SAMPLE_U16 ? " (10 bits)" : "", dw, dh, rx[0],
-              rx[1], ry[0], ry[1], m[2], m[5]);
-          TEST_CHECK (bspline_cuda_plan_folded (cuda, plan_f), "%s: not run "
-              "folded", what);
-          TEST_CHECK (!bspline_cuda_plan_folded (cuda, plan_d), "%s: the "
-              "double plan folded", what);
-          folded += bspline_cuda_plan_folded (cuda, plan_f);
-          compare_plans (cuda, cpu, plan_d, plan_f, &src, dw, dh, range,
-              order, 2.0, what, &worst);
-        }
-        bspline_plan_free (plan_d);
-        bspline_plan_free (plan_f);
+        snprintf (what, sizeof (what), "fold: order %d %s %dx%dx%d%s -> "
+            "%dx%d (%d/%d, %d/%d) offset (%.3f, %.3f)", order,
+            test_boundary_name (p.boundary), w, h, channels,
+            type == BSPLINE_SAMPLE_U16 ? " (10 bits)" : "", dw, dh, rx[0],
+            rx[1], ry[0], ry[1], m[2], m[5]);
+        folded += compare_reduction (cuda, cpu, p, m, &src, dw, dh, range,
+            what, 1, &worst);
         test_image_free (&src);
       }
   printf ("folded reduction: %d frames (%d folded; orders 0-%d, reflect, "
