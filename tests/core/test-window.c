@@ -6,8 +6,9 @@
  * the output must stay what the whole frame's prefilter gives.
  *
  * STMap stages that read a rectangle of about a quarter of the input's
- * side (smooth waves on it), placed inside the frame or touching or
- * crossing each edge and corner; every boundary; B-spline orders 1, 3, 5
+ * side (smooth waves on it), placed inside the frame, near the left edge
+ * (within the prefilter's reach of it) or touching or crossing each edge
+ * and corner; every boundary; B-spline orders 1, 3, 5
  * and Keys bicubic; antialias none and the default; random F32 sources
  * of 1, 2 or 4 channels and the ascent photograph (512x512); and flat
  * views of 40 degrees of random 400x200 equirect inputs (1 or 4
@@ -176,7 +177,7 @@ run_case (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
 {
   static const char *const places[] = { "inside", "left edge", "right edge",
     "top edge", "bottom edge", "past the top-left corner",
-    "past the bottom-right corner"
+    "past the bottom-right corner", "near the left edge"
   };
   const int W = src->width, H = src->height;
   const double w = W * test_rng_range (rng, 0.2, 0.3);
@@ -208,6 +209,12 @@ run_case (bspline_cpu * cpu, test_rng * rng, const bspline_image * src,
     case 6:
       x0 = W - 0.5 * w;
       y0 = H - 0.5 * h;
+      break;
+    case 7:
+      /* taps inside the frame, the window with its margin past the
+       * left edge: under wrap the prefilter starts there from the far
+       * end of the line (test-lens-cache, seed 1796900567064037674) */
+      x0 = test_rng_range (rng, 5.0, 12.0);
       break;
   }
   memset (&c, 0, sizeof (c));
@@ -303,7 +310,7 @@ main (int argc, char **argv)
     return 1;
   }
   for (k = 0; k < n_cases; k++) {
-    const int boundary = k % 5, placement = (k / 5) % 7;
+    const int boundary = k % 5, placement = (k / 5) % 8;
     if (k % 3 == 0) {
       run_case (cpu, &rng, &ascent, 255.0, 1, boundary, placement);
     } else {
