@@ -14,7 +14,7 @@
 #                      tests that exercise memory and threads, at a smaller
 #                      work scale (tests/sanitizers/meson.build);
 #   4. build-fuzz/     libFuzzer (clang): each harness for FUZZ_SECONDS
-#                      (default 60, both at once) from tests/fuzz/corpus;
+#                      (default 45, both at once) from tests/fuzz/corpus;
 #                      a crash counts as a failed test.
 # Arguments are passed to the first `meson test` only.  BSPLINE_TEST_FAST=1
 # runs the first pass alone (for a quick check while developing).
@@ -98,14 +98,14 @@ if [ "${BSPLINE_TEST_FAST:-0}" != 1 ]; then
   fi
 
   # 4. libFuzzer
-  echo "== libFuzzer (build-fuzz), ${FUZZ_SECONDS:-60} s per harness"
+  echo "== libFuzzer (build-fuzz), ${FUZZ_SECONDS:-45} s per harness"
   # the two harnesses alone: the fuzz build runs nothing else
   if CC=clang configure build-fuzz -Dfuzzing=true -Dcuda=disabled \
       -Db_sanitize=address,undefined -Db_lundef=false \
       -Dc_args=-fsanitize=fuzzer-no-link -Dbuildtype=debugoptimized \
       && build_targets build-fuzz tests/fuzz/fuzz-core tests/fuzz/fuzz-element
   then
-    bash scripts/run-fuzzers.sh "${FUZZ_SECONDS:-60}" build-fuzz
+    bash scripts/run-fuzzers.sh "${FUZZ_SECONDS:-45}" build-fuzz
     for name in core element; do
       if [ -f "build-fuzz/fuzz-$name.ok" ]; then
         extra_result "fuzz-$name" OK
