@@ -91,6 +91,7 @@ struct bspline_camera_path
   double *p, *e, *s, *w, *lam;
   double *dp, *de, *ds, *dw, *dlam;
   double *dw_aff, *dlam_aff;
+  double *dp_keep, *de_keep, *ds_keep;  /* a direction kept (correctors) */
   double *inv_w, *inv_lam, *d;  /* 1 / w, 1 / lam, lam / w */
 
   /* scratch */
@@ -392,6 +393,9 @@ bspline_camera_path_new (const bspline_camera_path_params * params,
   cp->inv_lam = malloc (rows * sizeof (double));
   cp->d = malloc (rows * sizeof (double));
   cp->dlam_aff = malloc (rows * sizeof (double));
+  cp->dp_keep = calloc (nf * n, sizeof (double));
+  cp->de_keep = malloc (terms * sizeof (double));
+  cp->ds_keep = malloc (nf * sizeof (double));
   cp->act = malloc (rows * sizeof (double));
   cp->rp = malloc (rows * sizeof (double));
   cp->rc = malloc (rows * sizeof (double));
@@ -418,7 +422,8 @@ bspline_camera_path_new (const bspline_camera_path_params * params,
   if (!cp->F || !cp->phi || !cp->cw || !cp->p || !cp->dp || !cp->e
       || !cp->de || !cp->s || !cp->ds || !cp->w || !cp->lam || !cp->dw
       || !cp->dlam || !cp->dw_aff || !cp->inv_w || !cp->inv_lam || !cp->d
-      || !cp->dlam_aff || !cp->act || !cp->rp || !cp->rc || !cp->q || !cp->rd_p
+      || !cp->dlam_aff || !cp->dp_keep || !cp->de_keep || !cp->ds_keep
+      || !cp->act || !cp->rp || !cp->rc || !cp->q || !cp->rd_p
       || !cp->rd_e || !cp->rd_s || !cp->g_p || !cp->g_e || !cp->g_s || !cp->r
       || !cp->rho || !cp->tv || !cp->ty || !cp->K || !cp->band || !cp->diag
       || !cp->inv_diag || !cp->term_h || !cp->term_b || !cp->frame_v
@@ -459,6 +464,9 @@ bspline_camera_path_free (bspline_camera_path * cp)
   free (cp->inv_lam);
   free (cp->d);
   free (cp->dlam_aff);
+  free (cp->dp_keep);
+  free (cp->de_keep);
+  free (cp->ds_keep);
   free (cp->act);
   free (cp->rp);
   free (cp->rc);
@@ -1277,8 +1285,95 @@ objective_value (const bspline_camera_path * cp, const double *e,
   return acc;
 }
 
+/* The step length that keeps w and lam >= 0 along the current direction
+ * (one for both: see interior_point). */
+static double
+joint_step (const bspline_camera_path * cp)
+{
+  return fmin (max_step (cp->inv_w, cp->dw, cp->n_rows),
+      max_step (cp->inv_lam, cp->dlam, cp->n_rows));
+}
+
+/* Keeps the current direction (into dp_keep ..., dw_aff, dlam_aff), or
+ * brings the kept one back. */
+static void
+direction_keep (bspline_camera_path * cp, int restore)
+{
+  size_t np = (size_t) cp->n_frames * cp->n, m = (size_t) cp->n_rows;
+  struct
+  {
+    double *cur, *kept;
+    size_t n;
+  } v[5] = {
+    {cp->dp, cp->dp_keep, np}, {cp->de, cp->de_keep, (size_t) cp->n_terms},
+    {cp->ds, cp->ds_keep, (size_t) cp->n_free}, {cp->dw, cp->dw_aff, m},
+    {cp->dlam, cp->dlam_aff, m}
+  };
+  int k;
+
+  for (k = 0; k < 5; k++)
+    if (restore)
+      memcpy (v[k].cur, v[k].kept, v[k].n * sizeof (double));
+    else
+      memcpy (v[k].kept, v[k].cur, v[k].n * sizeof (double));
+}
+
+/* at most this many correctors, and only after a step shorter than
+ * CP_CORRECT_BELOW (longer ones gain too little for the extra solve) */
+#define CP_CORRECTORS 2
+#define CP_CORRECT_BELOW 0.8
+
+/* Gondzio's centrality correctors (Gondzio 1996, Colombo and Gondzio
+ * 2008) after Mehrotra's corrector, whose direction is current and whose
+ * complementarity right-hand side is rc: the products w_i lam_i at a
+ * longer trial step are pulled into [0.1, 10] times the target sigma mu,
+ * and the Newton step is solved again with the same factor; a corrected
+ * direction is kept when it allows a longer step. Without them a
+ * degenerate window (a still camera: both sides of an L1 term active, so
+ * their multipliers are not unique) cycled: one row's product fell to
+ * 0.007 mu and blocked the next predictor, the centring step after it
+ * raised the gap through the fidelity term's second-order part, and the
+ * gap stayed at 4e-6 of the objective for 200 iterations (camera-path,
+ * seed 1796083927677694770). Returns the step length. */
+static double
+centrality_correctors (bspline_camera_path * cp, double target)
+{
+  int m = cp->n_rows, k, i;
+  double alpha = joint_step (cp);
+
+  for (k = 0; k < CP_CORRECTORS && alpha < CP_CORRECT_BELOW; k++) {
+    double trial = fmin (1.0, 1.5 * alpha + 0.1), lo = 0.1 * target,
+        hi = 10.0 * target, next;
+    int moved = 0;
+
+    for (i = 0; i < m; i++) {
+      double v = (cp->w[i] + trial * cp->dw[i]) * (cp->lam[i]
+          + trial * cp->dlam[i]), t = 0.0;
+
+      if (v < lo)
+        t = lo - v;
+      else if (v > hi)
+        t = fmax (hi - v, -hi);
+      cp->rc[i] += t;
+      moved |= t != 0.0;
+    }
+    if (!moved)
+      break;
+    direction_keep (cp, 0);
+    newton_step (cp);
+    next = joint_step (cp);
+    if (!(next >= 1.01 * alpha)) {
+      direction_keep (cp, 1);
+      break;
+    }
+    alpha = next;
+  }
+  return alpha;
+}
+
 /* The interior-point iterations (Mehrotra's predictor-corrector, Wright
- * 1997 ch. 10, one step length for the primal and dual iterates); returns
+ * 1997 ch. 10, one step length for the primal and dual iterates, and
+ * Gondzio's centrality correctors after short steps); returns
  * the iterations, negative when the limit stopped them. */
 static int
 interior_point (bspline_camera_path * cp)
@@ -1360,8 +1455,6 @@ interior_point (bspline_camera_path * cp)
       cp->rc[i] = -cp->w[i] * cp->lam[i] - cp->dw_aff[i] * cp->dlam_aff[i]
           + sigma * mu;
     newton_step (cp);
-    ap = 0.995 * max_step (cp->inv_w, cp->dw, m);
-    ad = 0.995 * max_step (cp->inv_lam, cp->dlam, m);
     /* one step length for both: with the two apart, the dual residual of
      * a linear program can grow near the optimum (the normal equations'
      * directions lose accuracy as D's range grows), and the primal
@@ -1369,8 +1462,7 @@ interior_point (bspline_camera_path * cp)
      * camera_path_vs_linprog, seed 1796827027899308806: 2e-5 above
      * HiGHS's optimum, its dual residual 1.8; with one step length 5.6e-9,
      * at 10 % more iterations over that run's 80 solves) */
-    ap = ad = fmin (ap, ad);
-
+    ap = ad = 0.995 * centrality_correctors (cp, sigma * mu);
     for (i = (int) ((size_t) cp->n_fixed * cp->n); i < (int) np; i++)
       cp->p[i] += ap * cp->dp[i];
     for (i = 0; i < E; i++)
