@@ -16,22 +16,16 @@ extern "C" {
 /* The folded least-squares reduction (fold.cu; core/resample/resample.h's
  * bspline_fold_axis, whose fields these are, its tables on the device). */
 #define BSPLINE_GPU_FOLD_MAX_Q 8
-#define BSPLINE_GPU_FOLD_MAX_RECURSIONS 8
-/* b^n's taps at the fold's highest order, 5 */
-#define BSPLINE_GPU_FOLD_MAX_SAMPLE 5
+/* taps on each side of the output grid's filter */
+#define BSPLINE_GPU_FOLD_MAX_FIR 64
 typedef struct
 {
   int p, q, n_out, margin, n_taps, ext_len;
   int first[BSPLINE_GPU_FOLD_MAX_Q];
-  /* the recursions: those of lag 1 (the kernels' template argument is
-   * their count) and the others */
-  int n_lag1;
-  float pole1[BSPLINE_GPU_FOLD_MAX_RECURSIONS];
-  int n_lagged;
-  float lagged_pole[BSPLINE_GPU_FOLD_MAX_RECURSIONS];
-  int lagged_lag[BSPLINE_GPU_FOLD_MAX_RECURSIONS];
-  int half;                     /* b^n's taps: -half .. half */
-  float sample[BSPLINE_GPU_FOLD_MAX_SAMPLE];
+  /* the output grid's filter: taps -fir_half .. fir_half at
+   * fir[BSPLINE_GPU_FOLD_MAX_FIR + m], zero past them */
+  int fir_half;
+  float fir[2 * BSPLINE_GPU_FOLD_MAX_FIR + 1];
   const int *index;             /* device: ext_len source indices */
   const float *weight;          /* device: q x n_taps */
   const int *at;                /* device: n_out first taps, first[j % q]

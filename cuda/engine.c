@@ -913,11 +913,8 @@ fail:
 static void
 describe_fold_axis (const bspline_fold_axis * a, bspline_gpu_fold_axis * g)
 {
-  typedef char fits[BSPLINE_GPU_FOLD_MAX_Q >= BSPLINE_FOLD_MAX_Q
-      && BSPLINE_GPU_FOLD_MAX_RECURSIONS >= BSPLINE_FOLD_MAX_RECURSIONS
-      && BSPLINE_GPU_FOLD_MAX_SAMPLE >= 2 * (BSPLINE_FOLD_MAX_ORDER / 2) + 1
-      ? 1 : -1];
-  int i;
+  typedef char fits[BSPLINE_GPU_FOLD_MAX_Q >= BSPLINE_FOLD_MAX_Q ? 1 : -1];
+  int m;
   (void) sizeof (fits);
   memset (g, 0, sizeof (*g));
   g->p = a->p;
@@ -927,15 +924,11 @@ describe_fold_axis (const bspline_fold_axis * a, bspline_gpu_fold_axis * g)
   g->n_taps = a->n_taps;
   g->ext_len = a->ext_len;
   memcpy (g->first, a->first, sizeof (a->first));
-  for (i = 0; i < a->n_recursions; i++)
-    if (a->lag[i] == 1)
-      g->pole1[g->n_lag1++] = a->pole[i];
-    else {
-      g->lagged_pole[g->n_lagged] = a->pole[i];
-      g->lagged_lag[g->n_lagged++] = a->lag[i];
-    }
-  g->half = a->half;
-  memcpy (g->sample, a->sample, sizeof (float) * (2 * a->half + 1));
+  /* an FIR past the kernels' taps: fold_fir_class refuses it */
+  g->fir_half = a->fir_half;
+  if (a->fir_half <= BSPLINE_GPU_FOLD_MAX_FIR)
+    for (m = -a->fir_half; m <= a->fir_half; m++)
+      g->fir[BSPLINE_GPU_FOLD_MAX_FIR + m] = a->fir[a->fir_half + m];
 }
 
 /* The device description of plan's folded reduction from src to dst,

@@ -14,26 +14,21 @@
  *               of the source rows) through the x table, from the
  *               samples, into shared memory, then the y table over them
  *               into the plane (margined height x margined width);
- *   2. along y: the y recursions and b^n along y, plane -> tmp (output
- *               height x margined width);
- *   3. along x: the x recursions and b^n along x, tmp -> the output
- *               samples, rounded and stored as the CPU engine does.
- * Passes 2 and 3 run each line in windows of FOLD_WINDOW outputs in
- * shared memory: a window's recursions start from zero a halo of the
- * axis's margin before and after the samples its outputs read (clamped
- * to the margined line, where the CPU engine's start), the margin being
- * the length over which the Gram filter's slowest pole forgets its start
- * to the float path's eps (reduce.c, gram_margin); the prefilter's poles,
- * z^p at lag q < p, forget theirs faster.  Float throughout, fused
- * multiply-adds as the CPU engine's.  Each output's first tap comes from
+ *   2. along y: the output grid's filter along y (its recursions, then
+ *               b^n) as its truncated FIR (bspline_fold_axis.fir, made
+ *               by reduce.c), plane -> tmp (output height x margined
+ *               width);
+ *   3. along x: the same along x, tmp -> the output samples, rounded and
+ *               stored as the CPU engine does.
+ * The FIR's tails beyond its taps sum to 1e-8 of its l1 norm, and it
+ * reaches no further than the margin: the CPU engine's recursions start
+ * from zero at the margined line's ends, as precise.  Float throughout,
+ * fused multiply-adds.  Each output's first tap comes from
  * the table `at` (one load, not a division by q).  The measurements and
  * the counts for a faster design: docs/notes/gpu-fold.md. */
 #include "cuda-fold.h"
 #include "kernels-common.cuh"
 
-/* outputs of a window of passes 2 and 3, and threads of a block there */
-#define FOLD_WINDOW 64
-#define FOLD_THREADS 64
 /* margined x outputs of a tile of pass 1 */
 #define FOLD_TILE 32
 /* shared memory a block of pass 1 may take */
@@ -161,173 +156,120 @@ fold_project_kernel (bspline_gpu_fold f, int ty, const unsigned char *src,
   }
 }
 
-/* The margined samples [*a, *b) that the window of outputs [o0, o1)
- * reads, with the halo on each side, clamped to the margined line. */
-__device__ static __forceinline__ void
-fold_window (const bspline_gpu_fold_axis & x, int o0, int o1, int *a, int *b)
-{
-  const int halo = x.margin;
-  *a = o0 + x.margin - x.half - halo;
-  *b = o1 + x.margin + x.half + halo;
-  *a = *a < 0 ? 0 : *a;
-  *b = *b > x.n_out ? x.n_out : *b;
-}
+/* Outputs of a thread of passes 2 and 3: each sample it loads serves
+ * the taps of all of them (FIR_N + 2 K loads for FIR_N outputs). */
+#define FIR_N_Y 16
+#define FIR_N_X 8
 
-/* The recursions of axis x on the line line[s * stride], s < len, from
- * zero at both ends, then b^n: output o0 + k, k < n, to line[k * stride]
- * (in place: output k reads samples k and on).  As fold.c's
- * axis_recursions: those of lag q > 1 one after the other (causal, then
- * anticausal), then the R of lag 1 all at once, one sweep each way with
- * each recursion's last value in a register (its recursions_lag1). */
-template < int R > __device__ static __forceinline__ void
-fold_line (const bspline_gpu_fold_axis & x, float *line, int stride, int len,
-    int skip, int n)
+/* Pass 2: the output grid's filter along y (bspline_fold_axis.fir, K
+ * its taps' class: taps -K .. K, zero past fir_half), a thread per value
+ * (of the margined width times the channels) and FIR_N_Y output rows:
+ * out[i] = sum_m fir[m] plane[i + margin + m].  The taps, indexed by
+ * constants, are the multiply-adds' operands from the kernel's
+ * arguments. */
+template < int K > __global__ static void
+fold_fir_y_kernel (bspline_gpu_fold f, int values, const float *plane,
+    float *out)
 {
-  float z[R > 0 ? R : 1], prev[R > 0 ? R : 1];
-  const int taps = 2 * x.half + 1;
-  int i, s, k;
-
-  for (i = 0; i < x.n_lagged; i++) {
-    const float p = x.lagged_pole[i];
-    const int L = x.lagged_lag[i];
-    for (s = L; s < len; s++)
-      line[s * stride] = fmaf (p, line[(s - L) * stride], line[s * stride]);
-    for (s = len - 1 - L; s >= 0; s--)
-      line[s * stride] = fmaf (p, line[(s + L) * stride], line[s * stride]);
-  }
-#pragma unroll
-  for (i = 0; i < R; i++) {
-    z[i] = x.pole1[i];
-    prev[i] = 0.0f;
-  }
-#pragma unroll 4
-  for (s = 0; s < len; s++) {
-    float v = line[s * stride];
-#pragma unroll
-    for (i = 0; i < R; i++)
-      prev[i] = v = fmaf (z[i], prev[i], v);
-    line[s * stride] = v;
-  }
-#pragma unroll
-  for (i = 0; i < R; i++)
-    prev[i] = 0.0f;
-#pragma unroll 4
-  for (s = len - 1; s >= 0; s--) {
-    float v = line[s * stride];
-#pragma unroll
-    for (i = 0; i < R; i++)
-      prev[i] = v = fmaf (z[i], prev[i], v);
-    line[s * stride] = v;
-  }
-  for (k = 0; k < n; k++) {
-    const float *at = line + (skip + k) * stride;
-    float acc = x.sample[0] * at[0];
-    for (s = 1; s < taps; s++)
-      acc = fmaf (x.sample[s], at[s * stride], acc);
-    line[k * stride] = acc;
-  }
-}
-
-/* Pass 2: a window of FOLD_WINDOW output rows, FOLD_THREADS values of
- * the plane's rows (a thread each). */
-template < int R > __global__ static void
-fold_along_y_kernel (bspline_gpu_fold f, int values, int dst_height,
-    const float *plane, float *out)
-{
-  extern __shared__ float line_y[];
   const bspline_gpu_fold_axis &y = f.y;
-  const int v = blockIdx.x * FOLD_THREADS + threadIdx.x;
-  const int o0 = blockIdx.y * FOLD_WINDOW;
-  const int o1 = o0 + FOLD_WINDOW < dst_height ? o0 + FOLD_WINDOW
-      : dst_height;
-  float *line = line_y + threadIdx.x;
-  int a, b, s, k;
+  const int v = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i0 = blockIdx.y * FIR_N_Y;
+  const int first = i0 + y.margin - K;
+  float acc[FIR_N_Y];
+  int s, o;
 
   if (v >= values)
     return;
-  fold_window (y, o0, o1, &a, &b);
-  /* eight loads in flight a thread */
-  for (s = a; s < b; s += 8) {
-    float t[8];
-    int u;
 #pragma unroll
-    for (u = 0; u < 8; u++)
-      if (s + u < b)
-        t[u] = plane[(size_t) (s + u) * values + v];
+  for (o = 0; o < FIR_N_Y; o++)
+    acc[o] = 0.0f;
 #pragma unroll
-    for (u = 0; u < 8; u++)
-      if (s + u < b)
-        line[(s + u - a) * FOLD_THREADS] = t[u];
+  for (s = 0; s < FIR_N_Y + 2 * K; s++) {
+    const int row = first + s;
+    const float x = row >= 0 && row < y.n_out ?
+        plane[(size_t) row * values + v] : 0.0f;
+#pragma unroll
+    for (o = 0; o < FIR_N_Y; o++)
+      if (s - o >= 0 && s - o <= 2 * K)
+        acc[o] = fmaf (y.fir[BSPLINE_GPU_FOLD_MAX_FIR + s - o - K], x,
+            acc[o]);
   }
-  fold_line < R > (y, line, FOLD_THREADS, b - a, o0 + y.margin - y.half
-      - a, o1 - o0);
-  for (k = 0; k < o1 - o0; k++)
-    out[(size_t) (o0 + k) * values + v] = line[k * FOLD_THREADS];
+#pragma unroll
+  for (o = 0; o < FIR_N_Y; o++)
+    if (i0 + o < f.dst_height)
+      out[(size_t) (i0 + o) * values + v] = acc[o];
 }
 
-/* Pass 3: a window of FOLD_WINDOW output columns of FOLD_THREADS / C
- * rows (a thread per row and channel); the window's samples loaded and
- * the outputs stored a row's run at a time.  The shared line of a thread
- * has an odd stride, so that the rows' threads of a warp fall in
- * distinct banks. */
-template < int C, int R > __global__ static void
-fold_along_x_kernel (bspline_gpu_fold f, int values, int stride,
-    const float *in, unsigned char *dst, size_t dst_pitch)
+/* Pass 3: the same along x, a thread per FIR_N_X output pixels of a row
+ * (blockIdx.y), rounded and stored as the CPU engine does. */
+template < int C, int K > __global__ static void
+fold_fir_x_kernel (bspline_gpu_fold f, int values, const float *in,
+    unsigned char *dst, size_t dst_pitch)
 {
-  extern __shared__ float line_x[];
   const bspline_gpu_fold_axis &x = f.x;
-  const int rows = FOLD_THREADS / C;
-  const int i0 = blockIdx.y * rows;
-  const int o0 = blockIdx.x * FOLD_WINDOW;
-  const int o1 = o0 + FOLD_WINDOW < f.dst_width ? o0 + FOLD_WINDOW
-      : f.dst_width;
-  const int n_rows = i0 + rows <= f.dst_height ? rows : f.dst_height - i0;
-  const int me = threadIdx.x;
-  int a, b, e, r, len;
+  const int j0 = (blockIdx.x * blockDim.x + threadIdx.x) * FIR_N_X;
+  const int i = blockIdx.y;
+  const int first = j0 + x.margin - K;
+  const float *row = in + (size_t) i * values;
+  unsigned char *out = dst + (size_t) i * dst_pitch;
+  float acc[FIR_N_X][C];
+  int s, o, c;
 
-  fold_window (x, o0, o1, &a, &b);
-  len = b - a;
-  /* sample s of the line of row r, channel c at [(r C + c) stride + s];
-   * four loads in flight a thread */
-  for (r = 0; r < n_rows; r++) {
-    const float *src = in + (size_t) (i0 + r) * values + (size_t) a * C;
-    float *line = line_x + r * C * stride;
-    for (e = me; e < len * C; e += 4 * FOLD_THREADS) {
-      float t[4];
-      int u;
+  if (j0 >= f.dst_width)
+    return;
 #pragma unroll
-      for (u = 0; u < 4; u++)
-        if (e + u * FOLD_THREADS < len * C)
-          t[u] = src[e + u * FOLD_THREADS];
+  for (o = 0; o < FIR_N_X; o++)
 #pragma unroll
-      for (u = 0; u < 4; u++) {
-        const int g = e + u * FOLD_THREADS;
-        if (g < len * C)
-          line[(g % C) * stride + g / C] = t[u];
+    for (c = 0; c < C; c++)
+      acc[o][c] = 0.0f;
+#pragma unroll
+  for (s = 0; s < FIR_N_X + 2 * K; s++) {
+    const int col = first + s;
+    float v[C];
+    if (col >= 0 && col < x.n_out) {
+      if (C == 4) {
+        const float4 p = *(const float4 *) (row + (size_t) col * 4);
+        v[0] = p.x;
+        v[C > 1 ? 1 : 0] = p.y;
+        v[C > 2 ? 2 : 0] = p.z;
+        v[C > 3 ? 3 : 0] = p.w;
+      } else {
+#pragma unroll
+        for (c = 0; c < C; c++)
+          v[c] = row[(size_t) col * C + c];
       }
+    } else {
+#pragma unroll
+      for (c = 0; c < C; c++)
+        v[c] = 0.0f;
     }
+#pragma unroll
+    for (o = 0; o < FIR_N_X; o++)
+      if (s - o >= 0 && s - o <= 2 * K) {
+        const float w = x.fir[BSPLINE_GPU_FOLD_MAX_FIR + s - o - K];
+#pragma unroll
+        for (c = 0; c < C; c++)
+          acc[o][c] = fmaf (w, v[c], acc[o][c]);
+      }
   }
-  __syncthreads ();
-  if (me < n_rows * C)
-    fold_line < R > (x, line_x + me * stride, 1, len, o0 + x.margin - x.half
-        - a, o1 - o0);
-  __syncthreads ();
-  for (r = 0; r < n_rows; r++) {
-    unsigned char *out = dst + (size_t) (i0 + r) * dst_pitch;
-    const float *line = line_x + r * C * stride;
-    for (e = me; e < (o1 - o0) * C; e += FOLD_THREADS)
-      write_sample (out, f.dst_type, f.dst_bits, f.dst_shift, o0 * C + e,
-          line[(e % C) * stride + e / C]);
-  }
+#pragma unroll
+  for (o = 0; o < FIR_N_X; o++)
+    if (j0 + o < f.dst_width)
+      write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j0 + o,
+          acc[o]);
 }
 
-/* Shared memory of a window of passes 2 and 3 for axis a. */
-static size_t
-fold_window_bytes (const bspline_gpu_fold_axis * a, int *len)
+/* The taps' class of an axis: the least of 8, 16, 32, 48 and 64 that
+ * holds its FIR (0: none). */
+static int
+fold_fir_class (const bspline_gpu_fold_axis * a)
 {
-  *len = FOLD_WINDOW + 2 * a->half + 2 * a->margin;
-  *len = *len > a->n_out ? a->n_out : *len;
-  return sizeof (float) * (size_t) (*len | 1) * FOLD_THREADS;
+  static const int classes[] = { 8, 16, 32, 48, 64 };
+  int k;
+  for (k = 0; k < 5; k++)
+    if (a->fir_half <= classes[k])
+      return classes[k];
+  return 0;
 }
 
 /* The margined y outputs of a tile of pass 1 (32 down to 1, the
@@ -355,12 +297,10 @@ fold_tile_rows (const bspline_gpu_fold * f, size_t *bytes)
 extern "C" int
 bspline_gpu_fold_usable (const bspline_gpu_fold * f)
 {
-  int len;
   size_t bytes;
   return f->channels >= 1 && f->channels <= 4
-      && fold_tile_rows (f, &bytes) > 0
-      && fold_window_bytes (&f->x, &len) <= 48 * 1024
-      && fold_window_bytes (&f->y, &len) <= 48 * 1024;
+      && fold_tile_rows (f, &bytes) > 0 && fold_fir_class (&f->x) > 0
+      && fold_fir_class (&f->y) > 0;
 }
 
 template < int C > static int
@@ -369,37 +309,31 @@ fold_run (const bspline_gpu_fold * f, const void *src, size_t src_pitch,
     cudaStream_t stream)
 {
   const int values = f->x.n_out * C;
-  int len_x, len_y;
   size_t shared_p;
   const int ty = fold_tile_rows (f, &shared_p);
-  const size_t shared_x = fold_window_bytes (&f->x, &len_x);
-  const size_t shared_y = fold_window_bytes (&f->y, &len_y);
-  const int rows = FOLD_THREADS / C;
 
   fold_project_kernel < C > <<<dim3 ((unsigned) (f->x.n_out + FOLD_TILE - 1)
       / FOLD_TILE, (unsigned) (f->y.n_out + ty - 1) / ty), 256, shared_p,
       stream >>> (*f, ty, (const unsigned char *) src, src_pitch, plane);
   {
-    const dim3 grid ((unsigned) (values + FOLD_THREADS - 1) / FOLD_THREADS,
-        (unsigned) (f->dst_height + FOLD_WINDOW - 1) / FOLD_WINDOW);
-    switch (f->y.n_lag1) {
-#define ALONG_Y(R) case R: fold_along_y_kernel < R > <<<grid, FOLD_THREADS, \
-        shared_y, stream >>> (*f, values, f->dst_height, plane, tmp); break;
-      ALONG_Y (0) ALONG_Y (1) ALONG_Y (2) ALONG_Y (3) ALONG_Y (4)
-      ALONG_Y (5) ALONG_Y (6) default: ALONG_Y (7)
-#undef ALONG_Y
+    const dim3 grid ((unsigned) (values + 127) / 128,
+        (unsigned) (f->dst_height + FIR_N_Y - 1) / FIR_N_Y);
+    switch (fold_fir_class (&f->y)) {
+#define FIR_Y(K) case K: fold_fir_y_kernel < K > <<<grid, 128, 0, stream >>> \
+        (*f, values, plane, tmp); break;
+      FIR_Y (8) FIR_Y (16) FIR_Y (32) FIR_Y (48) default: FIR_Y (64)
+#undef FIR_Y
     }
   }
   {
-    const dim3 grid ((unsigned) (f->dst_width + FOLD_WINDOW - 1)
-        / FOLD_WINDOW, (unsigned) (f->dst_height + rows - 1) / rows);
-    switch (f->x.n_lag1) {
-#define ALONG_X(R) case R: fold_along_x_kernel < C, R > <<<grid, FOLD_THREADS, \
-        shared_x, stream >>> (*f, values, len_x | 1, tmp, \
-        (unsigned char *) dst, dst_pitch); break;
-      ALONG_X (0) ALONG_X (1) ALONG_X (2) ALONG_X (3) ALONG_X (4)
-      ALONG_X (5) ALONG_X (6) default: ALONG_X (7)
-#undef ALONG_X
+    const int threads = (f->dst_width + FIR_N_X - 1) / FIR_N_X;
+    const dim3 grid ((unsigned) (threads + 63) / 64,
+        (unsigned) f->dst_height);
+    switch (fold_fir_class (&f->x)) {
+#define FIR_X(K) case K: fold_fir_x_kernel < C, K > <<<grid, 64, 0, stream >>> \
+        (*f, values, tmp, (unsigned char *) dst, dst_pitch); break;
+      FIR_X (8) FIR_X (16) FIR_X (32) FIR_X (48) default: FIR_X (64)
+#undef FIR_X
     }
   }
   return cudaGetLastError ();

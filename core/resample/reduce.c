@@ -256,6 +256,56 @@ convolve (const double *a, int la, const double *b, int lb, double *out)
       out[i + j] += a[i] * b[j];
 }
 
+/* The output grid's filter of a fold axis (its recursions in double,
+ * causal then anticausal, then b^n with the Gram gain) as a symmetric
+ * FIR: the response to a unit sample in the middle of a line long
+ * enough that its ends have decayed below double's eps, truncated where
+ * the tails beyond fir_half sum to 1e-8 of the l1 norm (at most the
+ * margin, the same forgetting length: reduce.c's gram_margin).  Returns
+ * 0 where memory is short. */
+static int
+fold_fir (int order, int gram, bspline_fold_axis * f, double gain)
+{
+  const int np = bspline_n_poles (order), L = 8 * f->margin + 64;
+  const int n = 2 * L + 1;
+  double *line = calloc ((size_t) n * 2, sizeof (double)), *h, z, l1 = 0.0,
+      tail = 0.0;
+  int i, k, m, lag;
+
+  if (!line)
+    return 0;
+  h = line + n;
+  line[L] = 1.0;
+  for (i = 0; i < np + bspline_n_poles (gram); i++) {
+    z = i < np ? pow (bspline_pole (order, i), f->p) :
+        bspline_pole (gram, i - np);
+    lag = i < np ? f->q : 1;
+    for (k = lag; k < n; k++)
+      line[k] += z * line[k - lag];
+    for (k = n - 1 - lag; k >= 0; k--)
+      line[k] += z * line[k + lag];
+  }
+  for (k = f->half; k < n - f->half; k++)
+    for (m = -f->half; m <= f->half; m++)
+      h[k] += bspline_kernel_d (order, m) * gain * line[k + m];
+  for (k = 0; k < n; k++)
+    l1 += fabs (h[k]);
+  f->fir_half = 0;
+  for (m = L; m > 0; m--) {
+    tail += fabs (h[L + m]) + fabs (h[L - m]);
+    if (tail > 1e-8 * l1) {
+      f->fir_half = m < f->margin ? m : f->margin;
+      break;
+    }
+  }
+  f->fir = malloc (sizeof (float) * (2 * f->fir_half + 1));
+  if (f->fir)
+    for (m = -f->fir_half; m <= f->fir_half; m++)
+      f->fir[f->fir_half + m] = (float) h[L + m];
+  free (line);
+  return f->fir != NULL;
+}
+
 /* The fold of one reduced axis (scale > 0), outputs as the project
  * table's: entry i is output sample i - margin.  Returns 0 where the
  * scale is not such a ratio or memory is short. */
@@ -361,7 +411,7 @@ build_fold_axis (const bspline_axis * axis, int analysis,
   f->half = order / 2;
   for (i = -f->half; i <= f->half; i++)
     f->sample[i + f->half] = (float) (bspline_kernel_d (order, i) * gain);
-  return 1;
+  return fold_fir (order, gram, f, gain);
 }
 
 /* The fold of a reduction (see bspline_reduction_new), or NULL. */
@@ -402,8 +452,10 @@ bspline_fold_free (bspline_fold * fold)
     return;
   free (fold->x.index);
   free (fold->x.weight);
+  free (fold->x.fir);
   free (fold->y.index);
   free (fold->y.weight);
+  free (fold->y.fir);
   free (fold);
 }
 

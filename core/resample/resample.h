@@ -125,6 +125,12 @@ typedef struct
   int lag[BSPLINE_FOLD_MAX_RECURSIONS];
   int half;                     /* b^n's taps: -half .. half */
   float sample[BSPLINE_MAX_DEGREE + 1]; /* b^n times the Gram gain */
+  /* The output grid's filter (the recursions, then b^n) as one
+   * symmetric FIR truncated where its tails sum to eps of its l1 norm
+   * (at most the margin): out[j] = sum_(|m| <= fir_half) fir[fir_half +
+   * m] y[j + margin + m] (the GPU engine's passes along each axis) */
+  int fir_half;
+  float *fir;
 } bspline_fold_axis;
 
 typedef struct

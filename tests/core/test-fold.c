@@ -92,6 +92,44 @@ make_plan (int order, int boundary, bspline_precision precision,
 static double worst_double[BSPLINE_MAX_ORDER + 1];
 static double worst_unfolded[BSPLINE_MAX_ORDER + 1];
 static int worst_code;
+static double worst_fir;
+
+/* A fold axis's output-grid filter two ways on a random margined line
+ * y: its recursions (fold.c's, in double from the axis's float poles,
+ * started from zero at the line's ends) then b^n, and its FIR
+ * (bspline_fold_axis.fir); the largest difference over the frame's
+ * outputs, relative to max |y| times the FIR's l1 norm. */
+static double
+fir_error (const bspline_fold_axis * f, test_rng * rng)
+{
+  const int n = f->n_out, frame = n - 2 * f->margin;
+  double *c = malloc (sizeof (double) * n * 2), *y = c + n, top = 0.0,
+      l1 = 0.0, worst = 0.0;
+  int i, j, k, m;
+
+  for (k = 0; k < n; k++) {
+    c[k] = y[k] = test_rng_range (rng, -1.0, 1.0);
+    top = fmax (top, fabs (y[k]));
+  }
+  for (i = 0; i < f->n_recursions; i++) {
+    for (k = f->lag[i]; k < n; k++)
+      c[k] += f->pole[i] * c[k - f->lag[i]];
+    for (k = n - 1 - f->lag[i]; k >= 0; k--)
+      c[k] += f->pole[i] * c[k + f->lag[i]];
+  }
+  for (m = 0; m <= 2 * f->fir_half; m++)
+    l1 += fabs (f->fir[m]);
+  for (j = 0; j < frame; j++) {
+    double rec = 0.0, fir = 0.0;
+    for (k = -f->half; k <= f->half; k++)
+      rec += f->sample[k + f->half] * c[j + f->margin + k];
+    for (m = -f->fir_half; m <= f->fir_half; m++)
+      fir += f->fir[f->fir_half + m] * y[j + f->margin + m];
+    worst = fmax (worst, fabs (rec - fir) / (top * l1));
+  }
+  free (c);
+  return worst;
+}
 
 /* One shrink of src by the ratio's pairs along x and y. */
 static void
@@ -141,6 +179,19 @@ trial (bspline_cpu * cpu, bspline_cpu * cpu3, test_rng * rng,
       || !plan->reduce->fold, "%s: folded", what);
   TEST_CHECK (!plan_d->reduce || !plan_d->reduce->fold, "%s: the double "
       "plan is folded", what);
+  if (plan->reduce && plan->reduce->fold) {
+    /* the FIR of the output grid's filter (the GPU engine's): within
+     * 1e-6 of the recursions and b^n (float poles and taps, in double) */
+    const bspline_fold *fold = plan->reduce->fold;
+    const double e = fmax (fir_error (&fold->x, rng),
+        fir_error (&fold->y, rng));
+    worst_fir = fmax (worst_fir, e);
+    TEST_CHECK (e <= 1e-6 && fold->x.fir_half <= fold->x.margin
+        && fold->y.fir_half <= fold->y.margin, "%s: the FIR of the output "
+        "grid's filter differs from its recursions by %.3g (taps +-%d, +-%d; "
+        "margins %d, %d)", what, e, fold->x.fir_half, fold->y.fir_half,
+        fold->x.margin, fold->y.margin);
+  }
   test_image_alloc (&out_f, dst_w, dst_h, src->channels, BSPLINE_SAMPLE_F64,
       test_rng_int (rng, 0, 3));
   test_image_alloc (&out_u, dst_w, dst_h, src->channels, BSPLINE_SAMPLE_F64,
@@ -323,6 +374,8 @@ main (int argc, char **argv)
   test_image_free (&ascent);
   return test_end ("%d shrinks at rational ratios, orders 0-8: worst "
       "folded float against double %.3g of the range at order 3, %.3g at "
-      "order 5; 8 and 16 bits within %d code value of the double path",
-      n_trials + n_integer, worst_double[3], worst_double[5], worst_code);
+      "order 5; 8 and 16 bits within %d code value of the double path; the "
+      "output grid's FIR within %.3g of its recursions",
+      n_trials + n_integer, worst_double[3], worst_double[5], worst_code,
+      worst_fir);
 }
