@@ -7,6 +7,7 @@
 
 #include "bspline.h"
 #include "bspline-chain.h"
+#include "bspline-math.h"           /* BSPLINE_HD */
 
 #ifdef __cplusplus
 extern "C" {
@@ -95,8 +96,7 @@ typedef struct
  * BSPLINE_GPU_LENS_BITS fraction bits (within 2^-21 pixel of the
  * stage's double), or in x one of the marks: BSPLINE_GPU_LENS_FILL (no
  * input point) or BSPLINE_GPU_LENS_OWN (the pixel computes its point
- * itself: its kernel widens, or it samples over BSPLINE_GPU_LENS_REACH
- * pixels away).  A plan run again reads its points from the table in
+ * itself: it samples over BSPLINE_GPU_LENS_REACH pixels away).  A plan run again reads its points from the table in
  * place of evaluating the stage (the engine builds it on a plan's second
  * run in a slot). */
 #define BSPLINE_GPU_LENS_BITS 20
@@ -104,7 +104,46 @@ typedef struct
 #define BSPLINE_GPU_LENS_FILL (-2147483647 - 1)
 #define BSPLINE_GPU_LENS_OWN (-2147483647)
 
-/* Fills f's lens table (dst_width x dst_height pairs of int). */
+/* Where f widens the kernel (antialiasing), the table goes on: from
+ * bspline_gpu_lens_wide_offset bytes (the points' pairs rounded up to an
+ * even count, so that the next part is 16-byte aligned), each pixel's
+ * (widen_x, widen_y) as a double2, then a byte a pixel, 1 where the
+ * kernel widens and the table holds the point (the pixel is then
+ * lens_wide_kernel's, warp.cu), else 0. */
+BSPLINE_HD static inline size_t
+bspline_gpu_lens_wide_offset (int width, int height)
+{
+  return (((size_t) width * height + 1) & ~(size_t) 1) * 2 * sizeof (int);
+}
+
+BSPLINE_HD static inline size_t
+bspline_gpu_lens_flags_offset (int width, int height)
+{
+  return bspline_gpu_lens_wide_offset (width, height) + (size_t) width
+      * height * 2 * sizeof (double);
+}
+
+BSPLINE_HD static inline size_t
+bspline_gpu_lens_table_bytes (int width, int height, int widen)
+{
+  return widen ? bspline_gpu_lens_flags_offset (width, height) + (size_t)
+      width * height : (size_t) width * height * 2 * sizeof (int);
+}
+
+/* The pixels of f (a float plan with a lens stage that widens) whose
+ * kernel widens and whose points lens_xy (f's lens table) holds
+ * (lens-wide.cu); warp.cu's kernel leaves them.  list: list[0] their
+ * count, then their indices (row-major), as bspline_gpu_lens_wide_list
+ * makes it from the table (dst_width x dst_height + 1 ints), once per
+ * plan. */
+int bspline_gpu_lens_wide_list (const bspline_gpu_frame * f,
+    const int *lens_xy, int *list, void *stream);
+int bspline_gpu_lens_wide (const bspline_gpu_frame * f, const float *coef,
+    const int *lens_xy, const int *list, unsigned char *dst,
+    size_t dst_pitch, void *stream);
+
+/* Fills f's lens table (dst_width x dst_height pairs of int, and the
+ * footprints where f widens). */
 int bspline_gpu_lens_table (const bspline_gpu_frame * f, int *table,
     void *stream);
 

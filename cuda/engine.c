@@ -52,6 +52,8 @@ typedef struct
 typedef struct
 {
   device_buffer xy;
+  device_buffer wide;           /* a widening plan's list of widened
+                                 * pixels (bspline_gpu_lens_wide_list) */
   unsigned long serial;         /* plan seen, 0: none */
   int ready;                    /* xy holds its table */
   unsigned long used;           /* the slot's clock when last used */
@@ -350,6 +352,7 @@ slot_free (slot * sl)
   buffer_free (&sl->levels.count);
   for (i = 0; i < SLOT_LENS; i++) {
     buffer_free (&sl->lens[i].xy);
+    buffer_free (&sl->lens[i].wide);
     sl->lens[i].serial = 0;
     sl->lens[i].ready = 0;
   }
@@ -1192,15 +1195,18 @@ fail:
  * the slot has made it, or makes it now on the plan's second run there;
  * NULL where the plan has none (its first run, another path, or no
  * memory for it: the stage is then evaluated per pixel); *status a CUDA
- * failure. */
+ * failure.  Where f widens, *wide: the list of its widened pixels
+ * (cuda-kernels.h), made with the table. */
 static const int *
 lens_table (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
-    const bspline_gpu_frame * f, cudaStream_t stream, bspline_status * status)
+    const bspline_gpu_frame * f, cudaStream_t stream, const int **wide,
+    bspline_status * status)
 {
   lens_copy *lc = &sl->lens[0];
   int i;
 
   *status = BSPLINE_OK;
+  *wide = NULL;
   /* not for order 0, whose nearest sample a point moved by 2^-21 pixel
    * from a tie can change (the table would not give the CPU's pixels) */
   if (cuda->no_lens_table || plan->n_lenses == 0 || plan->use_double
@@ -1223,15 +1229,23 @@ lens_table (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     return NULL;
   }
   if (!lc->ready) {
-    if (buffer_ensure (&lc->xy, (size_t) plan->dst_width * plan->dst_height
-            * 2 * sizeof (int)) != cudaSuccess) {
+    if (buffer_ensure (&lc->xy, bspline_gpu_lens_table_bytes
+            (plan->dst_width, plan->dst_height, f->widen)) != cudaSuccess
+        || (f->widen && buffer_ensure (&lc->wide, ((size_t) plan->dst_width
+                    * plan->dst_height + 1) * sizeof (int)) != cudaSuccess)) {
       cudaGetLastError ();
       return NULL;
     }
     CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_lens_table (f,
             (int *) lc->xy.ptr, stream));
+    if (f->widen)
+      CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t)
+          bspline_gpu_lens_wide_list (f, (const int *) lc->xy.ptr,
+              (int *) lc->wide.ptr, stream));
     lc->ready = 1;
   }
+  if (f->widen)
+    *wide = (const int *) lc->wide.ptr;
   return (const int *) lc->xy.ptr;
 
 fail:
@@ -1392,15 +1406,20 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
           src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));
   {
     bspline_status status;
-    const int *lens_xy;
+    const int *lens_xy, *wide;
     if (lens_levels (cuda, sl, plan, &f, sl->coef.ptr, stream) != BSPLINE_OK)
       goto fail;
-    lens_xy = lens_table (cuda, sl, plan, &f, stream, &status);
+    lens_xy = lens_table (cuda, sl, plan, &f, stream, &wide, &status);
     if (status != BSPLINE_OK)
       goto fail;
     CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_resample (&f,
             sl->coef.ptr, plan->separable ? &tables : NULL, lens_xy,
             sl->tmp.ptr, dst_dev, dst_pitch, stream));
+    /* the pixels the warp kernel left: those of the list */
+    if (wide)
+      CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_lens_wide (&f,
+              (const float *) sl->coef.ptr, lens_xy, wide,
+              (unsigned char *) dst_dev, dst_pitch, stream));
   }
   return BSPLINE_OK;
 

@@ -349,6 +349,46 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
     eval_taps < T, BSPLINE_MAX_TAPS > (f, coef, x, y, 1.0, 1.0, acc);
 }
 
+/* A pixel whose footprint widens the kernel (antialiasing): evaluated and
+ * written out of line, so that its tap arrays do not weigh on the
+ * registers of the common path.  What it reads of the frame is passed by
+ * value: a reference to the kernel's parameter would make every thread
+ * copy the whole frame to local memory on entry (ncu: 2.3 GB of DRAM
+ * traffic on a 4K rotation), and a by-value argument of a function that
+ * is not inlined is copied to local memory at each call, which for the
+ * whole frame with its lens stages (cuda-kernels.h) would be 1328 bytes
+ * a widened pixel (ptxas -v: the kernels' stack frames grew by the
+ * frame's 696 bytes more when the lens stages became four). */
+__device__ __noinline__ static void
+widened_pixel (const widened_frame f, const float *coef, double x,
+    double y, double widen_x, double widen_y, unsigned char *out, int j)
+{
+  float acc[BSPLINE_MAX_CHANNELS];
+  int c;
+  eval_widened (f, coef, x, y, widen_x, widen_y, acc);
+  for (c = 0; c < f.channels; c++)
+    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
+        j * f.channels + c, acc[c]);
+}
+
+/* The footprints of a lens table whose plan widens (f.widen): after its
+ * dst_width x dst_height points, as many (widen_x, widen_y) in double,
+ * then as many flags, 1 where the pixel's kernel widens and the table
+ * holds its point (cuda-kernels.h). */
+__device__ static inline const double2 *
+lens_wide (const bspline_gpu_frame & f, const int2 * lens_xy)
+{
+  return (const double2 *) ((const char *) lens_xy +
+      bspline_gpu_lens_wide_offset (f.dst_width, f.dst_height));
+}
+
+__device__ static inline const unsigned char *
+lens_wide_flags (const bspline_gpu_frame & f, const int2 * lens_xy)
+{
+  return (const unsigned char *) lens_xy + bspline_gpu_lens_flags_offset
+      (f.dst_width, f.dst_height);
+}
+
 /* The input point of output pixel centre (u, v) and its kernel widening
  * (left as they are where the frame does not widen): the homography, then
  * the lens stages where the plan has them; 0 where there is none. */

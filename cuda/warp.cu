@@ -43,28 +43,6 @@ warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
  * double as in eval_taps.  Pixels whose footprint widens the kernel
  * (antialiasing) take the general evaluation, kept out of line. */
 
-/* A pixel whose footprint widens the kernel (antialiasing): evaluated and
- * written out of line, so that its tap arrays do not weigh on the
- * registers of the common path.  What it reads of the frame is passed by
- * value: a reference to the kernel's parameter would make every thread
- * copy the whole frame to local memory on entry (ncu: 2.3 GB of DRAM
- * traffic on a 4K rotation), and a by-value argument of a function that
- * is not inlined is copied to local memory at each call, which for the
- * whole frame with its lens stages (cuda-kernels.h) would be 1328 bytes
- * a widened pixel (ptxas -v: the kernels' stack frames grew by the
- * frame's 696 bytes more when the lens stages became four). */
-__device__ __noinline__ static void
-widened_pixel (const widened_frame f, const float *coef, double x,
-    double y, double widen_x, double widen_y, unsigned char *out, int j)
-{
-  float acc[BSPLINE_MAX_CHANNELS];
-  int c;
-  eval_widened (f, coef, x, y, widen_x, widen_y, acc);
-  for (c = 0; c < f.channels; c++)
-    write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
-        j * f.channels + c, acc[c]);
-}
-
 /* acc = sum_b wy[b] sum_a wx[a] texel (iy[b], ix[a]) of the plane at base
  * with rows of stride floats: STAGED, the block's box in shared memory,
  * else the coefficient plane through the read-only cache. */
@@ -372,8 +350,12 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
         widen_y = f.affine_widen[1];
       }
     } else if (lens_xy) {
-      const int2 e = lens_xy[(size_t) i * f.dst_width + j];
+      const size_t at = (size_t) i * f.dst_width + j;
+      const int2 e = lens_xy[at];
       const double unit = 1.0 / (1 << BSPLINE_GPU_LENS_BITS);
+      /* a widened pixel of the table: lens_wide_kernel's */
+      if (f.widen && lens_wide_flags (f, lens_xy)[at])
+        return;
       if (e.x == BSPLINE_GPU_LENS_OWN) {
         found = warp_map (f, u, v, &x, &y, &widen_x, &widen_y);
       } else {
@@ -710,21 +692,30 @@ lens_table_kernel (bspline_gpu_frame f, int2 * table)
   const double u = j + 0.5, v = i + 0.5, scale = 1 << BSPLINE_GPU_LENS_BITS;
   double x, y, widen_x = 1.0, widen_y = 1.0;
   int2 e;
+  int wide = 0;
 
   if (j >= f.dst_width || i >= f.dst_height)
     return;
   e.y = 0;
   if (!warp_map (f, u, v, &x, &y, &widen_x, &widen_y))
     e.x = BSPLINE_GPU_LENS_FILL;
-  else if (widen_x > 1.0 || widen_y > 1.0
-      || !(fabs (x - u) < BSPLINE_GPU_LENS_REACH)
+  else if (!(fabs (x - u) < BSPLINE_GPU_LENS_REACH)
       || !(fabs (y - v) < BSPLINE_GPU_LENS_REACH))
     e.x = BSPLINE_GPU_LENS_OWN;
   else {
     e.x = __double2int_rn ((x - u) * scale);
     e.y = __double2int_rn ((y - v) * scale);
+    wide = widen_x > 1.0 || widen_y > 1.0;
   }
   table[(size_t) i * f.dst_width + j] = e;
+  if (f.widen) {
+    const size_t n = (size_t) f.dst_width * f.dst_height,
+        at = (size_t) i * f.dst_width + j;
+    double2 *wd = (double2 *) ((char *) table +
+        bspline_gpu_lens_wide_offset (f.dst_width, f.dst_height));
+    wd[at] = make_double2 (widen_x, widen_y);
+    ((unsigned char *) (wd + n))[at] = (unsigned char) wide;
+  }
 }
 
 extern "C" int

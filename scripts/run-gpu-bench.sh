@@ -4,8 +4,9 @@
 # device time (bench/gpu-bench), NVIDIA NPP on the same work
 # (bench/npp-anchor.c, compiled here with the machine's nvcc: NPP is not
 # on the development machine) and the torch / cupyx anchors
-# (bench/gpu-anchors.py, the machine's python3), from .devbin/
-# (docs/gpu.md).
+# (bench/gpu-anchors.py, the machine's python3), then the bytes and
+# bandwidth of each kernel (bench/kernel-traffic.py, where ncu is), from
+# .devbin/ (docs/gpu.md).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
@@ -17,3 +18,8 @@ else
   echo "npp: not available on this machine"
 fi
 PYTHONUNBUFFERED=1 python3 "$here/bench/gpu-anchors.py"
+if command -v ncu > /dev/null; then
+  PYTHONUNBUFFERED=1 python3 "$here/bench/kernel-traffic.py" "$here/gpu-bench"
+else
+  echo "kernel traffic: no ncu on this machine"
+fi
