@@ -20,7 +20,7 @@
  * (lens_wide_list_kernel), and the kernel strides over the list, so that
  * a plan with none (a fisheye onto its own focal length) costs one small
  * launch.  H200, 2026-11-29, the 4K fisheye to 0.6 f, antialiased
- * (gpu-bench; docs/notes/gpu-fold.md has the steps):
+ * (gpu-bench; docs/notes/lens-widened-cost.md has the steps):
  *  - before, every widened pixel took widened_pixel inside warp.cu's
  *    kernel, its tap arrays (BSPLINE_MAX_POINT_TAPS) in local memory,
  *    which moved 1.6 GB through DRAM a frame: 2,793 us;
