@@ -96,9 +96,9 @@ typedef struct
  * BSPLINE_GPU_LENS_BITS fraction bits (within 2^-21 pixel of the
  * stage's double), or in x one of the marks: BSPLINE_GPU_LENS_FILL (no
  * input point) or BSPLINE_GPU_LENS_OWN (the pixel computes its point
- * itself: it samples over BSPLINE_GPU_LENS_REACH pixels away).  A plan run again reads its points from the table in
- * place of evaluating the stage (the engine builds it on a plan's second
- * run in a slot). */
+ * itself: it samples over BSPLINE_GPU_LENS_REACH pixels away).  A plan
+ * run again reads its points from the table in place of evaluating the
+ * stage (the engine builds it on a plan's second run in a slot). */
 #define BSPLINE_GPU_LENS_BITS 20
 #define BSPLINE_GPU_LENS_REACH 2000.0
 #define BSPLINE_GPU_LENS_FILL (-2147483647 - 1)
@@ -109,7 +109,7 @@ typedef struct
  * even count, so that the next part is 16-byte aligned), each pixel's
  * (widen_x, widen_y) as a double2, then a byte a pixel, 1 where the
  * kernel widens and the table holds the point (the pixel is then
- * lens_wide_kernel's, warp.cu), else 0. */
+ * lens_wide_kernel's, lens-wide.cu), else 0. */
 BSPLINE_HD static inline size_t
 bspline_gpu_lens_wide_offset (int width, int height)
 {
