@@ -256,30 +256,28 @@ convolve (const double *a, int la, const double *b, int lb, double *out)
       out[i + j] += a[i] * b[j];
 }
 
-/* The output grid's filter of a fold axis (its recursions in double,
- * causal then anticausal, then b^n with the Gram gain) as a symmetric
- * FIR: the response to a unit sample in the middle of a line long
- * enough that its ends have decayed below double's eps, truncated where
- * the tails beyond fir_half sum to 1e-8 of the l1 norm (at most the
- * margin, the same forgetting length: reduce.c's gram_margin).  Returns
- * 0 where memory is short. */
+/* The output grid's filter of a fold axis, as the CPU engine runs it (its
+ * recursions f->pole, f->lag, causal then anticausal, then b^n's
+ * f->sample; in double), as a symmetric FIR: the response to a unit
+ * sample in the middle of a line long enough that its ends have decayed
+ * below double's eps, truncated where the tails beyond fir_half sum to
+ * 1e-8 of the l1 norm (at most the margin, the same forgetting length:
+ * reduce.c's gram_margin).  Returns 0 where memory is short. */
 static int
-fold_fir (int order, int gram, bspline_fold_axis * f, double gain)
+fold_fir (bspline_fold_axis * f)
 {
-  const int np = bspline_n_poles (order), L = 8 * f->margin + 64;
-  const int n = 2 * L + 1;
-  double *line = calloc ((size_t) n * 2, sizeof (double)), *h, z, l1 = 0.0,
+  const int L = 8 * f->margin + 64, n = 2 * L + 1;
+  double *line = calloc ((size_t) n * 2, sizeof (double)), *h, l1 = 0.0,
       tail = 0.0;
-  int i, k, m, lag;
+  int i, k, m;
 
   if (!line)
     return 0;
   h = line + n;
   line[L] = 1.0;
-  for (i = 0; i < np + bspline_n_poles (gram); i++) {
-    z = i < np ? pow (bspline_pole (order, i), f->p) :
-        bspline_pole (gram, i - np);
-    lag = i < np ? f->q : 1;
+  for (i = 0; i < f->n_recursions; i++) {
+    const double z = f->pole[i];
+    const int lag = f->lag[i];
     for (k = lag; k < n; k++)
       line[k] += z * line[k - lag];
     for (k = n - 1 - lag; k >= 0; k--)
@@ -287,7 +285,7 @@ fold_fir (int order, int gram, bspline_fold_axis * f, double gain)
   }
   for (k = f->half; k < n - f->half; k++)
     for (m = -f->half; m <= f->half; m++)
-      h[k] += bspline_kernel_d (order, m) * gain * line[k + m];
+      h[k] += (double) f->sample[m + f->half] * line[k + m];
   for (k = 0; k < n; k++)
     l1 += fabs (h[k]);
   f->fir_half = 0;
@@ -411,7 +409,7 @@ build_fold_axis (const bspline_axis * axis, int analysis,
   f->half = order / 2;
   for (i = -f->half; i <= f->half; i++)
     f->sample[i + f->half] = (float) (bspline_kernel_d (order, i) * gain);
-  return fold_fir (order, gram, f, gain);
+  return fold_fir (f);
 }
 
 /* The fold of a reduction (see bspline_reduction_new), or NULL. */
