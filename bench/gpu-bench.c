@@ -300,9 +300,6 @@ time_case (bspline_cuda * cuda, bspline_cpu * cpu, const bench_case * bc,
     exit (1);
   }
   bspline_stmap_unref (stmap_owned);
-  *path = bspline_cuda_plan_folded (cuda, plan) ? "folded" :
-      !bspline_plan_is_separable (plan) ? "warp" :
-      bspline_cuda_plan_fused (cuda, plan) ? "fused" : "separable";
   memset (&src, 0, sizeof (src));
   src.width = bc->src_w;
   src.height = bc->src_h;
@@ -315,6 +312,12 @@ time_case (bspline_cuda * cuda, bspline_cpu * cpu, const bench_case * bc,
   dst.height = bc->dst_h;
   dst.stride = (ptrdiff_t) (ss * bc->channels * bc->dst_w);
   dst.data = output;
+  /* warp16: the general path on precision=compact's 16-bit plane */
+  *path = bspline_cuda_plan_folded (cuda, plan) ? "folded" :
+      !bspline_plan_is_separable (plan) ?
+      (bspline_cuda_plan_compact (cuda, plan, &src) > 0.0 ? "warp16" :
+      "warp") : bspline_cuda_plan_fused (cuda, plan) ? "fused" :
+      "separable";
 
   CHECK (cudaEventCreate (&start));
   CHECK (cudaEventCreate (&stop));
@@ -520,6 +523,10 @@ main (int argc, char **argv)
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 fast", 3840, 2160, 3840, 2160,
       3, BSPLINE_PRECISION_FAST);
   rotation (10.0, 3840, 2160, cases[n++].m);
+  /* the 16-bit coefficient plane */
+  RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 compact", 3840, 2160, 3840,
+      2160, 3, BSPLINE_PRECISION_COMPACT);
+  rotation (10.0, 3840, 2160, cases[n++].m);
   RGBA_CASE ("4K RGBA8 rotate 10 deg, order 3 double", 3840, 2160, 3840,
       2160, 3, BSPLINE_PRECISION_DOUBLE);
   rotation (10.0, 3840, 2160, cases[n++].m);
@@ -570,6 +577,9 @@ main (int argc, char **argv)
   keystone (cases[n++].m);
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 fast", 3840, 2160,
       3840, 2160, 3, BSPLINE_PRECISION_FAST);
+  keystone (cases[n++].m);
+  RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 compact", 3840, 2160,
+      3840, 2160, 3, BSPLINE_PRECISION_COMPACT);
   keystone (cases[n++].m);
   RGBA_CASE ("4K RGBA8 perspective (keystone), order 3 double", 3840, 2160,
       3840, 2160, 3, BSPLINE_PRECISION_DOUBLE);

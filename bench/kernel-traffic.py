@@ -29,6 +29,7 @@ import sys
 
 CASES = [
     "4K RGBA8 rotate 10 deg, order 3",
+    "4K RGBA8 rotate 10 deg, order 3 compact",
     "4K RGBA8 rotate 10 deg, order 3 fast",
     "4K RGBA8 perspective (keystone), order 3",
     "1080p -> 4K RGBA8, order 3",

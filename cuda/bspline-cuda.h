@@ -142,6 +142,14 @@ bspline_status bspline_cuda_launch_on_device (bspline_cuda * cuda,
  * device: docs/gpu.md), 0 when on the coefficient plane. */
 int bspline_cuda_plan_fused (bspline_cuda * cuda, const bspline_plan * plan);
 
+/* Where the engine runs plan's frames from src (its type and shift) on
+ * precision=compact's 16-bit coefficient plane (docs/gpu.md): the bound of
+ * the plane's rounding on any output, in code values of src
+ * (bspline_compact_scale; docs/accuracy.md); 0 where on a float or
+ * double plane. */
+double bspline_cuda_plan_compact (bspline_cuda * cuda,
+    const bspline_plan * plan, const bspline_image * src);
+
 /* 1 when the engine runs plan's least-squares reduction (or the
  * reduction after its warp) folded (fold.cu: both axes shrunk at a ratio
  * p / q, q <= 8, in float, under reflect, mirror or wrap), 0 when as two

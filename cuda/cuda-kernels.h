@@ -52,16 +52,21 @@ typedef struct
    * lens_levels); NULL: the plan reads no levels (its widening then at
    * most max_widen) */
   const void *const *levels;
+  /* the coefficient plane: 0, in the real type; 1, precision=compact's
+   * 16-bit plane (engine.c, uses_compact): int16_t values q, the
+   * coefficient compact_mid + q compact_step (bspline_compact_scale) */
+  int compact;
+  float compact_mid, compact_step, compact_inv_step;
 } bspline_gpu_frame;
 
 /* The frame is a kernel parameter, passed by value: CUDA takes at most
  * 4096 bytes of parameters per launch (CUDA C++ Programming Guide,
  * "Function Parameters"; larger only from CUDA 12.1 on Volta and newer).
- * With four lens stages it holds 1944 bytes on x86-64 (432 before the
- * stages and the levels' pointer, 376 each, of which 152 a projection
- * stage's; 1936 before the levels' pointer, 1328 before
- * projections, 632 with the one stage of 2x3 post it held before
- * chains), and the kernels' other parameters a few dozen more.  Kept
+ * With four lens stages it holds 1960 bytes on x86-64 (1944 before the
+ * 16-bit plane's fields; 432 before the stages and the levels' pointer,
+ * 376 each, of which 152 a projection stage's; 1936 before the levels'
+ * pointer, 1328 before projections, 632 with the one stage of 2x3 post
+ * it held before chains), and the kernels' other parameters a few dozen more.  Kept
  * under half the limit here, so that a field added later cannot pass it
  * unseen (a negative array size where it would). */
   typedef char bspline_gpu_frame_fits_a_launch[sizeof (bspline_gpu_frame)
@@ -163,7 +168,12 @@ int bspline_gpu_level_step (const bspline_gpu_frame * f, int lx, int ly,
 
 /* Both return a cudaError_t as int (0 = success) from the launches.
  * scratch: a second plane the size of coef, for the segmented
- * prefilter's causal pass. */
+ * prefilter's causal pass.  f->compact: coef is the 16-bit plane, which
+ * bspline_gpu_prefilter writes where bspline_gpu_prefilter_compact_usable
+ * (a float plan whose one-pole prefilter the tile kernel takes: orders 2
+ * and 3) and bspline_gpu_resample reads for a general-path plan of one or
+ * four channels without lens stages. */
+int bspline_gpu_prefilter_compact_usable (const bspline_gpu_frame * f);
 int bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, void *coef, void *scratch, void *stream);
 /* tables == NULL: general (warp) path; lens_xy: f's lens table, or NULL

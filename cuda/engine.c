@@ -12,6 +12,7 @@
 #include "resample.h"
 
 #include <cuda_runtime_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -891,6 +892,70 @@ fail:
   return BSPLINE_ERROR_BACKEND;
 }
 
+/* Whether the plan runs on precision=compact's 16-bit coefficient plane:
+ * the bound of its rounding on an output (bspline_compact_scale, code
+ * values of src), its scale set in f; 0 where not (docs/accuracy.md,
+ * "The 16-bit coefficient plane"): a float plan of the B-spline whose
+ * prefilter the tile kernel takes (orders 2 and 3:
+ * bspline_gpu_prefilter_compact_usable), on the general path's fixed
+ * kernels (one or four channels, no lens stage, not a step of a
+ * reduction, which the caller excludes), from 8- or 16-bit samples whose
+ * code range keeps the plane's bound within BSPLINE_COMPACT_MAX_ERROR (the
+ * range the word can hold: 10-bit samples in the low bits of 16 could be
+ * any 16-bit value),
+ * the fill colour of constant in that range; elsewhere the float plane.
+ * Not the default: on an H200 it is slower than the float plane (4K
+ * rotation 314 against 227 us), whose kernels are bound by instructions,
+ * not bytes (docs/notes/compact-plane.md). */
+static double
+uses_compact (const bspline_plan * plan, const bspline_image * src,
+    bspline_gpu_frame * f)
+{
+  const bspline_params *p = &plan->params;
+  double code_max, mid, step, bound;
+  int c;
+
+  if (p->precision != BSPLINE_PRECISION_COMPACT || plan->use_double
+      || p->method != BSPLINE_METHOD_BSPLINE || plan->separable
+      || plan->n_lenses > 0 || plan->reduce || plan->warp || plan->atlas
+      || (plan->channels != 1 && plan->channels != 4)
+      || !bspline_gpu_prefilter_compact_usable (f))
+    return 0;
+  if (src->type == BSPLINE_SAMPLE_U8)
+    code_max = 255.0;
+  else if (src->type == BSPLINE_SAMPLE_U16 && src->shift >= 0
+      && src->shift < 16)
+    code_max = (double) (65535 >> src->shift);
+  else
+    return 0;
+  bound = bspline_compact_scale (p->order, code_max, &mid, &step);
+  if (bound > BSPLINE_COMPACT_MAX_ERROR)
+    return 0;
+  if (p->boundary == BSPLINE_BOUNDARY_CONSTANT)
+    for (c = 0; c < plan->channels; c++)
+      if (!(p->fill[c] >= 0.0 && p->fill[c] <= code_max))
+        return 0;
+  f->compact = 1;
+  f->compact_mid = (float) mid;
+  f->compact_step = (float) step;
+  f->compact_inv_step = (float) (1.0 / step);
+  return bound;
+}
+
+double
+bspline_cuda_plan_compact (bspline_cuda * cuda, const bspline_plan * plan,
+    const bspline_image * src)
+{
+  bspline_image none;
+  bspline_gpu_frame f;
+
+  if (!cuda || !plan || !src || select_device (cuda) != cudaSuccess)
+    return 0;
+  memset (&none, 0, sizeof (none));
+  describe_frame (plan, src, &none, &f);
+  return uses_compact (plan, src, &f);
+}
+
 static bspline_status resample_plan (bspline_cuda * cuda, slot * sl,
     const bspline_plan * plan, const bspline_image * src,
     const void *src_dev, size_t src_pitch, const bspline_image * dst,
@@ -1385,6 +1450,10 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
   if (fast && uses_half (cuda, plan, src))
     return resample_half (cuda, sl, plan, &f, src, src_dev, src_pitch,
         dst_dev, dst_pitch, stream);
+  /* the 16-bit plane: half the bytes, and no scratch plane (the tile
+   * kernel takes the prefilter in one pass) */
+  if (fast && uses_compact (plan, src, &f) > 0.0)
+    coef_bytes = coef_bytes / real * sizeof (int16_t);
   if (plan->separable) {
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->tmp,
             (size_t) (plan->src_height + 2 * plan->pad) * plan->dst_width
@@ -1400,7 +1469,7 @@ resample_plan (bspline_cuda * cuda, slot * sl, const bspline_plan * plan,
     }
   }
   CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->coef, coef_bytes));
-  if (plan->prefilter)
+  if (plan->prefilter && !f.compact)
     CUDA_TRY (cuda, FAULT_ALLOC, buffer_ensure (&sl->scratch, coef_bytes));
   CUDA_TRY (cuda, FAULT_LAUNCH, (cudaError_t) bspline_gpu_prefilter (&f,
           src_dev, src_pitch, sl->coef.ptr, sl->scratch.ptr, stream));

@@ -158,6 +158,24 @@ coef_value (__half v)
   return __half2float (v);
 }
 
+/* precision=compact's 16-bit plane (bspline_gpu_frame.compact): its
+ * integers q as they are, the sums of them taken back to coefficients by
+ * compact_finish once per pixel (mid + step sum w q, the weights summing to
+ * 1: bspline_compact_scale). */
+__device__ static inline float
+coef_value (int16_t v)
+{
+  return (float) v;
+}
+
+template < typename S > __device__ static inline void
+compact_finish (int channels, float mid, float step, float *acc)
+{
+  if (std::is_same < S, int16_t >::value)
+    for (int c = 0; c < channels; c++)
+      acc[c] = fmaf (acc[c], step, mid);
+}
+
 /* The value at input sample coordinates (x, y) from the coefficients
  * (S, row values a row), every channel, for kernels widened by (widen_x,
  * widen_y), in T.  MAX_TAPS sizes the tap arrays: BSPLINE_MAX_TAPS (12,
@@ -194,8 +212,9 @@ eval_taps_rows (const Frame & f, const S * coef, size_t row, double x,
 
 /* The same on the coefficient plane of the frame (rows of src_width +
  * 2 pad pixels). */
-template < typename T, int MAX_TAPS, typename Frame > __device__ static void
-eval_taps (const Frame & f, const T * coef, double x, double y,
+template < typename T, int MAX_TAPS, typename Frame, typename S >
+__device__ static void
+eval_taps (const Frame & f, const S * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   eval_taps_rows < T, MAX_TAPS > (f, coef, (size_t) (f.src_width + 2 * f.pad)
@@ -271,6 +290,7 @@ typedef struct
   int dst_type, dst_bits, dst_shift;
   bspline_axis axis_x, axis_y;
   const void *const *levels;
+  float compact_mid, compact_step;      /* of a 16-bit plane */
 } widened_frame;
 
 /* What eval_taps_rows reads of a level's plane. */
@@ -288,8 +308,8 @@ typedef struct
  * made no such level, the kernel widened on the coefficients, held to
  * BSPLINE_MAX_WARP_WIDENING (as the CPU engine without memory for it).
  * Frame: bspline_gpu_frame or widened_frame. */
-template < typename T, typename Frame > __device__ static void
-eval_levels (const Frame & f, const T * coef, double x, double y,
+template < typename T, typename Frame, typename S > __device__ static void
+eval_levels (const Frame & f, const S * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   const size_t row0 = (size_t) (f.src_width + 2 * f.pad) * f.channels;
@@ -328,8 +348,8 @@ eval_levels (const Frame & f, const T * coef, double x, double y,
 
 /* A widened pixel: from the levels where the plan has them, else the
  * kernel widened on the coefficients. */
-template < typename T, typename Frame > __device__ static void
-eval_widened (const Frame & f, const T * coef, double x, double y,
+template < typename T, typename Frame, typename S > __device__ static void
+eval_widened (const Frame & f, const S * coef, double x, double y,
     double widen_x, double widen_y, T * acc)
 {
   if (f.levels)
@@ -359,13 +379,14 @@ eval_point (const bspline_gpu_frame & f, const T * coef, double x, double y,
  * whole frame with its lens stages (cuda-kernels.h) would be 1328 bytes
  * a widened pixel (ptxas -v: the kernels' stack frames grew by the
  * frame's 696 bytes more when the lens stages became four). */
-__device__ __noinline__ static void
-widened_pixel (const widened_frame f, const float *coef, double x,
+template < typename S > __device__ __noinline__ static void
+widened_pixel (const widened_frame f, const S * coef, double x,
     double y, double widen_x, double widen_y, unsigned char *out, int j)
 {
   float acc[BSPLINE_MAX_CHANNELS];
   int c;
   eval_widened (f, coef, x, y, widen_x, widen_y, acc);
+  compact_finish < S > (f.channels, f.compact_mid, f.compact_step, acc);
   for (c = 0; c < f.channels; c++)
     write_sample (out, f.dst_type, f.dst_bits, f.dst_shift,
         j * f.channels + c, acc[c]);
@@ -498,6 +519,25 @@ template <> __device__ inline void
 load_texel < 4 > (const float *p, float *v)
 {
   float4 t = __ldg ((const float4 *) p);
+  v[0] = t.x;
+  v[1] = t.y;
+  v[2] = t.z;
+  v[3] = t.w;
+}
+
+/* The same of the 16-bit plane (its integers), one 8-byte load for
+ * four. */
+template < int C > __device__ static inline void
+load_texel (const int16_t * p, float *v)
+{
+  for (int c = 0; c < C; c++)
+    v[c] = (float) __ldg (p + c);
+}
+
+template <> __device__ inline void
+load_texel < 4 > (const int16_t * p, float *v)
+{
+  short4 t = __ldg ((const short4 *) p);
   v[0] = t.x;
   v[1] = t.y;
   v[2] = t.z;

@@ -1032,15 +1032,33 @@ filter_registers (float z, float (&v)[REG_LINE])
   }
 }
 
+/* What prefilter_tile_kernel writes: the float plane, precision=fast's
+ * binary16 plane h, or precision=compact's 16-bit plane (int16_t values in
+ * coef's place and layout: bspline_gpu_frame.compact). */
+#define TILE_FLOAT 0
+#define TILE_HALF 1
+#define TILE_COMPACT 2
+
+/* A coefficient c of the 16-bit plane: round ((c - mid) / step), held to
+ * [-32767, 32767] (bspline_compact_scale's range holds every coefficient
+ * of samples in the code range; the hold keeps a rounding at its ends in
+ * it). */
+__device__ static inline int16_t
+compact_coefficient (const bspline_gpu_frame & f, float c)
+{
+  const int q = __float2int_rn ((c - f.compact_mid) * f.compact_inv_step);
+  return (int16_t) max (-32767, min (32767, q));
+}
+
 /* The coefficient plane (padded, times both gains) in tiles of inner x
  * inner coefficients, inner = REG_LINE - 2 halo: the block's window rows
  * along x back into the shared window, then its interior columns along y,
  * the interior rows stored.  HALO, the halo, at compile time
  * (REG_HALO_ORDER2 or REG_HALO_ORDER3): only the tile's
  * columns are written back along x, and a tile of inner rows (all but the
- * last tile row) stores its rows without a test.  HALF: the binary16
- * plane h of precision=fast instead of coef. */
-template < int C, int HALO, bool HALF > __global__ void
+ * last tile row) stores its rows without a test.  OUT: TILE_FLOAT,
+ * TILE_HALF (h instead of coef) or TILE_COMPACT (coef as int16_t). */
+template < int C, int HALO, int OUT > __global__ void
 __maxnreg__ (REG_REGISTERS)
 prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
     size_t src_pitch, float *coef, bspline_gpu_half h)
@@ -1080,7 +1098,7 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
       out[k * C] = v[k];
   }
   __syncthreads ();
-  if (HALF && tid < nx * C) {
+  if (OUT == TILE_HALF && tid < nx * C) {
     __half *out = (__half *) h.data + (size_t) y0 * h.pitch + x0 * C + tid;
 #pragma unroll
     for (k = 0; k < REG_LINE; k++)
@@ -1091,6 +1109,19 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
       if (k - HALO < ny) {
         *out = half_coefficient (h, v[k] * scale);
         out += h.pitch;
+      }
+  } else if (OUT == TILE_COMPACT && tid < nx * C) {
+    int16_t *out = (int16_t *) coef + ((ptrdiff_t) y0 * wc + x0) * C + tid;
+    const size_t row = (size_t) wc * C;
+#pragma unroll
+    for (k = 0; k < REG_LINE; k++)
+      v[k] = plane[k * stride + halo * C + tid];
+    filter_registers (z, v);
+#pragma unroll
+    for (k = HALO; k < REG_LINE - HALO; k++)
+      if (k - HALO < ny) {
+        *out = compact_coefficient (f, v[k] * scale);
+        out += row;
       }
   } else if (tid < nx * C) {
     /* interior columns from halo, rows halo .. halo + ny - 1 stored, the
@@ -1157,7 +1188,8 @@ prefilter_tile_usable (const bspline_gpu_frame * f, int half)
       <= (size_t) device_shared_limit ();
 }
 
-/* h: NULL, the float plane coef; else the binary16 plane. */
+/* h: NULL, coef's plane (float, or the 16-bit plane where f->compact);
+ * else the binary16 plane. */
 static cudaError_t
 run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, float *coef, const bspline_gpu_half * h,
@@ -1173,11 +1205,14 @@ run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
   return with_channels (f->channels, [&](auto ch) {
         constexpr int CH = decltype (ch)::value;
         auto kernel = h ? (halo == REG_HALO_FAST3 ?
-            prefilter_tile_kernel < CH, REG_HALO_FAST3, true > :
-            prefilter_tile_kernel < CH, REG_HALO_FAST2, true >) :
+            prefilter_tile_kernel < CH, REG_HALO_FAST3, TILE_HALF > :
+            prefilter_tile_kernel < CH, REG_HALO_FAST2, TILE_HALF >) :
+            f->compact ? (halo == REG_HALO_ORDER3 ?
+            prefilter_tile_kernel < CH, REG_HALO_ORDER3, TILE_COMPACT > :
+            prefilter_tile_kernel < CH, REG_HALO_ORDER2, TILE_COMPACT >) :
             halo == REG_HALO_ORDER3 ?
-            prefilter_tile_kernel < CH, REG_HALO_ORDER3, false > :
-            prefilter_tile_kernel < CH, REG_HALO_ORDER2, false >;
+            prefilter_tile_kernel < CH, REG_HALO_ORDER3, TILE_FLOAT > :
+            prefilter_tile_kernel < CH, REG_HALO_ORDER2, TILE_FLOAT >;
         cudaError_t err = shared_attributes (kernel, bytes);
         if (err != cudaSuccess)
           return err;
@@ -1188,9 +1223,19 @@ run_prefilter_tile (const bspline_gpu_frame * f, const void *src,
 }
 
 extern "C" int
+bspline_gpu_prefilter_compact_usable (const bspline_gpu_frame * f)
+{
+  return prefilter_tile_usable (f, 0);
+}
+
+extern "C" int
 bspline_gpu_prefilter (const bspline_gpu_frame * f, const void *src,
     size_t src_pitch, void *coef, void *scratch, void *stream)
 {
+  if (f->compact)
+    return prefilter_tile_usable (f, 0) ? run_prefilter_tile (f, src,
+        src_pitch, (float *) coef, NULL, (cudaStream_t) stream) :
+        cudaErrorInvalidValue;
   if (f->use_double)
     return run_prefilter (f, src, src_pitch, (double *) coef,
         (double *) scratch, (cudaStream_t) stream);

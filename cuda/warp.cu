@@ -44,10 +44,13 @@ warp_kernel (bspline_gpu_frame f, const T * coef, unsigned char *dst,
  * (antialiasing) take the general evaluation, kept out of line. */
 
 /* acc = sum_b wy[b] sum_a wx[a] texel (iy[b], ix[a]) of the plane at base
- * with rows of stride floats: STAGED, the block's box in shared memory,
- * else the coefficient plane through the read-only cache. */
-template < int C, int TAPS, bool STAGED > __device__ static inline void
-sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
+ * with rows of stride values (S: float, or the 16-bit plane's int16_t,
+ * whose sums compact_finish takes back to coefficients): STAGED, the
+ * block's box in shared memory, else the coefficient plane through the
+ * read-only cache. */
+template < int C, int TAPS, bool STAGED, typename S > __device__ static inline
+    void
+sum_taps (const S * base, size_t stride, const int *ix, const int *iy,
     const float *wx, const float *wy, float *acc)
 {
   int a, b, c;
@@ -56,19 +59,25 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
     acc[c] = 0.0f;
 #pragma unroll
   for (b = 0; b < TAPS; b++) {
-    const float *row = base + (size_t) iy[b] * stride;
+    const S *row = base + (size_t) iy[b] * stride;
     float line[C];
 #pragma unroll
     for (c = 0; c < C; c++)
       line[c] = 0.0f;
 #pragma unroll
     for (a = 0; a < TAPS; a++) {
-      const float *p = row + (size_t) ix[a] * C;
+      const S *p = row + (size_t) ix[a] * C;
       float v[C];
       if (!STAGED) {
         load_texel < C > (p, v);
-      } else if (C == 4) {
+      } else if (C == 4 && sizeof (S) == 4) {
         const float4 t = *(const float4 *) p;
+        v[0] = t.x;
+        v[1] = t.y;
+        v[2] = t.z;
+        v[3] = t.w;
+      } else if (C == 4) {
+        const short4 t = *(const short4 *) p;
         v[0] = t.x;
         v[1] = t.y;
         v[2] = t.z;
@@ -76,7 +85,7 @@ sum_taps (const float *base, size_t stride, const int *ix, const int *iy,
       } else {
 #pragma unroll
         for (c = 0; c < C; c++)
-          v[c] = p[c];
+          v[c] = (float) p[c];
       }
 #pragma unroll
       for (c = 0; c < C; c++)
@@ -228,21 +237,28 @@ box_row (int e, int w, float inv_w)
  * them (stage_box_wait) before its barrier.  DIRECT: every texel stored
  * as it is (fixed_inside), the address stepped along; else the
  * boundary's map per texel. */
-template < int C > __device__ static inline void
-copy_texel_async (float *to, const float *from)
+template < int C, typename S > __device__ static inline void
+copy_texel_async (S * to, const S * from)
 {
-  if (C == 4 || C == 2 || C == 1) {
-    __pipeline_memcpy_async (to, from, C * sizeof (float));
-  } else {
+  constexpr int bytes = C * (int) sizeof (S);
+  if (bytes == 4 || bytes == 8 || bytes == 16) {
+    __pipeline_memcpy_async (to, from, bytes);
+  } else if (sizeof (S) == 4) {
 #pragma unroll
     for (int c = 0; c < C; c++)
-      __pipeline_memcpy_async (to + c, from + c, sizeof (float));
+      __pipeline_memcpy_async (to + c, from + c, sizeof (S));
+  } else {
+    /* a copy takes 4, 8 or 16 bytes: a single 16-bit value as a load and
+     * a store */
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      to[c] = __ldg (from + c);
   }
 }
 
-template < int C, bool DIRECT > __device__ static inline void
-stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
-    int x0, int y0, int w, int h, int tid, float *region)
+template < int C, bool DIRECT, typename S > __device__ static inline void
+stage_box (const bspline_gpu_frame & f, const S * coef, size_t row_floats,
+    int x0, int y0, int w, int h, int tid, S * region)
 {
   const int threads = WARP_BLOCK_X * WARP_BLOCK_Y, n = w * h;
   const float inv_w = 1.0f / (float) w;
@@ -250,7 +266,7 @@ stage_box (const bspline_gpu_frame & f, const float *coef, size_t row_floats,
   int r = box_row (tid, w, inv_w), q = tid - r * w, e;
   const ptrdiff_t step = (ptrdiff_t) dr * (ptrdiff_t) row_floats + dq * C;
   const ptrdiff_t carry = (ptrdiff_t) row_floats - (ptrdiff_t) w * C;
-  const float *p = coef + (size_t) (y0 + r + f.pad) * row_floats
+  const S *p = coef + (size_t) (y0 + r + f.pad) * row_floats
       + (size_t) (x0 + q + f.pad) * C;
   const int W = region_stride < C > (w);
   int o = r * W + q;            /* where texel (r, q) goes */
@@ -327,9 +343,10 @@ lens_fixed_weights (const bspline_axis & ax, int j, int e, float *w,
  * table where there is one), the footprint (the frame's for affine maps),
  * then the TAPS x TAPS taps from the staged region (w > 0) or the
  * plane. */
-template < int C, int TAPS > __device__ __forceinline__ static void
-warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
-    const int2 * lens_xy, const float *region, int x0, int y0, int w,
+template < int C, int TAPS, typename S > __device__ __forceinline__ static
+    void
+warp_fixed_pixel (const bspline_gpu_frame & f, const S * coef,
+    const int2 * lens_xy, const S * region, int x0, int y0, int w,
     int affine, size_t row_floats, int j, int i, unsigned char *out)
 {
   float acc[BSPLINE_MAX_CHANNELS];
@@ -368,6 +385,7 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
           fixed_indices < TAPS > (f.axis_x, ox, ix);
           fixed_indices < TAPS > (f.axis_y, oy, iy);
           sum_taps < C, TAPS, false > (coef, row_floats, ix, iy, wx, wy, acc);
+          compact_finish < S > (C, f.compact_mid, f.compact_step, acc);
           write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j,
               acc);
           return;
@@ -387,7 +405,8 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
   }
   if (widen_x > 1.0 || widen_y > 1.0) {
     const widened_frame wf = { f.channels, f.src_width, f.pad, f.dst_type,
-      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y, f.levels
+      f.dst_bits, f.dst_shift, f.axis_x, f.axis_y, f.levels, f.compact_mid,
+      f.compact_step
     };
     widened_pixel (wf, coef, x - 0.5, y - 0.5, widen_x, widen_y, out, j);
     return;
@@ -411,6 +430,7 @@ warp_fixed_pixel (const bspline_gpu_frame & f, const float *coef,
       sum_taps < C, TAPS, false > (coef, row_floats, ix, iy, wx, wy, acc);
     }
   }
+  compact_finish < S > (C, f.compact_mid, f.compact_step, acc);
   write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
 }
 
@@ -460,8 +480,9 @@ staged_weights (const bspline_axis & ax, long long p, float *w)
  * warp_fixed_pixel's per-pixel tests (the corners were finite and in the
  * box, so every point of the block is), positions in fixed point
  * (staged_position) from the box's origin (x0, y0). */
-template < int C, int TAPS > __device__ __forceinline__ static void
-warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
+template < int C, int TAPS, typename S > __device__ __forceinline__ static
+    void
+warp_staged_pixels (const bspline_gpu_frame & f, const S * region,
     int x0, int y0, int w, int j, int i, int rows_end, unsigned char *dst,
     size_t dst_pitch)
 {
@@ -490,6 +511,7 @@ warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
       iy[t] = oy + t;
     }
     sum_taps < C, TAPS, true > (region, stride, ix, iy, wx, wy, acc);
+    compact_finish < S > (C, f.compact_mid, f.compact_step, acc);
     write_pixel < C > (out, f.dst_type, f.dst_bits, f.dst_shift, j, acc);
     px += dx;
     py += dy;
@@ -506,13 +528,14 @@ warp_staged_pixels (const bspline_gpu_frame & f, const float *region,
  * (coalesced rows, the boundary applied once per texel), then each pixel
  * takes its TAPS x TAPS taps from there; blocks whose box does not fit
  * read the coefficients from global memory. */
-template < int C, int TAPS, int BLOCKS > __global__ void
+template < int C, int TAPS, int BLOCKS, typename S > __global__ void
 __launch_bounds__ (WARP_BLOCK_X * WARP_BLOCK_Y, BLOCKS)
-warp_fixed_kernel (bspline_gpu_frame f, const float *coef,
+warp_fixed_kernel (bspline_gpu_frame f, const S * coef,
     const int2 * lens_xy, unsigned char *dst, size_t dst_pitch,
     int region_texels)
 {
-  extern __shared__ float region[];
+  extern __shared__ float4 staged[];
+  S *const region = (S *) staged;
   __shared__ int box[5];
   const int affine = f.n_lenses == 0 && f.inverse[6] == 0.0
       && f.inverse[7] == 0.0 && f.inverse[8] == 1.0;
@@ -618,8 +641,8 @@ warp_region_texels (const bspline_gpu_frame * f, int affine, int channels,
   return n < WARP_REGION_TEXELS ? (int) n : WARP_REGION_TEXELS;
 }
 
-template < int C > static cudaError_t
-launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
+template < int C, typename S > static cudaError_t
+launch_warp_fixed (const bspline_gpu_frame * f, const S * coef,
     const int *lens_xy, unsigned char *dst, size_t dst_pitch,
     cudaStream_t stream)
 {
@@ -630,7 +653,7 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
       && f->inverse[7] == 0.0 && f->inverse[8] == 1.0;
   const int region_texels = f->n_lenses > 0 ? 0 :
       warp_region_texels (f, affine, C, taps, WARP_BLOCK_Y * WARP_ROWS);
-  const size_t bytes = (size_t) region_texels * C * sizeof (float);
+  const size_t bytes = (size_t) region_texels * C * sizeof (S);
   cudaError_t err = cudaSuccess;
   auto launch = [&](auto kernel) {
     err = cudaFuncSetAttribute (kernel,
@@ -640,13 +663,18 @@ launch_warp_fixed (const bspline_gpu_frame * f, const float *coef,
           (const int2 *) lens_xy, dst, dst_pitch, region_texels);
   };
   switch (taps) {
+  /* the 16-bit plane: orders 2 and 3 (uses_compact) */
 #define WARP_FIXED_CASE(T) \
     case T: \
-      if (affine) \
-        launch (warp_fixed_kernel < C, T, (T <= 6 ? WARP_BLOCKS_AFFINE : \
-                WARP_BLOCKS (T)) >); \
-      else \
-        launch (warp_fixed_kernel < C, T, WARP_BLOCKS (T) >); \
+      if constexpr (sizeof (S) == 4 || T == 3 || T == 4) { \
+        if (affine) \
+          launch (warp_fixed_kernel < C, T, (T <= 6 ? WARP_BLOCKS_AFFINE : \
+                  WARP_BLOCKS (T)), S >); \
+        else \
+          launch (warp_fixed_kernel < C, T, WARP_BLOCKS (T), S >); \
+      } else { \
+        return cudaErrorInvalidValue; \
+      } \
       break;
       WARP_FIXED_CASE (1) WARP_FIXED_CASE (2) WARP_FIXED_CASE (3)
       WARP_FIXED_CASE (4) WARP_FIXED_CASE (5) WARP_FIXED_CASE (6)
@@ -669,17 +697,26 @@ run_warp (const bspline_gpu_frame * f, const T * coef, void *dst,
   return cudaGetLastError ();
 }
 
+/* Float plans: the fixed kernels for one and four channels (the only
+ * ones that take the 16-bit plane), the general kernel for the others. */
 static cudaError_t
-resample_warp_float (const bspline_gpu_frame * f, const float *coef,
+resample_warp_float (const bspline_gpu_frame * f, const void *coef,
     const int *lens_xy, unsigned char *dst, size_t dst_pitch, cudaStream_t s)
 {
+  const float *plane = (const float *) coef;
+  const int16_t *compact = (const int16_t *) coef;
   switch (f->channels) {
     case 1:
-      return launch_warp_fixed < 1 > (f, coef, lens_xy, dst, dst_pitch, s);
+      return f->compact ? launch_warp_fixed < 1 > (f, compact, lens_xy, dst,
+          dst_pitch, s) : launch_warp_fixed < 1 > (f, plane, lens_xy, dst,
+          dst_pitch, s);
     case 4:
-      return launch_warp_fixed < 4 > (f, coef, lens_xy, dst, dst_pitch, s);
+      return f->compact ? launch_warp_fixed < 4 > (f, compact, lens_xy, dst,
+          dst_pitch, s) : launch_warp_fixed < 4 > (f, plane, lens_xy, dst,
+          dst_pitch, s);
     default:
-      return run_warp (f, coef, dst, dst_pitch, s);
+      return f->compact ? cudaErrorInvalidValue : run_warp (f, plane, dst,
+          dst_pitch, s);
   }
 }
 
@@ -739,6 +776,6 @@ bspline_gpu_resample (const bspline_gpu_frame * f, const void *coef,
         dst_pitch, s);
   if (f->use_double)
     return run_warp (f, (const double *) coef, dst, dst_pitch, s);
-  return resample_warp_float (f, (const float *) coef, lens_xy,
-      (unsigned char *) dst, dst_pitch, s);
+  return resample_warp_float (f, coef, lens_xy, (unsigned char *) dst,
+      dst_pitch, s);
 }

@@ -84,6 +84,9 @@ gst_bspline_precision_get_type (void)
     {BSPLINE_PRECISION_DOUBLE, "Double precision (the reference)", "double"},
     {BSPLINE_PRECISION_FAST, "The GPU's fastest path (hardware-filtered "
           "where that is faster); float on the CPU", "fast"},
+    {BSPLINE_PRECISION_COMPACT, "float, with the GPU's coefficients in "
+          "16-bit fixed point where that stays within 1/32 of a code value "
+          "(half the memory; slower); float on the CPU", "compact"},
     {0, NULL, NULL}
   };
 
@@ -276,9 +279,12 @@ gst_bspline_settings_install_properties (GObjectClass * klass,
   gst_bspline_settings_install_field (klass,
       GST_BSPLINE_SETTINGS_PROP_PRECISION, FIELD (precision),
       g_param_spec_enum ("precision", "Precision",
-          "Arithmetic of the engine: float, double, or fast (the GPU's "
+          "Arithmetic of the engine: float, double, fast (the GPU's "
           "fastest path, hardware-filtered where that is faster; float on "
-          "the CPU) (default float)", GST_TYPE_BSPLINE_PRECISION,
+          "the CPU) or compact (float, the GPU's coefficient plane of 8-bit "
+          "video at orders 2 and 3 and 10-bit at order 2 in 16-bit fixed "
+          "point, within 1/32 of a code value: half the memory, slower; "
+          "float on the CPU) (default float)", GST_TYPE_BSPLINE_PRECISION,
           DEFAULT_PRECISION, flags));
   blurb =
       g_strdup_printf ("What the resampling does against aliasing where "

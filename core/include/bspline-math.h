@@ -195,6 +195,34 @@ bspline_prefilter_rho (int order)
   return rho * rho;
 }
 
+/* The 16-bit fixed-point coefficient plane (the GPU engine's at
+ * precision=compact; docs/accuracy.md, "The 16-bit coefficient plane").  The
+ * prefilter of order n on an image is h (x) h, h = 1 / B the inverse of the
+ * B-spline's samples.  Every pole is negative, so h's taps alternate in
+ * sign and its l1 norm is |H(-1)| = 1 / rho (eq. 23 of [BD19] compares
+ * B(-1) with B(1), and H(1) = 1): that of h (x) h is L = 1 / rho^2, its
+ * positive taps summing to (L + 1) / 2 and its negative ones to (1 - L) / 2.
+ * Samples in [0, M] therefore give coefficients in [M/2 - R, M/2 + R], R =
+ * L M / 2, stored as q = round ((c - M/2) / step) in [-32767, 32767], step
+ * = R / 32767: each coefficient within step / 2 of its value.  An output
+ * is a sum of coefficients with weights that are nonnegative and sum to 1
+ * (the B-spline's, widened or not), so it lies within step / 2 too: the
+ * bound returned, in code values of the samples (9 M / 131068 for order
+ * 3: 0.0175 at 8 bits), with *mid = M / 2 and *step. */
+BSPLINE_HD static inline double
+bspline_compact_scale (int order, double code_max, double *mid, double *step)
+{
+  const double rho = bspline_prefilter_rho (order);
+  *mid = 0.5 * code_max;
+  *step = 0.5 * code_max / (rho * rho) / 32767.0;
+  return 0.5 * *step;
+}
+
+/* The most bspline_compact_scale's bound may be for the plane to be used:
+ * 1/32 of a code value, orders 2 and 3 from 8-bit samples, order 2 from
+ * 10-bit ones. */
+#define BSPLINE_COMPACT_MAX_ERROR (1.0 / 32.0)
+
 /* Truncation index N^(i, eps) of pole i for a relative precision eps
  * ([BD19] eqs. 21-22, from [BM18] Theorem 1): with these indices the
  * prefilter of a line has an error below eps * max|f|.  For images, [BD19]

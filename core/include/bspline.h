@@ -39,7 +39,11 @@ typedef enum
 {
   BSPLINE_PRECISION_FLOAT = 0,  /* float coefficients and arithmetic */
   BSPLINE_PRECISION_DOUBLE = 1, /* double: the reference */
-  BSPLINE_PRECISION_FAST = 2    /* GPU texture path; float on the CPU */
+  BSPLINE_PRECISION_FAST = 2,   /* GPU texture path; float on the CPU */
+  BSPLINE_PRECISION_COMPACT = 3 /* float, the GPU's coefficients in 16-bit
+                                 * fixed point where its bound allows
+                                 * (bspline_compact_scale); float on the
+                                 * CPU */
 } bspline_precision;
 
 typedef enum

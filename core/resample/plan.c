@@ -61,7 +61,7 @@ bspline_params_validate (const bspline_params * p, char *msg, size_t msg_len)
     return BSPLINE_ERROR_INVALID_ARGUMENT;
   }
   if ((int) p->precision < BSPLINE_PRECISION_FLOAT
-      || (int) p->precision > BSPLINE_PRECISION_FAST) {
+      || (int) p->precision > BSPLINE_PRECISION_COMPACT) {
     bspline_set_error (msg, msg_len, "unknown precision %d",
         (int) p->precision);
     return BSPLINE_ERROR_INVALID_ARGUMENT;

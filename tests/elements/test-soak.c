@@ -96,7 +96,7 @@ property_changer_run (gpointer data)
         g_object_set (e, "boundary", g_rand_int_range (c->rand, 0, 5), NULL);
         break;
       case 7:
-        g_object_set (e, "precision", g_rand_int_range (c->rand, 0, 3), NULL);
+        g_object_set (e, "precision", g_rand_int_range (c->rand, 0, 4), NULL);
         break;
       case 8:
         /* none, least-squares, widen */

@@ -564,6 +564,108 @@ GST_START_TEST (test_sweep_against_cpu_double)
 
 GST_END_TEST;
 
+/* The photograph (scikit-image's astronaut, every 4th pixel, 128x96 RGB)
+ * as RGBA, alpha from red, or as GRAY8 (green). */
+#define PHOTO_W 128
+#define PHOTO_H 96
+static GstBuffer *
+photo_buffer (gboolean gray)
+{
+  const gchar *paths[] = { ASTRONAUT, "tests/gpu/data/astronaut-128x96.rgb" };
+  guint8 rgb[PHOTO_W * PHOTO_H * 3];
+  const gint C = gray ? 1 : 4;
+  GstBuffer *b = gst_buffer_new_allocate (NULL, PHOTO_W * PHOTO_H * C, NULL);
+  GstMapInfo map;
+  gsize got = 0, p;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (paths) && got != sizeof (rgb); i++) {
+    FILE *f = fopen (paths[i], "rb");
+    if (f) {
+      got = fread (rgb, 1, sizeof (rgb), f);
+      fclose (f);
+    }
+  }
+  fail_unless (got == sizeof (rgb), "the photograph %s cannot be read",
+      ASTRONAUT);
+  gst_buffer_map (b, &map, GST_MAP_WRITE);
+  for (p = 0; p < PHOTO_W * PHOTO_H; p++)
+    if (gray) {
+      map.data[p] = rgb[p * 3 + 1];
+    } else {
+      map.data[p * 4] = rgb[p * 3];
+      map.data[p * 4 + 1] = rgb[p * 3 + 1];
+      map.data[p * 4 + 2] = rgb[p * 3 + 2];
+      map.data[p * 4 + 3] = rgb[p * 3];
+    }
+  gst_buffer_unmap (b, &map);
+  return b;
+}
+
+/* The photograph through the element at default properties, and with
+ * precision=compact (on the GPU the 16-bit coefficient plane where it
+ * applies), with backend=cuda and backend=cpu, RGBA and GRAY8, under a
+ * rotation, a perspective map, a shrinking rotation (least squares) and
+ * an enlargement: every output within 1 code value of the CPU engine's
+ * and at least 99.5 % of them identical (issue 40). */
+GST_START_TEST (test_photograph_default_properties)
+{
+  static const gchar *const cases[] = {
+    "rotation=10", "matrix=\"<1.0,0.02,0.0,0.0,1.0,0.0,0.0,0.0004,1.0>\"",
+    "rotation=25 zoom=0.6", "zoom=1.7"
+  };
+  guint i, c;
+  guint64 same[2] = { 0, 0 }, total[2] = { 0, 0 };
+  gint worst[2] = { 0, 0 };
+
+  /* k: default properties or precision=compact; g: RGBA or GRAY8 */
+  for (i = 0; i < 4; i++) {
+    const guint k = i / 2, g = i % 2;
+    GstBuffer *in = photo_buffer (g);
+    gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,"
+        "height=%d,framerate=30/1,pixel-aspect-ratio=1/1",
+        g ? "GRAY8" : "RGBA", PHOTO_W, PHOTO_H);
+    for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+      gchar *settings = g_strdup_printf ("%s%s", cases[c], k ?
+          " precision=compact" : "");
+      GstBuffer *gpu = warp_once ("cuda", settings, caps, caps, in);
+      GstBuffer *cpu = warp_once ("cpu", settings, caps, caps, in);
+      GstMapInfo ma, mb;
+      guint64 eq = 0;
+      gint d = max_difference (gpu, cpu);
+      gsize i;
+
+      gst_buffer_map (gpu, &ma, GST_MAP_READ);
+      gst_buffer_map (cpu, &mb, GST_MAP_READ);
+      fail_unless_equals_int (ma.size, mb.size);
+      for (i = 0; i < ma.size; i++)
+        eq += ma.data[i] == mb.data[i];
+      fail_unless (d <= 1, "photograph %s %s: the GPU is %d code values "
+          "from the CPU", g ? "GRAY8" : "RGBA", settings, d);
+      fail_unless (eq >= 0.995 * ma.size, "photograph %s %s: %.3f %% of the "
+          "outputs equal the CPU's (under 99.5 %%)", g ? "GRAY8" : "RGBA",
+          settings, 100.0 * eq / ma.size);
+      same[k] += eq;
+      total[k] += ma.size;
+      worst[k] = MAX (worst[k], d);
+      g_free (settings);
+      gst_buffer_unmap (gpu, &ma);
+      gst_buffer_unmap (cpu, &mb);
+      gst_buffer_unref (gpu);
+      gst_buffer_unref (cpu);
+    }
+    gst_buffer_unref (in);
+    g_free (caps);
+  }
+  g_print ("photograph (RGBA and GRAY8; rotation, perspective, shrinking "
+      "rotation, enlargement): at default properties the GPU within %d code "
+      "value(s) of the CPU, %.3f %% identical; precision=compact within %d, "
+      "%.3f %% identical\n", worst[0], 100.0 * same[0] / total[0], worst[1],
+      100.0 * same[1] / total[1]);
+}
+
+GST_END_TEST;
+
 /* The STMap stage on the GPU against the CPU in double: maps of a quarter
  * and twice the frame's size, alone and under a rotation and a 2x shrink
  * (antialiased from the map's Jacobian), orders 0-11, float and double,
@@ -701,6 +803,7 @@ gpu_element_suite (void)
   tcase_add_test (tc, test_start_stop_cycles);
   tcase_add_test (tc, test_device_id);
   tcase_add_test (tc, test_sweep_against_cpu_double);
+  tcase_add_test (tc, test_photograph_default_properties);
   tcase_add_test (tc, test_stmap_against_cpu_double);
   tcase_set_timeout (tc, 600);
   return s;

@@ -1687,6 +1687,241 @@ fill_smooth (const bspline_image * img, test_rng * rng)
       }
 }
 
+/* The photograph of the tests (scikit-image's astronaut, every 4th
+ * pixel: 128x96 RGB), or NULL where it cannot be read. */
+#define PHOTO_W 128
+#define PHOTO_H 96
+static unsigned char *
+read_photo (void)
+{
+  const char *paths[] = { ASTRONAUT, "tests/gpu/data/astronaut-128x96.rgb" };
+  unsigned char *rgb = malloc (PHOTO_W * PHOTO_H * 3);
+  size_t got = 0;
+  size_t i;
+
+  for (i = 0; i < 2 && got != PHOTO_W * PHOTO_H * 3; i++) {
+    FILE *f = fopen (paths[i], "rb");
+    if (f) {
+      got = fread (rgb, 1, PHOTO_W * PHOTO_H * 3, f);
+      fclose (f);
+    }
+  }
+  if (got != PHOTO_W * PHOTO_H * 3) {
+    free (rgb);
+    return NULL;
+  }
+  return rgb;
+}
+
+/* precision=compact's 16-bit coefficient plane (cuda/engine.c,
+ * uses_compact; docs/accuracy.md, "The 16-bit coefficient plane").  Where
+ * the engine takes it (the B-spline's orders 2 and 3 from 8-bit samples,
+ * order 2 from 10-bit ones, one or four channels, the general path without
+ * lens stages), its bound must be L^2 M / 131068, L = 2 or 3 the l1 norm
+ * of the order's inverse filter, counted here apart from the library; the
+ * output must stay within that bound and the float path's tolerance of
+ * CPU double on the photograph, random noise and a checkerboard of 0 and
+ * M (all Nyquist: the coefficients at the ends of the proven range, which
+ * a range too narrow would clamp), under every boundary, a rotation at
+ * the default antialiasing, a shrinking rotation with the kernel widened
+ * (warp.cu's widened_pixel) and a perspective map; and differ from
+ * precision=float's (the plane ran).  Elsewhere (order 1 or 5, three
+ * channels, a 10-bit sample stored without a shift, whose container can
+ * hold any 16-bit value) the bound is 0 and compact's output equals
+ * float's to the bit.  8-bit outputs on the photograph: within 1 code
+ * value of the CPU engine, at least 99.5 % of them identical. */
+static void
+test_compact (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
+{
+  static const int orders[4] = { 1, 2, 3, 5 };
+  static const char *kinds[3] = { "photograph", "noise", "checkerboard" };
+  static const char *maps[3] = { "rotation", "widened shrink",
+    "perspective"
+  };
+  static const int chans[3] = { 4, 1, 3 };
+  unsigned char *photo = read_photo ();
+  double worst_ratio = 0.0, worst_checker = 0.0;
+  long same = 0, total = 0;
+  int o, kind, map, boundary, runs = 0, compact_runs = 0, expected = 0;
+  int worst_int = 0;
+
+  if (!photo) {
+    TEST_CHECK (0, "compact: the photograph %s cannot be read", ASTRONAUT);
+    return;
+  }
+  for (o = 0; o < 4; o++)
+    for (kind = 0; kind < 3; kind++)
+      for (map = 0; map < 3; map++)
+        for (boundary = 0; boundary < 5; boundary++) {
+          const int order = orders[o];
+          const int sample = (kind + map + boundary + o) % 3;
+          const int channels = chans[(kind + boundary) % 3];
+          const int w = kind == 0 ? PHOTO_W : test_rng_int (rng, 40, 120);
+          const int h = kind == 0 ? PHOTO_H : test_rng_int (rng, 30, 100);
+          bspline_image src, ref, cmp, flt, cpu_f, cpu_int, gpu_int;
+          bspline_plan *plan_d = NULL, *plan_f = NULL, *plan_c = NULL;
+          bspline_params p;
+          double m[9], M, L, expect, bound, err, err_cpu, tol;
+          int x, y, c, differs = 0, eq = 0;
+
+          /* 0: 8-bit; 1: 10-bit above a shift of 6 (P010's); 2: 10-bit
+           * in the low bits */
+          test_image_alloc (&src, w, h, channels, sample == 0 ?
+              BSPLINE_SAMPLE_U8 : BSPLINE_SAMPLE_U16, test_rng_int (rng, 0,
+                  5));
+          if (sample > 0) {
+            src.bits = 10;
+            src.shift = sample == 1 ? 6 : 0;
+          }
+          M = sample == 0 ? 255.0 : 1023.0;
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < channels; c++) {
+                double v;
+                if (kind == 0) {
+                  const unsigned char *px = photo + (y * PHOTO_W + x) * 3;
+                  /* one channel: green; four: RGB and red as alpha */
+                  const int v8 = channels == 1 ? px[1] : px[c < 3 ? c : 0];
+                  v = sample == 0 ? v8 : v8 * 4 + (v8 >> 6);
+                } else if (kind == 1) {
+                  v = floor (test_rng_uniform (rng) * (M + 1.0));
+                } else {
+                  v = (x + y) % 2 ? 0.0 : M;
+                }
+                test_image_set (&src, x, y, c, v);
+              }
+          bspline_params_init (&p);
+          p.order = order;
+          p.boundary = (bspline_boundary) boundary;
+          for (c = 0; c < 4; c++)
+            p.fill[c] = floor (test_rng_range (rng, 0.0, M));
+          if (map == 0) {
+            test_rotation_zoom (10.0 * TEST_PI / 180.0, 1.0, w, h, w, h, m);
+          } else if (map == 1) {
+            test_rotation_zoom (25.0 * TEST_PI / 180.0, 0.6, w, h, w, h, m);
+            p.antialias = BSPLINE_ANTIALIAS_WIDEN;
+          } else {
+            test_rotation_zoom (-5.0 * TEST_PI / 180.0, 0.9, w, h, w, h, m);
+            m[7] = 0.6 / h;
+            p.antialias = BSPLINE_ANTIALIAS_NONE;
+          }
+          p.precision = BSPLINE_PRECISION_DOUBLE;
+          bspline_plan_new (&p, m, w, h, w, h, channels, &plan_d, NULL, 0);
+          p.precision = BSPLINE_PRECISION_FLOAT;
+          bspline_plan_new (&p, m, w, h, w, h, channels, &plan_f, NULL, 0);
+          p.precision = BSPLINE_PRECISION_COMPACT;
+          bspline_plan_new (&p, m, w, h, w, h, channels, &plan_c, NULL, 0);
+          if (!plan_d || !plan_f || !plan_c) {
+            TEST_CHECK (0, "compact: no plan for order %d %s", order,
+                maps[map]);
+            goto next;
+          }
+          /* the bound, counted here: L = 1 / |B(-1)|, B's samples b(0) and
+           * b(+-1) of the order (2: 3/4, 1/8; 3: 2/3, 1/6) */
+          L = order == 2 ? 1.0 / (0.75 - 2.0 * 0.125) : 1.0 / (2.0 / 3.0
+              - 2.0 / 6.0);
+          expect = (order == 2 || order == 3) && channels != 3
+              && sample != 2 && L * L * M / 131068.0 <= 1.0 / 32.0 ?
+              L * L * M / 131068.0 : 0.0;
+          bound = bspline_cuda_plan_compact (cuda, plan_c, &src);
+          expected += expect > 0.0;
+          TEST_CHECK (fabs (bound - expect) <= 1e-12, "compact: order %d %s "
+              "%s, %d channels, sample %d: bound %.6g where %.6g was "
+              "expected", order, maps[map], kinds[kind], channels, sample,
+              bound, expect);
+          test_image_alloc (&ref, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+          test_image_alloc (&cmp, w, h, channels, BSPLINE_SAMPLE_F64, 1);
+          test_image_alloc (&flt, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+          test_image_alloc (&cpu_f, w, h, channels, BSPLINE_SAMPLE_F64, 0);
+          memset (cmp.data, 0xff, (size_t) cmp.stride * cmp.height);
+          TEST_CHECK (bspline_cpu_execute (cpu, plan_d, &src, &ref) == 0
+              && bspline_cpu_execute (cpu, plan_f, &src, &cpu_f) == 0,
+              "cpu: %s", bspline_cpu_last_error (cpu));
+          if (bspline_cuda_execute (cuda, plan_c, &src, &cmp) != BSPLINE_OK
+              || bspline_cuda_execute (cuda, plan_f, &src, &flt)
+              != BSPLINE_OK) {
+            TEST_CHECK (0, "compact: %s", bspline_cuda_last_error (cuda));
+            goto free_images;
+          }
+          err = max_difference (&cmp, &ref);
+          err_cpu = max_difference (&cpu_f, &ref) / M;
+          tol = fmax (float_tolerance (0, order), 1.5 * err_cpu) * M + bound;
+          if (!(err <= tol))
+            print_differences ("compact (16-bit plane) vs CPU double", &cmp,
+                &ref, tol);
+          TEST_CHECK (err <= tol, "compact: order %d %s %s %s %dx%dx%d "
+              "sample %d: %.4g code values from CPU double, over %.4g (bound "
+              "%.4g)", order, maps[map], kinds[kind],
+              test_boundary_name (boundary), w, h, channels, sample, err,
+              tol, bound);
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < channels; c++)
+                differs |= test_image_get (&cmp, x, y, c)
+                    != test_image_get (&flt, x, y, c);
+          if (bound > 0.0) {
+            TEST_CHECK (differs, "compact: order %d %s %s %s: the output "
+                "equals float's (the 16-bit plane did not run)", order,
+                maps[map], kinds[kind], test_boundary_name (boundary));
+            worst_ratio = fmax (worst_ratio, (err - (tol - bound)) / bound);
+            if (kind == 2)
+              worst_checker = fmax (worst_checker, err / bound);
+            compact_runs++;
+          } else {
+            TEST_CHECK (!differs, "compact: order %d %s %s %s, %d channels, "
+                "sample %d: the output differs from float's without the "
+                "16-bit plane", order, maps[map], kinds[kind],
+                test_boundary_name (boundary), channels, sample);
+          }
+          /* 8-bit outputs of the photograph against the CPU engine's */
+          if (kind == 0 && sample == 0) {
+            test_image_alloc (&cpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 0);
+            test_image_alloc (&gpu_int, w, h, channels, BSPLINE_SAMPLE_U8, 3);
+            bspline_cpu_execute (cpu, plan_f, &src, &cpu_int);
+            if (bspline_cuda_execute (cuda, plan_c, &src, &gpu_int))
+              TEST_CHECK (0, "compact u8: %s", bspline_cuda_last_error (cuda));
+            for (y = 0; y < h; y++)
+              for (x = 0; x < w; x++)
+                for (c = 0; c < channels; c++) {
+                  int d = abs ((int) test_image_get (&gpu_int, x, y, c)
+                      - (int) test_image_get (&cpu_int, x, y, c));
+                  worst_int = d > worst_int ? d : worst_int;
+                  eq += d == 0;
+                }
+            same += eq;
+            total += (long) w * h * channels;
+            test_image_free (&cpu_int);
+            test_image_free (&gpu_int);
+          }
+          runs++;
+        free_images:
+          test_image_free (&ref);
+          test_image_free (&cmp);
+          test_image_free (&flt);
+          test_image_free (&cpu_f);
+        next:
+          bspline_plan_free (plan_d);
+          bspline_plan_free (plan_f);
+          bspline_plan_free (plan_c);
+          test_image_free (&src);
+        }
+  free (photo);
+  TEST_CHECK (compact_runs == expected && expected >= 24, "compact: %d runs "
+      "took the 16-bit plane, %d expected", compact_runs, expected);
+  TEST_CHECK (worst_int <= 1, "compact: 8-bit outputs %d code values from "
+      "the CPU engine", worst_int);
+  TEST_CHECK (total > 0 && same >= 0.995 * total, "compact: %ld of %ld 8-bit "
+      "outputs of the photograph equal the CPU engine's (under 99.5 %%)",
+      same, total);
+  printf ("16-bit plane: %d frames, %d of them on the plane (orders 1, 2, 3, "
+      "5; photograph, noise, checkerboard; every boundary; rotation, widened "
+      "shrink, perspective; 8-bit and 10-bit samples): beyond the float "
+      "tolerance at most %.2f of the bound, the checkerboard at most %.2f "
+      "of it; 8-bit outputs of the photograph within %d of the CPU engine, "
+      "%.3f %% identical\n", runs, compact_runs, worst_ratio, worst_checker,
+      worst_int, total ? 100.0 * same / total : 0.0);
+}
+
 /* precision=fast against the CPU double reference, within fast_bound, for
  * every B-spline order 0-11 and boundary, 1, 2 and 4 channels, 8- and
  * 16-bit (10 significant bits) sources, noise and smooth pictures, on the
@@ -2183,6 +2418,15 @@ main (void)
     return test_end ("the least-squares reductions only "
         "(BSPLINE_TEST_ONLY=fold)");
   }
+  /* BSPLINE_TEST_ONLY=compact: the 16-bit coefficient plane alone */
+  if (getenv ("BSPLINE_TEST_ONLY")
+      && strcmp (getenv ("BSPLINE_TEST_ONLY"), "compact") == 0) {
+    test_compact (cuda, cpu, &rng);
+    bspline_cuda_free (cuda);
+    bspline_cpu_free (cpu);
+    return test_end ("the 16-bit coefficient plane only "
+        "(BSPLINE_TEST_ONLY=compact)");
+  }
   /* BSPLINE_TEST_ONLY=fast: precision=fast alone, the same way */
   if (getenv ("BSPLINE_TEST_ONLY")
       && strcmp (getenv ("BSPLINE_TEST_ONLY"), "fast") == 0) {
@@ -2339,6 +2583,7 @@ main (void)
       }
   test_fast (cuda, cpu, &rng);
   measure_fast_fractions (cuda);
+  test_compact (cuda, cpu, &rng);
   test_in_flight (cuda, cpu, &rng);
   test_u8_rounding (cuda, cpu);
   test_horizon (cuda, cpu, &rng);
