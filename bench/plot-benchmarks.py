@@ -59,7 +59,7 @@ GPU_DEVICE = re.compile(r"^device: (?P<gpu>[^;]+); median of .*$")
 GPU_HEADER = re.compile(r"^work\s+time \(us\)\s+x 4K copy\s+path"
                         r"(?:\s+max \|err\|\s+differ)?$")
 GPU_ROW = re.compile(r"^(?P<work>.+?)\s+" + NUMBER + r"\s+" + NUMBER +
-                     r"(?:\s+(?P<path>[a-z]+))?"
+                     r"(?:\s+(?P<path>[a-z][a-z0-9]*))?"
                      r"(?:\s+(?:[-+0-9.e]+|nan|inf)\s+(?:[0-9.]+|nan)%)?$")
 HOST_HEADER = re.compile(r"^host copies of the element's frames.*$")
 HOST_ROW = re.compile(r"^(?P<what>.+?)\s+" + NUMBER + r"\s+" + NUMBER +

@@ -1044,10 +1044,26 @@ filter_registers (float z, float (&v)[REG_LINE])
  * of samples in the code range; the hold keeps a rounding at its ends in
  * it). */
 __device__ static inline int16_t
-compact_coefficient (const bspline_gpu_frame & f, float c)
+compact_coefficient (float c, float mid, float inv_step)
 {
-  const int q = __float2int_rn ((c - f.compact_mid) * f.compact_inv_step);
+  const int q = __float2int_rn ((c - mid) * inv_step);
   return (int16_t) max (-32767, min (32767, q));
+}
+
+/* Rows HALO .. HALO + ny - 1 of a column filtered in v, each as value
+ * gives it (the coefficient, in the plane's type), row values apart from
+ * out: without a test where ny is the tile's inner size at compile
+ * time. */
+template < int HALO, typename O, typename F > __device__ static inline void
+store_column (const float (&v)[REG_LINE], O * out, size_t row, int ny,
+    F value)
+{
+#pragma unroll
+  for (int k = HALO; k < REG_LINE - HALO; k++)
+    if (k - HALO < ny) {
+      *out = value (v[k]);
+      out += row;
+    }
 }
 
 /* The coefficient plane (padded, times both gains) in tiles of inner x
@@ -1098,55 +1114,32 @@ prefilter_tile_kernel (bspline_gpu_frame f, const unsigned char *src,
       out[k * C] = v[k];
   }
   __syncthreads ();
-  if (OUT == TILE_HALF && tid < nx * C) {
-    __half *out = (__half *) h.data + (size_t) y0 * h.pitch + x0 * C + tid;
-#pragma unroll
-    for (k = 0; k < REG_LINE; k++)
-      v[k] = plane[k * stride + halo * C + tid];
-    filter_registers (z, v);
-#pragma unroll
-    for (k = HALO; k < REG_LINE - HALO; k++)
-      if (k - HALO < ny) {
-        *out = half_coefficient (h, v[k] * scale);
-        out += h.pitch;
-      }
-  } else if (OUT == TILE_COMPACT && tid < nx * C) {
-    int16_t *out = (int16_t *) coef + ((ptrdiff_t) y0 * wc + x0) * C + tid;
-    const size_t row = (size_t) wc * C;
-#pragma unroll
-    for (k = 0; k < REG_LINE; k++)
-      v[k] = plane[k * stride + halo * C + tid];
-    filter_registers (z, v);
-#pragma unroll
-    for (k = HALO; k < REG_LINE - HALO; k++)
-      if (k - HALO < ny) {
-        *out = compact_coefficient (f, v[k] * scale);
-        out += row;
-      }
-  } else if (tid < nx * C) {
+  if (tid < nx * C) {
     /* interior columns from halo, rows halo .. halo + ny - 1 stored, the
      * address stepped a row at a time (from k it took a 64-bit product a
      * store) */
-    float *out = coef + ((ptrdiff_t) y0 * wc + x0) * C + tid;
     const size_t row = (size_t) wc * C;
+    const ptrdiff_t at = ((ptrdiff_t) y0 * wc + x0) * C + tid;
 #pragma unroll
     for (k = 0; k < REG_LINE; k++)
       v[k] = plane[k * stride + halo * C + tid];
     filter_registers (z, v);
-    if (ny == inner) {
-#pragma unroll
-      for (k = HALO; k < REG_LINE - HALO; k++) {
-        *out = v[k] * scale;
-        out += row;
-      }
-    } else {
-#pragma unroll
-      for (k = HALO; k < REG_LINE - HALO; k++)
-        if (k - HALO < ny) {
-          *out = v[k] * scale;
-          out += row;
-        }
-    }
+    /* (the lambdas take copies: a reference to a kernel parameter can make
+     * each thread copy it to local memory) */
+    const float mid = f.compact_mid, inv_step = f.compact_inv_step;
+    if (OUT == TILE_HALF)
+      store_column < HALO > (v, (__half *) h.data + (size_t) y0 * h.pitch
+          + x0 * C + tid, h.pitch, ny,[=](float c) {
+            return half_coefficient (h, c * scale);});
+    else if (OUT == TILE_COMPACT)
+      store_column < HALO > (v, (int16_t *) coef + at, row, ny,[=](float c) {
+            return compact_coefficient (c * scale, mid, inv_step);});
+    else if (ny == inner)
+      store_column < HALO > (v, coef + at, row, inner,[=](float c) {
+            return c * scale;});
+    else
+      store_column < HALO > (v, coef + at, row, ny,[=](float c) {
+            return c * scale;});
   }
 }
 

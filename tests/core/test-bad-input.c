@@ -104,7 +104,7 @@ case_params (void)
     {"method -1", -1, 3, 0, 0, -0.5, 0},
     {"boundary 5", 0, 3, 5, 0, -0.5, 0},
     {"boundary -1", 0, 3, -1, 0, -0.5, 0},
-    {"precision 3", 0, 3, 0, 3, -0.5, 0},
+    {"precision 4", 0, 3, 0, 4, -0.5, 0},
     {"precision -1", 0, 3, 0, -1, -0.5, 0},
     {"bicubic a NaN", 1, 3, 0, 0, NAN, 0},
     {"bicubic a +Inf", 1, 3, 0, 0, INFINITY, 0},
