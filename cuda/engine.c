@@ -905,7 +905,7 @@ fail:
  * any 16-bit value),
  * the fill colour of constant in that range; elsewhere the float plane.
  * Not the default: on an H200 it is slower than the float plane (4K
- * rotation 314 against 227 us), whose kernels are bound by instructions,
+ * rotation 312 against 226 us), whose kernels are bound by instructions,
  * not bytes (docs/notes/compact-plane.md). */
 static double
 uses_compact (const bspline_plan * plan, const bspline_image * src,

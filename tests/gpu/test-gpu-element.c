@@ -18,6 +18,7 @@
 #include "bspline-cuda.h"
 #include "../elements/backend-check.h"
 #include "../elements/stmap-common.h"
+#include "photo.h"
 
 #define W 160
 #define H 120
@@ -564,29 +565,18 @@ GST_START_TEST (test_sweep_against_cpu_double)
 
 GST_END_TEST;
 
-/* The photograph (scikit-image's astronaut, every 4th pixel, 128x96 RGB)
- * as RGBA, alpha from red, or as GRAY8 (green). */
-#define PHOTO_W 128
-#define PHOTO_H 96
+/* The photograph (photo.h) as RGBA, alpha from red, or as GRAY8
+ * (green). */
 static GstBuffer *
 photo_buffer (gboolean gray)
 {
-  const gchar *paths[] = { ASTRONAUT, "tests/gpu/data/astronaut-128x96.rgb" };
-  guint8 rgb[PHOTO_W * PHOTO_H * 3];
+  guint8 rgb[PHOTO_BYTES];
   const gint C = gray ? 1 : 4;
   GstBuffer *b = gst_buffer_new_allocate (NULL, PHOTO_W * PHOTO_H * C, NULL);
   GstMapInfo map;
-  gsize got = 0, p;
-  guint i;
+  gsize p;
 
-  for (i = 0; i < G_N_ELEMENTS (paths) && got != sizeof (rgb); i++) {
-    FILE *f = fopen (paths[i], "rb");
-    if (f) {
-      got = fread (rgb, 1, sizeof (rgb), f);
-      fclose (f);
-    }
-  }
-  fail_unless (got == sizeof (rgb), "the photograph %s cannot be read",
+  fail_unless (test_read_photo (rgb), "the photograph %s cannot be read",
       ASTRONAUT);
   gst_buffer_map (b, &map, GST_MAP_WRITE);
   for (p = 0; p < PHOTO_W * PHOTO_H; p++)

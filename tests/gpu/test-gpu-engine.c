@@ -14,6 +14,7 @@
 #include "bspline-cuda.h"
 #include "bspline-geometry.h"
 #include "bspline-stmap.h"
+#include "photo.h"
 #include "resample.h"
 
 /* Tolerance of the float path against the double reference, relative to
@@ -1687,32 +1688,6 @@ fill_smooth (const bspline_image * img, test_rng * rng)
       }
 }
 
-/* The photograph of the tests (scikit-image's astronaut, every 4th
- * pixel: 128x96 RGB), or NULL where it cannot be read. */
-#define PHOTO_W 128
-#define PHOTO_H 96
-static unsigned char *
-read_photo (void)
-{
-  const char *paths[] = { ASTRONAUT, "tests/gpu/data/astronaut-128x96.rgb" };
-  unsigned char *rgb = malloc (PHOTO_W * PHOTO_H * 3);
-  size_t got = 0;
-  size_t i;
-
-  for (i = 0; i < 2 && got != PHOTO_W * PHOTO_H * 3; i++) {
-    FILE *f = fopen (paths[i], "rb");
-    if (f) {
-      got = fread (rgb, 1, PHOTO_W * PHOTO_H * 3, f);
-      fclose (f);
-    }
-  }
-  if (got != PHOTO_W * PHOTO_H * 3) {
-    free (rgb);
-    return NULL;
-  }
-  return rgb;
-}
-
 /* precision=compact's 16-bit coefficient plane (cuda/engine.c,
  * uses_compact; docs/accuracy.md, "The 16-bit coefficient plane").  Where
  * the engine takes it (the B-spline's orders 2 and 3 from 8-bit samples,
@@ -1739,14 +1714,15 @@ test_compact (bspline_cuda * cuda, bspline_cpu * cpu, test_rng * rng)
     "perspective"
   };
   static const int chans[3] = { 4, 1, 3 };
-  unsigned char *photo = read_photo ();
+  unsigned char *photo = malloc (PHOTO_BYTES);
   double worst_ratio = 0.0, worst_checker = 0.0;
   long same = 0, total = 0;
   int o, kind, map, boundary, runs = 0, compact_runs = 0, expected = 0;
   int worst_int = 0;
 
-  if (!photo) {
+  if (!photo || !test_read_photo (photo)) {
     TEST_CHECK (0, "compact: the photograph %s cannot be read", ASTRONAUT);
+    free (photo);
     return;
   }
   for (o = 0; o < 4; o++)
